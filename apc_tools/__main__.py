@@ -1,0 +1,3 @@
+from apc_tools.cli import main
+
+main()

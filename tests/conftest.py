@@ -1,0 +1,79 @@
+"""Shared fixtures: real git repositories in temporary folders, with a pinned author."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+# CI runs the property tests harder (HYPOTHESIS_PROFILE=ci is set by .ci/run).
+settings.register_profile("ci", max_examples=2000, deadline=None)
+settings.register_profile("dev", max_examples=200, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHARED = REPO_ROOT.parent / "shared"
+CORPUS = SHARED / "corpus"
+TRANSCRIPTS = CORPUS / "transcripts"
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "author@example.com",
+    "GIT_COMMITTER_NAME": "Test Author",
+    "GIT_COMMITTER_EMAIL": "author@example.com",
+    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00+00:00",
+    "GIT_COMMITTER_DATE": "2026-01-01T00:00:00+00:00",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+}
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = {**os.environ, **GIT_ENV}
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
+    )
+    return done.stdout
+
+
+@pytest.fixture
+def git_repo(tmp_path: Path) -> Callable[..., Path]:
+    """Make a real git repository from a mapping of relative path -> text, committed."""
+
+    def make(files: dict[str, str | bytes], *, commit: bool = True, name: str = "repo") -> Path:
+        root = tmp_path / name
+        root.mkdir()
+        git(root, "init", "-q", "-b", "main")
+        for rel, content in files.items():
+            target = root / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                target.write_bytes(content)
+            else:
+                target.write_text(content, encoding="utf-8")
+        if commit and files:
+            git(root, "add", "-A")
+            git(root, "commit", "-q", "-m", "initial")
+        return root
+
+    return make
+
+
+def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    for rel, content in files.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_text(content, encoding="utf-8")
+    return root
+
+
+def needs_shared(path: Path) -> None:
+    if not path.exists():
+        pytest.skip(f"{path} is not present (shared/ lies beside the checkout in CI)")
