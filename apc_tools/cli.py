@@ -33,12 +33,19 @@ def use_color(no_color: bool, stream: Any = None) -> bool:
 
 def common_options(func: F) -> F:
     func = click.option(
-        "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+        "--format",
+        "fmt",
+        type=click.Choice(FORMATS),
+        default="text",
+        show_default=True,
         help="Output format.",
     )(func)
     func = click.option("--strict", is_flag=True, help="Warnings fail the run too.")(func)
     func = click.option(
-        "--config", "config", type=click.Path(path_type=Path, dir_okay=False), default=None,
+        "--config",
+        "config",
+        type=click.Path(path_type=Path, dir_okay=False),
+        default=None,
         help="Policy file (default: .apc-tools.yaml at the project root).",
     )(func)
     func = click.option("--no-color", is_flag=True, help="Never colour the output.")(func)
@@ -69,13 +76,19 @@ def main() -> None:
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
-    "--profile", type=click.Choice(["default", "agentskills"]), default="default",
+    "--profile",
+    type=click.Choice(["default", "agentskills"]),
+    default="default",
     show_default=True,
     help="agentskills: SKILL.md exactly as the Agent Skills spec (unknown keys are errors).",
 )
 @common_options
 def validate(
-    paths: tuple[Path, ...], profile: str, fmt: str, strict: bool, config: Path | None,
+    paths: tuple[Path, ...],
+    profile: str,
+    fmt: str,
+    strict: bool,
+    config: Path | None,
     no_color: bool,
 ) -> None:
     """Validate AGENTS.md, .apc/ and other agent-context files (default: the current folder)."""
@@ -128,18 +141,36 @@ def schema(name: str | None) -> None:
 @click.option("--in-place", is_flag=True, help="Replace FILE atomically (outside the project).")
 @click.option(
     "--wire",
-    type=click.Choice(["auto", "openai-chat", "openai-responses", "anthropic", "gemini", "bedrock"]),
-    default="auto", show_default=True,
+    type=click.Choice(
+        ["auto", "openai-chat", "openai-responses", "anthropic", "gemini", "bedrock"]
+    ),
+    default="auto",
+    show_default=True,
 )
 @click.option("--check", is_flag=True, help="Only check: report what a provider would reject.")
 @click.option("--skip-bad-lines", is_flag=True, help="JSONL: repair the lines that parse.")
-@click.option("--project", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="The APC project whose tree must not be written (default: found from cwd).")
+@click.option(
+    "--project",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="The APC project whose tree must not be written (default: found from cwd).",
+)
 @common_options
 def repair(
-    file: Path, out: Path | None, in_place: bool, wire: str, check: bool, skip_bad_lines: bool,
-    project: Path | None, fmt: str, strict: bool, config: Path | None, no_color: bool,
+    file: Path,
+    out: Path | None,
+    in_place: bool,
+    wire: str,
+    check: bool,
+    skip_bad_lines: bool,
+    project: Path | None,
+    fmt: str,
+    strict: bool,
+    config: Path | None,
+    no_color: bool,
 ) -> None:
     """Close tool calls an interrupted turn left unanswered (report of changes on stdout)."""
     fail("repair is not available yet")
+
+
 # --- end apc repair -------------------------------------------------------------------------

@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from enum import Enum
+from enum import StrEnum
 from types import MappingProxyType
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     """How much a finding matters. Errors fail the run; warnings fail it under ``--strict``."""
 
     ERROR = "error"

@@ -21,7 +21,7 @@ Frozen = Any  # a frozen JSON-like value: str, int, float, bool, None, tuple, Ma
 
 
 def freeze(value: Any) -> Frozen:
-    """Return a deep read-only copy of a JSON/YAML-like value (dict -> mapping proxy, list -> tuple)."""
+    """A deep read-only copy of a JSON-like value (dict -> mapping proxy, list -> tuple)."""
     if isinstance(value, Mapping):
         return MappingProxyType({str(k): freeze(v) for k, v in value.items()})
     if isinstance(value, list | tuple):

@@ -1,0 +1,153 @@
+"""Reading files safely: size cap, binary and encoding checks, symlinks kept inside the project.
+
+:func:`read_text` never raises for a bad file: it returns the text, or a finding that names the
+file and says what is wrong. Nothing in a checked repository is ever executed or imported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from apc_tools.findings import Finding, Rule, Severity
+
+FAMILY = "input"
+MAX_BYTES = 1024 * 1024
+
+
+def _rule(rid: str, name: str, sev: Severity, summary: str, expl: str, good: str, bad: str) -> Rule:
+    return Rule(rid, name, sev, summary, expl, good, bad, FAMILY)
+
+
+IO_BINARY = _rule(
+    "IO001",
+    "binary-file",
+    Severity.ERROR,
+    "A contract file is binary (it holds NUL bytes).",
+    "Agent-context files are text. Replace the file with its text, or move it out of the "
+    "contract locations.",
+    "AGENTS.md holding Markdown text",
+    "AGENTS.md holding a PNG image",
+)
+IO_ENCODING = _rule(
+    "IO002",
+    "not-utf8",
+    Severity.ERROR,
+    "A contract file is not valid UTF-8.",
+    "Every agent tool reads these files as UTF-8. Re-save the file as UTF-8; the finding points "
+    "at the first byte that is not.",
+    "AGENTS.md saved as UTF-8",
+    "AGENTS.md saved as Latin-1 with an accented letter",
+)
+IO_TOO_LARGE = _rule(
+    "IO003",
+    "file-too-large",
+    Severity.ERROR,
+    "A contract file is larger than 1 MiB and is not read.",
+    "Agent-context files are read into every prompt; a file this large is almost certainly a "
+    "mistake (a log, a dump, a transcript). Shrink it or move it out of the contract.",
+    "a 4 KiB skill",
+    "a 3 MiB SKILL.md",
+)
+IO_SYMLINK = _rule(
+    "IO004",
+    "symlink-outside",
+    Severity.ERROR,
+    "A contract file is a symbolic link that points outside the project (or nowhere).",
+    "Links are never followed outside the project: on another machine they resolve to something "
+    "else or to nothing. Commit the file itself.",
+    ".apc/skills/x.md -> ../docs/x.md (inside the project)",
+    ".apc/skills/x.md -> /home/me/notes/x.md",
+)
+IO_UNREADABLE = _rule(
+    "IO005",
+    "unreadable-file",
+    Severity.ERROR,
+    "A contract file cannot be read (permissions, a folder where a file belongs, an I/O error).",
+    "Make the file readable by the user running apc.",
+    "-rw-r--r-- AGENTS.md",
+    "---------- AGENTS.md",
+)
+IO_EMPTY = _rule(
+    "IO006",
+    "empty-file",
+    Severity.WARNING,
+    "A contract file is empty (or holds only white space).",
+    "An empty agent-context file tells agents nothing; fill it in or delete it.",
+    "# Project\\n\\nUse pytest.",
+    "(0 bytes)",
+)
+
+RULES = (IO_BINARY, IO_ENCODING, IO_TOO_LARGE, IO_SYMLINK, IO_UNREADABLE, IO_EMPTY)
+
+
+@dataclass(frozen=True)
+class TextFile:
+    path: str  # display path
+    text: str  # BOM removed
+    sha256: str
+    had_bom: bool
+
+
+def _inside(root: Path, target: Path) -> bool:
+    return target == root or root in target.parents
+
+
+def _utf8_error(data: bytes, exc: UnicodeDecodeError, path: str) -> Finding:
+    before = data[: exc.start]
+    line = before.count(b"\n") + 1
+    column = len(before) - (before.rfind(b"\n") + 1) + 1
+    return IO_ENCODING.finding(
+        path, f"byte 0x{data[exc.start]:02x} is not valid UTF-8", line, column
+    )
+
+
+def check_link(abspath: Path, root: Path, display: str) -> Finding | None:
+    """A finding when ``abspath`` is a symlink that leaves ``root`` or dangles; else None."""
+    if not abspath.is_symlink():
+        return None
+    try:
+        target = abspath.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return IO_SYMLINK.finding(display, "symbolic link points nowhere (not followed)")
+    if not _inside(root.resolve(), target):
+        return IO_SYMLINK.finding(
+            display, "symbolic link points outside the project (not followed)"
+        )
+    return None
+
+
+def read_text(abspath: Path, root: Path, display: str) -> TextFile | Finding:
+    """Read a contract file as UTF-8 text, or return the finding that says why not."""
+    link = check_link(abspath, root, display)
+    if link is not None:
+        return link
+    try:
+        size = os.stat(abspath).st_size
+        if not abspath.is_file():
+            return IO_UNREADABLE.finding(display, "not a regular file")
+        if size > MAX_BYTES:
+            return IO_TOO_LARGE.finding(
+                display,
+                f"file is {size} bytes; the limit is {MAX_BYTES} (1 MiB), so it was not read",
+            )
+        with open(abspath, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except OSError as exc:
+        return IO_UNREADABLE.finding(display, f"cannot read: {exc.strerror or exc}")
+    return decode(data, display)
+
+
+def decode(data: bytes, display: str) -> TextFile | Finding:
+    if b"\x00" in data[:8192]:
+        return IO_BINARY.finding(display, "binary file (NUL bytes); expected text")
+    had_bom = data.startswith(b"\xef\xbb\xbf")
+    try:
+        text = data[3 if had_bom else 0 :].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        offset = 3 if had_bom else 0
+        exc.start += offset
+        return _utf8_error(data, exc, display)
+    return TextFile(display, text, hashlib.sha256(data).hexdigest(), had_bom)

@@ -1,0 +1,594 @@
+"""Parsing with positions: frontmatter, safe YAML and JSON, each value located at line:column.
+
+YAML is read from the event stream of ruamel.yaml (libyaml's parser when ruamel.yaml.clibz is
+installed, the pure-Python parser otherwise) and built here, so that:
+
+- no tag ever constructs an object (custom tags are reported and the value kept as text);
+- anchors and aliases are refused, never expanded (a "billion laughs" document costs nothing);
+- duplicate keys are reported at the duplicate;
+- every key and value gets a 1-based ``line:column``.
+
+Scalars follow the YAML 1.2 core schema (``yes``/``no`` stay strings, as in js-yaml, which
+Cursor and Claude Code use). Dates and times stay strings.
+
+Problems are returned as :class:`Problem` values (rule ID, message, line, column); the caller
+turns them into findings for its file. Nothing here raises on bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from bisect import bisect_right
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from json.decoder import scanstring  # type: ignore[attr-defined]
+from typing import Any
+
+from apc_tools.findings import Rule, Severity
+
+FAMILY = "parse"
+
+
+def _rule(rid: str, name: str, sev: Severity, summary: str, expl: str, good: str, bad: str) -> Rule:
+    return Rule(rid, name, sev, summary, expl, good, bad, FAMILY)
+
+
+YAML_SYNTAX = _rule(
+    "YML001",
+    "yaml-syntax",
+    Severity.ERROR,
+    "The YAML (or frontmatter) does not parse.",
+    "Fix the YAML at the reported position. Quote values that contain `: `, start with `*`, `&`, "
+    "`!`, `@` or a backquote, or contain ` #`.",
+    '---\nname: reviewer\ndescription: "Reviews code: style and bugs"\n---\n',
+    "---\nname: reviewer\ndescription: [unclosed\n---\n",
+)
+YAML_DUPLICATE_KEY = _rule(
+    "YML002",
+    "yaml-duplicate-key",
+    Severity.ERROR,
+    "A key appears twice in the same mapping.",
+    "Tools disagree on which value wins (the first or the last); keep one.",
+    "---\nname: a\ndescription: one\n---\n",
+    "---\nname: a\nname: b\ndescription: one\n---\n",
+)
+YAML_ALIAS = _rule(
+    "YML003",
+    "yaml-anchor-alias",
+    Severity.ERROR,
+    "YAML anchors and aliases are not allowed in agent-context files.",
+    "Anchors (`&x`) and aliases (`*x`) are refused, never expanded, so a crafted document cannot "
+    "blow up in memory. Write the value out. (An unquoted `globs: **/*.ts` is not an alias: it "
+    "is accepted with a warning, see YML005.)",
+    "---\nname: a\ndescription: same text\n---\n",
+    "---\nname: &n a\ndescription: *n\n---\n",
+)
+YAML_TAG = _rule(
+    "YML004",
+    "yaml-tag",
+    Severity.ERROR,
+    "A YAML tag other than the standard ones (`!!str`, `!!int`...) is used.",
+    "Tags such as `!!python/object` or `!custom` ask a loader to build objects; apc never does. "
+    "Remove the tag; the value is read as plain text.",
+    "---\nname: a\ndescription: text\n---\n",
+    "---\nname: !!python/object:os.system a\ndescription: text\n---\n",
+)
+YAML_LENIENT = _rule(
+    "YML005",
+    "yaml-not-strict",
+    Severity.WARNING,
+    "A value is not valid strict YAML but is accepted the way Cursor and Claude Code read it.",
+    "Cursor writes `globs: **/*.ts` unquoted and Claude Code tolerates an unquoted `: ` inside a "
+    "description; strict YAML parsers (and many linters) reject both. apc reads the value as the "
+    'tools do. For portable YAML write a list (`globs:\\n  - "**/*.ts"`) or quote the '
+    "description; in `.cursor/rules` keep Cursor's own form if quoting breaks matching there.",
+    '---\ndescription: "Rules: TypeScript"\nglobs:\n  - "**/*.ts"\n---\n',
+    "---\ndescription: Rules: TypeScript\nglobs: **/*.ts\n---\n",
+)
+YAML_NOT_MAPPING = _rule(
+    "YML006",
+    "frontmatter-not-mapping",
+    Severity.ERROR,
+    "The frontmatter (or YAML document) is not a mapping of keys to values.",
+    "Frontmatter must be `key: value` lines between two `---` fences.",
+    "---\nname: a\n---\n",
+    "---\n- a\n- b\n---\n",
+)
+FM_UNCLOSED = _rule(
+    "FMT001",
+    "frontmatter-unclosed",
+    Severity.ERROR,
+    "The frontmatter opens with `---` but has no closing `---` line.",
+    "Add a line holding only `---` after the last frontmatter key. Without it every reader "
+    "treats the whole file differently.",
+    "---\nname: a\ndescription: b\n---\n# Body\n",
+    "---\nname: a\ndescription: b\n# Body\n",
+)
+FM_BOM = _rule(
+    "FMT002",
+    "byte-order-mark",
+    Severity.INFO,
+    "The file starts with a UTF-8 byte-order mark.",
+    "apc reads the file normally, but some tools (for example skills-ref) then fail to find the "
+    "frontmatter. Save the file as UTF-8 without BOM.",
+    "---\\nname: a\\n---\\n (no BOM)",
+    "\\ufeff---\\nname: a\\n---\\n",
+)
+JSON_SYNTAX = _rule(
+    "JSN001",
+    "json-syntax",
+    Severity.ERROR,
+    "The JSON file does not parse.",
+    "Fix the JSON at the reported position (trailing commas and comments are not JSON).",
+    '{"name": "demo", "apc": "0.1.0"}',
+    '{"name": "demo", "apc": "0.1.0",}',
+)
+JSON_DUPLICATE_KEY = _rule(
+    "JSN002",
+    "json-duplicate-key",
+    Severity.ERROR,
+    "A key appears twice in the same JSON object.",
+    "JSON readers silently keep one of the two values, which differs between tools; keep one.",
+    '{"name": "a", "apc": "0.1.0"}',
+    '{"name": "a", "name": "b", "apc": "0.1.0"}',
+)
+
+RULES = (
+    YAML_SYNTAX,
+    YAML_DUPLICATE_KEY,
+    YAML_ALIAS,
+    YAML_TAG,
+    YAML_LENIENT,
+    YAML_NOT_MAPPING,
+    FM_UNCLOSED,
+    FM_BOM,
+    JSON_SYNTAX,
+    JSON_DUPLICATE_KEY,
+)
+
+MAX_DEPTH = 64
+MAX_NODES = 100_000
+
+Path_ = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Problem:
+    rule: Rule
+    message: str
+    line: int | None
+    column: int | None
+
+
+@dataclass(frozen=True)
+class Pos:
+    line: int
+    column: int
+
+
+@dataclass
+class Located:
+    """A parsed value with the position of each key and value, by JSON path."""
+
+    data: Any
+    values: dict[Path_, Pos] = field(default_factory=dict)
+    keys: dict[Path_, Pos] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+    def at(self, path: Path_) -> Pos | None:
+        """Position of the value at ``path``, or of the nearest enclosing value that has one."""
+        for cut in range(len(path), -1, -1):
+            pos = self.values.get(path[:cut])
+            if pos is not None:
+                return pos
+        return None
+
+    def key_at(self, path: Path_) -> Pos | None:
+        """Position of the key naming ``path`` (falls back to the value position)."""
+        return self.keys.get(path) or self.at(path)
+
+    @property
+    def ok(self) -> bool:
+        return not any(p.rule.severity is Severity.ERROR for p in self.problems)
+
+
+# --------------------------------------------------------------------------- frontmatter
+
+
+@dataclass(frozen=True)
+class Frontmatter:
+    """A Markdown file split at its frontmatter fences.
+
+    ``yaml`` is None when the file has no frontmatter. ``yaml_line`` is the 1-based line of the
+    first YAML line; ``body_line`` the 1-based line where the body starts.
+    """
+
+    yaml: str | None
+    yaml_line: int
+    body: str
+    body_line: int
+    problems: tuple[Problem, ...] = ()
+
+
+_FENCE = re.compile(r"^---[ \t]*$")
+_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
+
+
+def split_frontmatter(text: str) -> Frontmatter:
+    """Split ``text`` (BOM already removed) at ``---`` fences. CRLF and CR are accepted."""
+    lines = text.splitlines()
+    if not lines or not _FENCE.match(lines[0]):
+        return Frontmatter(None, 1, text, 1)
+    for index in range(1, len(lines)):
+        if _CLOSE.match(lines[index]):
+            yaml_text = "\n".join(lines[1:index]) + "\n"
+            body = "\n".join(lines[index + 1 :])
+            return Frontmatter(yaml_text, 2, body, index + 2)
+    problem = Problem(FM_UNCLOSED, "frontmatter opened with `---` on line 1 is never closed", 1, 1)
+    return Frontmatter(None, 2, "\n".join(lines[1:]), 2, (problem,))
+
+
+# --------------------------------------------------------------------------- YAML
+
+
+def _events(text: str) -> Iterator[Any]:
+    """YAML events from libyaml (ruamel.yaml.clibz) or, without it, ruamel's pure parser."""
+    try:
+        from ruamel.yaml.cyaml import CParser
+    except ImportError:  # the C parser is optional; the pure one gives the same events
+        from ruamel.yaml import YAML
+
+        yield from YAML(typ="safe", pure=True).parse(text)
+        return
+    parser = CParser(text)
+    while True:
+        event = parser.get_event()
+        yield event
+        if type(event).__name__ == "StreamEndEvent":
+            return
+
+
+_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+_BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_INT = re.compile(r"^[-+]?[0-9]+$")
+_OCT = re.compile(r"^0o[0-7]+$")
+_HEX = re.compile(r"^0x[0-9a-fA-F]+$")
+_FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
+_INF = re.compile(r"^[-+]?\.(?:inf|Inf|INF)$")
+_NAN = re.compile(r"^\.(?:nan|NaN|NAN)$")
+_STD_TAGS = {
+    "tag:yaml.org,2002:str": "str",
+    "tag:yaml.org,2002:int": "int",
+    "tag:yaml.org,2002:float": "float",
+    "tag:yaml.org,2002:bool": "bool",
+    "tag:yaml.org,2002:null": "null",
+    "tag:yaml.org,2002:map": "map",
+    "tag:yaml.org,2002:seq": "seq",
+    "tag:yaml.org,2002:timestamp": "str",
+    "!": "str",
+}
+
+
+def resolve_plain(value: str) -> Any:
+    """YAML 1.2 core schema resolution of a plain (unquoted) scalar."""
+    if _NULL.match(value):
+        return None
+    if value in _BOOL:
+        return _BOOL[value]
+    if _INT.match(value):
+        return int(value)
+    if _OCT.match(value):
+        return int(value[2:], 8)
+    if _HEX.match(value):
+        return int(value[2:], 16)
+    if _FLOAT.match(value):
+        return float(value)
+    if _INF.match(value):
+        return float("-inf") if value.startswith("-") else float("inf")
+    if _NAN.match(value):
+        return float("nan")
+    return value
+
+
+def _mark(event: Any, line_offset: int) -> Pos:
+    mark = event.start_mark
+    return Pos(mark.line + line_offset, mark.column + 1)
+
+
+def _tag_name(event: Any) -> str | None:
+    tag = getattr(event, "tag", None)
+    if tag is None:
+        return None
+    return str(getattr(tag, "value", tag) if not isinstance(tag, str) else tag)
+
+
+class _Builder:
+    """Builds plain Python data with positions from YAML events, refusing what is unsafe."""
+
+    def __init__(self, out: Located, line_offset: int) -> None:
+        self.out = out
+        self.offset = line_offset
+        self.nodes = 0
+
+    def problem(self, rule: Rule, message: str, pos: Pos | None) -> None:
+        self.out.problems.append(
+            Problem(rule, message, pos.line if pos else None, pos.column if pos else None)
+        )
+
+    def check_node(self, event: Any, pos: Pos) -> None:
+        if getattr(event, "anchor", None):
+            self.problem(YAML_ALIAS, f"anchor '&{event.anchor}' is not allowed", pos)
+        tag = _tag_name(event)
+        if tag is not None and tag not in _STD_TAGS:
+            self.problem(YAML_TAG, f"tag '{tag}' is not allowed; the value is read as text", pos)
+
+    def scalar(self, event: Any) -> Any:
+        tag = _tag_name(event)
+        kind = _STD_TAGS.get(tag) if tag else None
+        value: str = event.value
+        if kind == "str" or (kind is None and tag is not None):
+            return value
+        if kind in ("int", "float", "bool", "null"):
+            resolved = resolve_plain(value)
+            return resolved
+        plain = bool(event.implicit[0]) if event.implicit else False
+        return resolve_plain(value) if plain else value
+
+    def build(self, events: Iterator[Any], first: Any, path: Path_, depth: int) -> Any:
+        kind = type(first).__name__
+        pos = _mark(first, self.offset)
+        self.out.values[path] = pos
+        self.nodes += 1
+        if self.nodes > MAX_NODES or depth > MAX_DEPTH:
+            raise _TooBig(pos)
+        if kind == "AliasEvent":
+            self.problem(YAML_ALIAS, f"alias '*{first.anchor}' is not allowed (not expanded)", pos)
+            return None
+        self.check_node(first, pos)
+        if kind == "ScalarEvent":
+            return self.scalar(first)
+        if kind == "SequenceStartEvent":
+            return self.sequence(events, path, depth)
+        return self.mapping(events, path, depth)
+
+    def sequence(self, events: Iterator[Any], path: Path_, depth: int) -> list[Any]:
+        items: list[Any] = []
+        for event in events:
+            if type(event).__name__ == "SequenceEndEvent":
+                return items
+            items.append(self.build(events, event, (*path, len(items)), depth + 1))
+        return items
+
+    def mapping(self, events: Iterator[Any], path: Path_, depth: int) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for event in events:
+            if type(event).__name__ == "MappingEndEvent":
+                return result
+            key_pos = _mark(event, self.offset)
+            key = self.key(events, event, path, depth)
+            child = (*path, key)
+            value_event = next(events)
+            if key in result:
+                self.problem(YAML_DUPLICATE_KEY, f"duplicate key '{key}'", key_pos)
+                self.build(events, value_event, (*path, f"{key}\x00dup"), depth + 1)
+                continue
+            self.out.keys[child] = key_pos
+            result[key] = self.build(events, value_event, child, depth + 1)
+        return result
+
+    def key(self, events: Iterator[Any], event: Any, path: Path_, depth: int) -> str:
+        if type(event).__name__ == "ScalarEvent":
+            self.check_node(event, _mark(event, self.offset))
+            value = self.scalar(event)
+            return value if isinstance(value, str) else json.dumps(value)
+        value = self.build(events, event, (*path, "\x00key"), depth + 1)
+        return json.dumps(value, sort_keys=True, default=str)
+
+
+class _TooBig(Exception):
+    def __init__(self, pos: Pos) -> None:
+        self.pos = pos
+
+
+def _yaml_error(exc: Exception, line_offset: int) -> Problem:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    context = getattr(exc, "context", None)
+    message = f"{context}: {problem}" if context else str(problem)
+    if mark is None:
+        return Problem(YAML_SYNTAX, message, None, None)
+    return Problem(YAML_SYNTAX, message, mark.line + line_offset, mark.column + 1)
+
+
+def _load_events(text: str, line_offset: int) -> Located:
+    out = Located(None)
+    events = _events(text)
+    builder = _Builder(out, line_offset)
+    documents = 0
+    for event in events:
+        name = type(event).__name__
+        if name == "DocumentStartEvent":
+            documents += 1
+            if documents > 1:
+                pos = _mark(event, line_offset)
+                out.problems.append(
+                    Problem(YAML_SYNTAX, "more than one YAML document", pos.line, pos.column)
+                )
+                return out
+        elif name.endswith("Event") and name not in (
+            "StreamStartEvent",
+            "DocumentEndEvent",
+            "StreamEndEvent",
+        ):
+            out.data = builder.build(events, event, (), 0)
+    return out
+
+
+def load_yaml(text: str, *, line_offset: int = 1) -> Located:
+    """Parse one YAML document safely. ``line_offset`` is the 1-based line of its first line."""
+    try:
+        return _load_events(text, line_offset)
+    except _TooBig as big:
+        out = Located(None)
+        out.problems.append(
+            Problem(
+                YAML_SYNTAX,
+                "YAML document is too large or too deeply nested",
+                big.pos.line,
+                big.pos.column,
+            )
+        )
+        return out
+    except Exception as exc:  # ruamel/libyaml raise several error classes; all mean "bad YAML"
+        out = Located(None)
+        out.problems.append(_yaml_error(exc, line_offset))
+        return out
+
+
+# Lenient reading of the two forms the consuming tools accept (see YML005).
+_TOP_LINE = re.compile(r"^(?P<key>[A-Za-z_][\w.-]*):[ \t]+(?P<value>\S.*?)[ \t]*$")
+# `**/*.ts`, `*.mdc, src/*` (globs, not aliases), a reserved indicator, or an inner `: `.
+_NEEDS_QUOTES = re.compile(r"^(?:\*\*|\*[^\s]*[/.,{])|^[@`%]|: |:$")
+
+
+def _patch_line(line: str) -> str | None:
+    match = _TOP_LINE.match(line)
+    if not match:
+        return None
+    value = match.group("value")
+    if value[0] in "\"'[{|>" or not _NEEDS_QUOTES.search(value):
+        return None
+    return f"{match.group('key')}: {json.dumps(value, ensure_ascii=False)}"
+
+
+def load_frontmatter_yaml(text: str, *, line_offset: int) -> Located:
+    """Parse frontmatter YAML; if strict parsing fails, accept Cursor/Claude Code forms.
+
+    A top-level ``key: value`` line whose value strict YAML rejects (an unquoted value starting
+    with ``*``, or holding ``: ``) is read as the plain string the tools see, with a YML005
+    warning at that line. Anything else that fails stays a YML001 error.
+    """
+    strict = load_yaml(text, line_offset=line_offset)
+    if strict.ok:
+        return strict
+    lines = text.split("\n")
+    patched: list[int] = []
+    for index, line in enumerate(lines):
+        fixed = _patch_line(line)
+        if fixed is not None:
+            lines[index] = fixed
+            patched.append(index)
+    if not patched:
+        return strict
+    lenient = load_yaml("\n".join(lines), line_offset=line_offset)
+    if any(p.rule is YAML_SYNTAX for p in lenient.problems):
+        return strict
+    for index in patched:
+        key = _TOP_LINE.match(text.split("\n")[index])
+        name = key.group("key") if key else "value"
+        lenient.problems.append(
+            Problem(
+                YAML_LENIENT,
+                f"'{name}' is not strict YAML; read as plain text the way Cursor and Claude "
+                "Code read it (quote it, or use a YAML list for globs, for portable YAML)",
+                index + line_offset,
+                len(name) + 3,
+            )
+        )
+    return lenient
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+class _LineIndex:
+    def __init__(self, text: str) -> None:
+        self.starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
+
+    def pos(self, offset: int) -> Pos:
+        line = bisect_right(self.starts, offset)
+        return Pos(line, offset - self.starts[line - 1] + 1)
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+class _JsonWalker:
+    """Positions for an already-valid JSON text (syntax was checked by ``json.loads``)."""
+
+    def __init__(self, text: str, out: Located) -> None:
+        self.text = text
+        self.out = out
+        self.lines = _LineIndex(text)
+        self.decoder = json.JSONDecoder()
+
+    def skip(self, index: int) -> int:
+        match = _WS.match(self.text, index)
+        return match.end() if match else index
+
+    def value(self, index: int, path: Path_) -> tuple[Any, int]:
+        index = self.skip(index)
+        self.out.values[path] = self.lines.pos(index)
+        char = self.text[index]
+        if char == "{":
+            return self.obj(index + 1, path)
+        if char == "[":
+            return self.arr(index + 1, path)
+        return self.decoder.raw_decode(self.text, index)
+
+    def obj(self, index: int, path: Path_) -> tuple[dict[str, Any], int]:
+        result: dict[str, Any] = {}
+        index = self.skip(index)
+        if self.text[index] == "}":
+            return result, index + 1
+        while True:
+            index = self.skip(index)
+            key_pos = self.lines.pos(index)
+            key, index = scanstring(self.text, index + 1)
+            index = self.skip(index) + 1  # the colon
+            if key in result:
+                self.out.problems.append(
+                    Problem(
+                        JSON_DUPLICATE_KEY, f"duplicate key '{key}'", key_pos.line, key_pos.column
+                    )
+                )
+                _, index = self.value(index, (*path, f"{key}\x00dup"))
+            else:
+                self.out.keys[(*path, key)] = key_pos
+                result[key], index = self.value(index, (*path, key))
+            index = self.skip(index)
+            if self.text[index] == "}":
+                return result, index + 1
+            index += 1  # the comma
+
+    def arr(self, index: int, path: Path_) -> tuple[list[Any], int]:
+        items: list[Any] = []
+        index = self.skip(index)
+        if self.text[index] == "]":
+            return items, index + 1
+        while True:
+            item, index = self.value(index, (*path, len(items)))
+            items.append(item)
+            index = self.skip(index)
+            if self.text[index] == "]":
+                return items, index + 1
+            index += 1
+
+
+def load_json(text: str) -> Located:
+    """Parse JSON with positions and duplicate-key detection; never raises."""
+    out = Located(None)
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        out.problems.append(Problem(JSON_SYNTAX, exc.msg, exc.lineno, exc.colno))
+        return out
+    except (RecursionError, ValueError) as exc:
+        out.problems.append(Problem(JSON_SYNTAX, f"cannot parse: {exc}", None, None))
+        return out
+    try:
+        out.data, _ = _JsonWalker(text, out).value(0, ())
+    except RecursionError:
+        out.problems.append(Problem(JSON_SYNTAX, "JSON is too deeply nested", None, None))
+    return out

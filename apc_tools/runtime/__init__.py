@@ -1,0 +1,1 @@
+"""Runtime state, which never lives in the repository (being written: see issue 3)."""
