@@ -342,8 +342,9 @@ def find_markers(text: str) -> list[Hit]:
 
 _SECRET_NAME = re.compile(
     r"(?i)pass(?:word|wd)?|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|"
-    r"auth|credential|cookie|session|bearer|signature|(?:^|[_-])key$"
+    r"auth|credential|cookie|bearer|signature|(?:^|[_-])key$"
 )
+_PATH_STARTS = ("/", "~", "./", "../", "\\")
 _AUTH_SCHEME = re.compile(r"^(?:bearer|basic|token|digest|apikey)\s+", re.IGNORECASE)
 
 
@@ -364,9 +365,9 @@ def literal_secret(name: str, value: str) -> str | None:
     if hits:
         return hits[0].detector
     literal = _AUTH_SCHEME.sub("", bare.strip()).strip()
-    if is_secret_name(name) and len(literal) >= 8 and not is_placeholder(literal):
-        return "literal-credential"
-    return None
+    if not is_secret_name(name) or len(literal) < 8 or literal.startswith(_PATH_STARTS):
+        return None
+    return None if is_placeholder(literal) else "literal-credential"
 
 
 # --------------------------------------------------------------------------- positions, redaction
@@ -395,8 +396,10 @@ def redact(secret: str) -> str:
 
 def describe(detector_name: str) -> str:
     """The description of a detector by name (the name itself when unknown)."""
-    table = {d.name: d.description for d in (*SECRET_DETECTORS, GENERIC_SECRET)}
+    every = (*SECRET_DETECTORS, GENERIC_SECRET, *LOCAL_PATH_DETECTORS, MARKER_DETECTOR)
+    table = {d.name: d.description for d in every}
     table["literal-credential"] = "a literal value under a credential name"
+    table["url-query-credential"] = "a credential in a URL query parameter"
     return table.get(detector_name, detector_name)
 
 

@@ -1,12 +1,244 @@
-"""Checks for agents md files. (Stub: rules and checks are being written.)"""
+"""AGENTS.md: present in an APC project, within Codex's read budget, links that resolve, no
+secrets, no runtime state. (Empty files are reported once, by IO006.)
+
+Markdown has no grammar here (APC-NOTES section 2), so the checks read the text: links are found
+outside fenced code blocks and inline code spans, and resolved against the project's files.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+import posixpath
+import re
+from collections.abc import Iterator
+from urllib.parse import unquote
 
-from apc_tools.findings import Finding, Rule
+from apc_tools.contract import detect
+from apc_tools.contract.checks._content import hit_findings, secret_findings
+from apc_tools.contract.project import Doc, Project
+from apc_tools.findings import Finding, Rule, Severity
 
-RULES: tuple[Rule, ...] = ()
-CHECKS: Mapping[str, tuple[Callable[..., Iterable[Finding]], ...]] = {}
-PROJECT_CHECKS: tuple[Callable[[Any], Iterable[Finding]], ...] = ()
+FAMILY = "agents-md"
+CODEX_LIMIT = 32 * 1024  # Codex project_doc_max_bytes default
+
+
+def _rule(rid: str, name: str, sev: Severity, summary: str, expl: str, good: str, bad: str) -> Rule:
+    return Rule(rid, name, sev, summary, expl, good, bad, FAMILY)
+
+
+MISSING = _rule(
+    "AGM001",
+    "agents-md-missing",
+    Severity.ERROR,
+    "An APC project (a folder with .apc/project.json) has no AGENTS.md at its root.",
+    "AGENTS.md is the root project contract every coding agent reads first; APC requires it next "
+    "to `.apc/`. Add an AGENTS.md with the project's overview, rules and commands. The finding "
+    "is reported on `.apc/project.json`, the file that makes the folder an APC project.",
+    "AGENTS.md\n.apc/project.json",
+    ".apc/project.json   (no AGENTS.md beside .apc/)",
+)
+TOO_LARGE = _rule(
+    "AGM002",
+    "agents-md-too-large",
+    Severity.WARNING,
+    "AGENTS.md is larger than 32 KiB, the amount Codex reads by default.",
+    "Codex stops adding project instructions once they reach `project_doc_max_bytes` (32 KiB) "
+    "and does not say so; the rest of the file is silently ignored. The finding points at the "
+    "line where the cut falls. Move detail into skills, rules or linked docs and keep AGENTS.md "
+    "short.",
+    "an AGENTS.md of 6 KiB linking to docs/architecture.md",
+    "an AGENTS.md of 48 KiB with the whole architecture pasted in",
+)
+BROKEN_LINK = _rule(
+    "AGM003",
+    "agents-md-broken-link",
+    Severity.ERROR,
+    "A link in AGENTS.md points to a repository file or folder that does not exist.",
+    "Relative links are resolved from the AGENTS.md folder (a leading `/` from the project "
+    "root), after dropping `#fragment` and `?query`; URLs with a scheme, `mailto:` and `#anchors` "
+    "are not checked, nor links inside code. An agent told to read a missing file guesses. Fix "
+    "the path or remove the link.",
+    "See [the style guide](docs/style.md).   (docs/style.md exists)",
+    "See [the style guide](docs/styles.md).  (no such file)",
+)
+SECRET = _rule(
+    "AGM004",
+    "agents-md-secret",
+    Severity.ERROR,
+    "AGENTS.md contains something that looks like a live secret (API key, token, private key, "
+    "password in a URL).",
+    "AGENTS.md is committed and sent to every agent and model provider. Remove the secret, "
+    "rotate it (it is in the history now), and refer to it by name (`$GITHUB_TOKEN`, "
+    "`${env:API_KEY}`). Placeholders such as `<TOKEN>` or `your-api-key-here` are fine.",
+    "Set the token in `$GITHUB_TOKEN` before running the release script.",
+    'Use token "ghp_" followed by 36 real characters for the release script.',
+)
+RUNTIME_MARKER = _rule(
+    "AGM005",
+    "agents-md-runtime-marker",
+    Severity.ERROR,
+    "AGENTS.md contains an interruption marker that agent runtimes write into chat histories.",
+    "Markers such as `[Request interrupted by user]` or `not run: the turn was interrupted` are "
+    "runtime state: their presence means a transcript was pasted into the contract. Remove the "
+    "pasted part and keep only curated instructions.",
+    "# Project\n\nRun `pytest` before committing.",
+    "# Project\n\n[Request interrupted by user for tool use]",
+)
+NO_APC = _rule(
+    "AGM006",
+    "agents-md-only",
+    Severity.INFO,
+    "The project has AGENTS.md but no .apc/ folder: only the AGENTS.md checks apply.",
+    "A repository without `.apc/` is still validated (AGENTS.md, SKILL.md, .claude/agents, "
+    ".cursor/rules). Add `.apc/project.json` (`apc init`) to adopt the full APC contract.",
+    "AGENTS.md\n.apc/project.json",
+    "AGENTS.md   (no .apc/)",
+)
+
+RULES = (MISSING, TOO_LARGE, BROKEN_LINK, SECRET, RUNTIME_MARKER, NO_APC)
+
+# --------------------------------------------------------------------------- size
+
+
+def check_size(doc: Doc, project: Project) -> Iterator[Finding]:
+    data = doc.text.encode("utf-8")
+    if len(data) <= CODEX_LIMIT:
+        return
+    cut = len(data[:CODEX_LIMIT].decode("utf-8", errors="ignore"))
+    line, column = detect.line_column(doc.text, cut)
+    yield TOO_LARGE.finding(
+        doc.path,
+        f"AGENTS.md is {len(data)} bytes ({len(data) / 1024:.1f} KiB); Codex reads 32 KiB by "
+        "default and silently drops the rest from here on: move detail into skills, rules or "
+        "linked docs",
+        line,
+        column,
+    )
+
+
+# --------------------------------------------------------------------------- links
+
+_FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})[^\n]*\n(?:.*?\n)??[ ]{0,3}\1[`~]*[ \t]*$", re.M | re.S)
+_UNCLOSED_FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,}).*\Z", re.M | re.S)
+_CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_INLINE_TARGET = re.compile(r"\]\([ \t]*(<[^<>\n]*>|[^\s()<>]+(?:\([^\s()]*\)[^\s()<>]*)*)")
+_REFERENCE = re.compile(r"^[ ]{0,3}\[[^\]\n]+\]:[ \t]*(<[^<>\n]*>|\S+)", re.M)
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def _blank(match: re.Match[str]) -> str:
+    return re.sub(r"[^\n]", " ", match.group(0))
+
+
+def mask_code(text: str) -> str:
+    """``text`` with fenced blocks, code spans and HTML comments blanked (offsets kept)."""
+    text = _FENCE.sub(_blank, text)
+    text = _UNCLOSED_FENCE.sub(_blank, text)
+    text = _HTML_COMMENT.sub(_blank, text)
+    return _CODE_SPAN.sub(_blank, text)
+
+
+def link_targets(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, raw target) of every inline and reference link outside code."""
+    masked = mask_code(text)
+    for pattern in (_INLINE_TARGET, _REFERENCE):
+        for match in pattern.finditer(masked):
+            raw = match.group(1)
+            if raw.startswith("<"):
+                yield match.start(1) + 1, raw[1:-1].strip()
+            else:
+                yield match.start(1), raw
+
+
+def _local_target(raw: str) -> str | None:
+    """The repository path a link names, or None for URLs, anchors and templates."""
+    if not raw or raw.startswith(("#", "//")) or _SCHEME.match(raw):
+        return None
+    path = unquote(re.split(r"[#?]", raw, maxsplit=1)[0])
+    if not path or any(c in path for c in "{}$*|\\"):
+        return None
+    return path
+
+
+def _exists(project: Project, rel: str) -> bool:
+    if rel in ("", "."):
+        return True
+    if rel in project.files or any(f.startswith(rel + "/") for f in project.files):
+        return True
+    target = project.root / rel  # files of a nested project, or git-ignored ones
+    return target.exists() or target.is_symlink()
+
+
+def resolve(doc_rel: str, path: str) -> str | None:
+    """``path`` as seen from ``doc_rel``, relative to the project root (None when outside it)."""
+    base = "" if path.startswith("/") else posixpath.dirname(doc_rel)
+    joined = posixpath.normpath(posixpath.join(base, path.lstrip("/")))
+    if joined == ".." or joined.startswith("../"):
+        return None
+    return "" if joined == "." else joined
+
+
+def check_links(doc: Doc, project: Project) -> Iterator[Finding]:
+    index: detect.LineIndex | None = None
+    for offset, raw in link_targets(doc.text):
+        path = _local_target(raw)
+        rel = resolve(doc.rel, path) if path is not None else None
+        if rel is None or _exists(project, rel):
+            continue
+        index = index or detect.LineIndex(doc.text)
+        line, column = index.position(offset)
+        yield BROKEN_LINK.finding(
+            doc.path,
+            f"link target '{path}' does not exist (resolved to '{rel}' from the project root); "
+            "fix the path or remove the link",
+            line,
+            column,
+        )
+
+
+# --------------------------------------------------------------------------- content
+
+
+def check_secrets(doc: Doc, project: Project) -> Iterator[Finding]:
+    return secret_findings(
+        SECRET,
+        doc,
+        "remove it, rotate it, and refer to it by name (for example ${env:API_KEY})",
+    )
+
+
+def check_markers(doc: Doc, project: Project) -> Iterator[Finding]:
+    return hit_findings(
+        RUNTIME_MARKER,
+        doc,
+        detect.find_markers(doc.text),
+        "interruption marker found: this is runtime state (a pasted transcript); remove it and "
+        "keep only curated instructions",
+    )
+
+
+# --------------------------------------------------------------------------- project level
+
+
+def check_required(project: Project) -> Iterator[Finding]:
+    if ".apc/project.json" in project.files and "AGENTS.md" not in project.files:
+        where = project.display_path("AGENTS.md")
+        yield MISSING.finding(
+            project.display_path(".apc/project.json"),
+            f"this APC project has no AGENTS.md at its root: add {where} with the project's "
+            "overview, rules and commands",
+            1,
+            1,
+        )
+
+
+def check_no_apc(project: Project) -> Iterator[Finding]:
+    if "AGENTS.md" in project.files and not project.is_apc:
+        yield NO_APC.finding(
+            project.display_path("AGENTS.md"),
+            "no .apc/ folder: only AGENTS.md checks apply (run `apc init` to adopt APC)",
+        )
+
+
+CHECKS = {"agents-md": (check_size, check_links, check_secrets, check_markers)}
+PROJECT_CHECKS = (check_required, check_no_apc)

@@ -1,12 +1,205 @@
-"""Checks for gitignore files. (Stub: rules and checks are being written.)"""
+"""`.apc/.gitignore`: it must keep the spec's runtime paths out of git.
+
+Coverage is decided with git's own semantics on a sample path for each required entry: lines
+are read in order, the last matching line wins, a negation (``!x``) un-covers, and a path under
+an ignored folder stays ignored (git cannot re-include it). So ``agents/*/`` covers
+``agents/*/sessions/``, ``*.env*`` covers ``*.env``, and ``sessions/`` followed by
+``!sessions/`` does not cover ``sessions/``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 
-from apc_tools.findings import Finding, Rule
+from apc_tools.contract.project import Doc, Project
+from apc_tools.findings import Finding, Rule, Severity
 
-RULES: tuple[Rule, ...] = ()
-CHECKS: Mapping[str, tuple[Callable[..., Iterable[Finding]], ...]] = {}
-PROJECT_CHECKS: tuple[Callable[[Any], Iterable[Finding]], ...] = ()
+FAMILY = "gitignore"
+
+# The spec's safe defaults (folder-structure.mdx), in its order.
+SAFE_DEFAULTS: tuple[str, ...] = (
+    "agents/*/sessions/",
+    "agents/*/conversations/",
+    "sessions/",
+    "conversations/",
+    "messages/",
+    "chats/",
+    "cache/",
+    "tmp/",
+    "private/",
+    "secrets/",
+    "*.local.json",
+    "*.secret.json",
+    "*.env",
+    "*.env.*",
+    "mcps.local.json",
+)
+
+
+def _rule(rid: str, name: str, sev: Severity, summary: str, expl: str, good: str, bad: str) -> Rule:
+    return Rule(rid, name, sev, summary, expl, good, bad, FAMILY)
+
+
+MISSING_ENTRIES = _rule(
+    "GIG001",
+    "gitignore-missing-defaults",
+    Severity.WARNING,
+    ".apc/.gitignore does not cover all of the spec's safe defaults.",
+    "Runtime state (sessions, conversations, caches, local and secret config) must never be "
+    "committed. Add the listed lines to `.apc/.gitignore`; a broader line counts too (`agents/*/` "
+    "covers `agents/*/sessions/`), and a later `!negation` un-covers an entry. The full list: "
+    + ", ".join(SAFE_DEFAULTS)
+    + ".",
+    "\n".join(SAFE_DEFAULTS),
+    "sessions/\ncache/",
+)
+ABSENT = _rule(
+    "GIG002",
+    "gitignore-absent",
+    Severity.WARNING,
+    "An APC project has no .apc/.gitignore.",
+    "Without it nothing stops agents' runtime state under `.apc/` from being committed. Create "
+    "`.apc/.gitignore` with the spec's safe defaults: " + ", ".join(SAFE_DEFAULTS) + ".",
+    ".apc/.gitignore holding the safe defaults",
+    ".apc/project.json only",
+)
+
+RULES = (MISSING_ENTRIES, ABSENT)
+
+
+# --------------------------------------------------------------------------- gitignore semantics
+
+
+@dataclass(frozen=True)
+class Pattern:
+    regex: re.Pattern[str]
+    negated: bool
+    dir_only: bool
+
+
+def _translate(body: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        if body.startswith("**/", i):
+            out.append("(?:[^/]*/)*")
+            i += 3
+        elif body.startswith("/**", i) and i + 3 == len(body):
+            out.append("/.*")
+            i += 3
+        elif body.startswith("**", i):
+            out.append(".*")
+            i += 2
+        else:
+            out.append(_atom(body, i))
+            i += _atom_len(body, i)
+    return "".join(out)
+
+
+def _atom_len(body: str, i: int) -> int:
+    if body[i] == "\\" and i + 1 < len(body):
+        return 2
+    if body[i] == "[" and "]" in body[i + 2 :]:
+        return body.index("]", i + 2) - i + 1
+    return 1
+
+
+def _atom(body: str, i: int) -> str:
+    char = body[i]
+    if char == "*":
+        return "[^/]*"
+    if char == "?":
+        return "[^/]"
+    if char == "\\" and i + 1 < len(body):
+        return re.escape(body[i + 1])
+    if char == "[" and "]" in body[i + 2 :]:
+        inner = body[i + 1 : body.index("]", i + 2)]
+        if inner.startswith("!"):
+            inner = "^" + inner[1:]
+        return "[" + inner.replace("\\", "\\\\") + "]"
+    return re.escape(char)
+
+
+def parse_line(line: str) -> Pattern | None:
+    """One .gitignore line as a pattern, or None for blanks and comments."""
+    text = re.sub(r"(?<!\\)\s+$", "", line.rstrip("\r\n"))
+    if not text or text.startswith("#"):
+        return None
+    negated = text.startswith("!")
+    text = text[1:] if negated else text.removeprefix("\\")
+    dir_only = text.endswith("/")
+    text = text.rstrip("/")
+    if not text:
+        return None
+    anchored = "/" in text
+    body = _translate(text.lstrip("/"))
+    prefix = "" if anchored else "(?:.*/)?"
+    try:
+        regex = re.compile(f"^{prefix}{body}$", re.S)
+    except re.error:
+        return None
+    return Pattern(regex, negated, dir_only)
+
+
+def _decide(patterns: list[Pattern], path: str, is_dir: bool) -> bool | None:
+    verdict: bool | None = None
+    for pattern in patterns:
+        if pattern.dir_only and not is_dir:
+            continue
+        if pattern.regex.match(path):
+            verdict = not pattern.negated
+    return verdict
+
+
+def is_ignored(patterns: list[Pattern], path: str) -> bool:
+    """Whether git ignores the file ``path`` (relative to the .gitignore folder)."""
+    parts = path.split("/")
+    for depth in range(1, len(parts)):
+        if _decide(patterns, "/".join(parts[:depth]), True):
+            return True
+    return bool(_decide(patterns, path, False))
+
+
+def sample_path(entry: str) -> str:
+    """A file path that ``entry`` ignores (``agents/*/sessions/`` -> ``agents/x1/sessions/f1``)."""
+    path = entry.replace("*", "x1")
+    return path + "f1" if path.endswith("/") else path
+
+
+def missing_defaults(text: str) -> list[str]:
+    """The safe defaults that the .gitignore ``text`` does not cover."""
+    patterns = [p for p in (parse_line(line) for line in text.splitlines()) if p is not None]
+    return [entry for entry in SAFE_DEFAULTS if not is_ignored(patterns, sample_path(entry))]
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def check_coverage(doc: Doc, project: Project) -> Iterator[Finding]:
+    missing = missing_defaults(doc.text)
+    if missing:
+        yield MISSING_ENTRIES.finding(
+            doc.path,
+            f"missing {len(missing)} of the spec's safe defaults: add these lines: "
+            + ", ".join(missing),
+            1,
+            1,
+        )
+
+
+def check_present(project: Project) -> Iterator[Finding]:
+    if project.is_apc and ".apc/.gitignore" not in project.files:
+        if (project.root / ".apc" / ".gitignore").is_file():
+            return
+        yield ABSENT.finding(
+            project.display_path(".apc/.gitignore"),
+            "this APC project has no .apc/.gitignore: create it with the spec's safe defaults ("
+            + ", ".join(SAFE_DEFAULTS)
+            + ")",
+        )
+
+
+CHECKS = {"apc-gitignore": (check_coverage,)}
+PROJECT_CHECKS = (check_present,)
