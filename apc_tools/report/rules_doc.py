@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from apc_tools.findings import Registry, Rule
+from apc_tools.report.text import plural
 
 REGENERATE = "python -m apc_tools.report.rules_doc --write docs/rules.md"
 LIST_FORMATS = ("text", "json", "markdown")
@@ -53,7 +54,7 @@ def text_table(reg: Registry) -> str:
         + row[3]
         for row in rows
     ]
-    lines.append(f"{len(reg)} rules; `apc rules RULE-ID` explains one.")
+    lines.append(f"{plural(len(reg), 'rule')}; `apc rules RULE-ID` explains one.")
     return "\n".join(lines)
 
 
@@ -109,6 +110,7 @@ def rules_markdown(reg: Registry) -> str:
 
 
 def header(reg: Registry, families: dict[str, list[Rule]]) -> str:
+    family_word = "family" if len(families) == 1 else "families"
     contents = "\n".join(
         f"- [{family}](#family-{slug(family)}) ({len(rules)})" for family, rules in families.items()
     )
@@ -119,8 +121,8 @@ def header(reg: Registry, families: dict[str, list[Rule]]) -> str:
         f"```sh\n{REGENERATE}\n```\n\n"
         "The test suite fails when it is stale. `apc rules` lists the same rules in the "
         "terminal and `apc rules RULE-ID` explains one.\n\n"
-        f"{len(reg)} rules in {len(families)} families. Default severities: **error** breaks "
-        "the run, **warning** breaks it under `--strict`, **info** never does."
+        f"{plural(len(reg), 'rule')} in {len(families)} {family_word}. Default severities: "
+        "**error** breaks the run, **warning** breaks it under `--strict`, **info** never does."
         + (f"\n\n{contents}" if contents else "")
     )
 
@@ -187,13 +189,13 @@ def write_or_check(mode: str, path: Path, reg: Registry) -> tuple[int, str]:
     if mode == "write":
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8", newline="\n")
-        return 0, f"wrote {path} ({len(reg)} rules)"
+        return 0, f"wrote {path} ({plural(len(reg), 'rule')})"
     if mode != "check":
         raise ValueError(f"unknown mode {mode!r}")
     current = path.read_text(encoding="utf-8") if path.is_file() else None
     if current != text:
         return 1, f"{path} is stale; regenerate it with: {REGENERATE}"
-    return 0, f"{path} is up to date ({len(reg)} rules)"
+    return 0, f"{path} is up to date ({plural(len(reg), 'rule')})"
 
 
 if __name__ == "__main__":
