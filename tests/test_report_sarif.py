@@ -126,6 +126,25 @@ def test_driver_lists_registry_rules_with_help() -> None:
     assert tst001["properties"]["tags"] == ["contract"]
 
 
+def test_long_descriptions_are_clipped_for_github_but_help_is_whole() -> None:
+    wordy = Rule(
+        id="TST003",
+        name="verbose",
+        severity=Severity.WARNING,
+        summary="Short.",
+        explanation="word " * 400,
+        good="a",
+        bad="b",
+        family="contract",
+    )
+    registry = Registry.of([wordy])
+    doc = json.loads(render(Result.of([], 0), "sarif", registry, color=False, version="1"))
+    rule = doc["runs"][0]["tool"]["driver"]["rules"][0]
+    assert len(rule["fullDescription"]["text"]) == 1024
+    assert rule["fullDescription"]["text"].endswith("…")
+    assert rule["help"]["text"].count("word") == 400
+
+
 def test_results_carry_rule_level_location_and_region() -> None:
     results = sarif(sample())["runs"][0]["results"]
     assert [(r["ruleId"], r["ruleIndex"], r["level"]) for r in results] == [

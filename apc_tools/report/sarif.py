@@ -23,6 +23,7 @@ TOOL_NAME = "apc-tools"
 INFORMATION_URI = "https://apc-tools.dev"
 FINGERPRINT_KEY = "apcFindingHash/v1"
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+DESCRIPTION_LIMIT = 1024  # GitHub's limit for shortDescription and fullDescription
 WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:/")
 
 Json = dict[str, object]
@@ -38,7 +39,6 @@ def sarif_log(result: Result, registry: Registry, *, version: str) -> Json:
     driver: Json = {
         "name": TOOL_NAME,
         "version": version,
-        "semanticVersion": version,
         "informationUri": INFORMATION_URI,
         "rules": [descriptor(registry, rule_id) for rule_id in rule_ids],
     }
@@ -78,12 +78,20 @@ def rule_descriptor(rule: Rule) -> Json:
     return {
         "id": rule.id,
         "name": rule.name,
-        "shortDescription": {"text": rule.summary},
-        "fullDescription": {"text": rule.explanation or rule.summary},
+        "shortDescription": {"text": clip(rule.summary)},
+        "fullDescription": {"text": clip(rule.explanation or rule.summary)},
         "help": {"text": explain_rule(rule, "text"), "markdown": rule_markdown(rule)},
         "defaultConfiguration": {"level": LEVEL[rule.severity]},
         "properties": {"tags": [rule.family], "family": rule.family},
     }
+
+
+def clip(text: str) -> str:
+    """``text`` cut to GitHub's description limit (the full text stays in ``help``)."""
+    text = " ".join(text.split())
+    if len(text) <= DESCRIPTION_LIMIT:
+        return text
+    return text[: DESCRIPTION_LIMIT - 1].rstrip() + "…"
 
 
 def sarif_results(findings: tuple[Finding, ...], index: dict[str, int]) -> list[Json]:
