@@ -153,7 +153,7 @@ def test_results_carry_rule_level_location_and_region() -> None:
         ("RT001", 0, "note"),
     ]
     first = results[0]["locations"][0]["physicalLocation"]
-    assert first["artifactLocation"]["uri"] == ".apc/agents/a.md"
+    assert first["artifactLocation"] == {"uri": ".apc/agents/a.md", "uriBaseId": "%SRCROOT%"}
     assert first["region"] == {"startLine": 1, "startColumn": 3}
     assert results[1]["locations"][0]["physicalLocation"]["region"] == {"startLine": 3}
     assert results[0]["message"]["text"] == "agent has no name"

@@ -21,6 +21,7 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
 TOOL_NAME = "apc-tools"
 INFORMATION_URI = "https://apc-tools.dev"
+SOURCE_ROOT = "%SRCROOT%"  # relative URIs resolve against the checked-out repository
 FINGERPRINT_KEY = "apcFindingHash/v1"
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 DESCRIPTION_LIMIT = 1024  # GitHub's limit for shortDescription and fullDescription
@@ -105,7 +106,11 @@ def sarif_results(findings: tuple[Finding, ...], index: dict[str, int]) -> list[
 
 
 def sarif_result(finding: Finding, rule_index: int, fingerprint_value: str) -> Json:
-    physical: Json = {"artifactLocation": {"uri": artifact_uri(finding.path)}}
+    uri = artifact_uri(finding.path)
+    artifact: Json = {"uri": uri}
+    if not uri.startswith("file:"):
+        artifact["uriBaseId"] = SOURCE_ROOT
+    physical: Json = {"artifactLocation": artifact}
     region = sarif_region(finding)
     if region:
         physical["region"] = region
