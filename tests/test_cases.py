@@ -31,8 +31,9 @@ def _case_dirs(kind: str) -> list[Path]:
     base = CASES / kind
     if not base.is_dir():
         return []
-    return sorted(d for family in base.iterdir() if family.is_dir()
-                  for d in family.iterdir() if d.is_dir())
+    return sorted(
+        d for family in base.iterdir() if family.is_dir() for d in family.iterdir() if d.is_dir()
+    )
 
 
 def rule_of(case: Path) -> str:

@@ -13,13 +13,21 @@ import pytest
 from tests.conftest import CORPUS, REPO_ROOT, needs_shared, write_tree
 
 
-def apc(*args: str, cwd: Path = REPO_ROOT, env: dict[str, str] | None = None
-        ) -> subprocess.CompletedProcess[str]:
+def apc(
+    *args: str, cwd: Path = REPO_ROOT, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     full_env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
     full_env["PYTHONPATH"] = str(REPO_ROOT)
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "apc_tools", *args], cwd=cwd, env=full_env,
-                          capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "apc_tools", *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 BAD_SKILL = "---\nname: [\n---\n"
@@ -47,9 +55,14 @@ def test_errors_exit_1_and_name_file_line_col(tmp_path: Path) -> None:
 
 
 def test_warnings_fail_only_with_strict(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"AGENTS.md": "# A\n",
-                          ".cursor/rules/a.mdc": "---\ndescription: d\nglobs: **/*.ts\n---\nx\n",
-                          "a.ts": "x\n"})
+    write_tree(
+        tmp_path,
+        {
+            "AGENTS.md": "# A\n",
+            ".cursor/rules/a.mdc": "---\ndescription: d\nglobs: **/*.ts\n---\nx\n",
+            "a.ts": "x\n",
+        },
+    )
     assert apc("validate", ".", cwd=tmp_path).returncode == 0
     assert apc("validate", ".", "--strict", cwd=tmp_path).returncode == 1
 

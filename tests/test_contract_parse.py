@@ -94,8 +94,15 @@ def test_billion_laughs_is_refused_quickly_without_expansion() -> None:
 
 def test_yaml_1_2_core_scalars() -> None:
     located = load_yaml("a: yes\nb: true\nc: 2026-05-08\nd: 0x1f\ne: 1.5\nf: ~\ng: '1'\n")
-    assert located.data == {"a": "yes", "b": True, "c": "2026-05-08", "d": 31, "e": 1.5,
-                            "f": None, "g": "1"}
+    assert located.data == {
+        "a": "yes",
+        "b": True,
+        "c": "2026-05-08",
+        "d": 31,
+        "e": 1.5,
+        "f": None,
+        "g": "1",
+    }
 
 
 def test_cursor_unquoted_glob_and_colon_are_lenient_warnings() -> None:
@@ -103,8 +110,11 @@ def test_cursor_unquoted_glob_and_colon_are_lenient_warnings() -> None:
         "description: Rules: for TS\nglobs: **/*.ts, src/**/*.tsx\nalwaysApply: false\n",
         line_offset=2,
     )
-    assert located.data == {"description": "Rules: for TS", "globs": "**/*.ts, src/**/*.tsx",
-                            "alwaysApply": False}
+    assert located.data == {
+        "description": "Rules: for TS",
+        "globs": "**/*.ts, src/**/*.tsx",
+        "alwaysApply": False,
+    }
     assert sorted(ids(located)) == [(YAML_LENIENT.id, 2, 14), (YAML_LENIENT.id, 3, 8)]
 
 
@@ -147,8 +157,9 @@ def test_frontmatter_parser_never_raises_on_any_text(text: str) -> None:
 
 yaml_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
-                                                                 max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 

@@ -24,11 +24,13 @@ def rules(result: object) -> list[tuple[str, str]]:
 
 
 def test_git_ignored_files_are_not_validated(git_repo: Callable[..., Path]) -> None:
-    root = git_repo({
-        "AGENTS.md": "# A\n",
-        ".gitignore": "ignored/\n",
-        "skills/demo/SKILL.md": SKILL,
-    })
+    root = git_repo(
+        {
+            "AGENTS.md": "# A\n",
+            ".gitignore": "ignored/\n",
+            "skills/demo/SKILL.md": SKILL,
+        }
+    )
     write_tree(root, {"ignored/skills/x/SKILL.md": "---\nname: [broken\n---\n"})
     write_tree(root, {"untracked/skills/y/SKILL.md": "---\nname: [broken\n---\n"})
     result = validate([root], cwd=root)
@@ -37,10 +39,13 @@ def test_git_ignored_files_are_not_validated(git_repo: Callable[..., Path]) -> N
 
 
 def test_nested_projects_and_display_paths(tmp_path: Path) -> None:
-    write_tree(tmp_path, {
-        "AGENTS.md": "# Outer\n",
-        "sub/.apc/skills/bad.md": "---\nname: [\n---\n",
-    })
+    write_tree(
+        tmp_path,
+        {
+            "AGENTS.md": "# Outer\n",
+            "sub/.apc/skills/bad.md": "---\nname: [\n---\n",
+        },
+    )
     result = validate([tmp_path / "sub"], cwd=tmp_path)
     assert ("YML001", "sub/.apc/skills/bad.md") in rules(result)
 
@@ -65,18 +70,21 @@ def test_symlink_to_outside_is_not_followed(tmp_path: Path) -> None:
 
 
 def test_single_file_arguments_report_only_those_files(tmp_path: Path) -> None:
-    write_tree(tmp_path, {
-        "AGENTS.md": "# A\n",
-        "skills/a/SKILL.md": "---\nname: [\n---\n",
-        "skills/b/SKILL.md": "---\nname: [\n---\n",
-    })
+    write_tree(
+        tmp_path,
+        {
+            "AGENTS.md": "# A\n",
+            "skills/a/SKILL.md": "---\nname: [\n---\n",
+            "skills/b/SKILL.md": "---\nname: [\n---\n",
+        },
+    )
     result = validate([tmp_path / "skills/a/SKILL.md"], cwd=tmp_path)
     assert {f.path for f in result.findings} == {"skills/a/SKILL.md"}
 
 
 def test_unknown_single_file_cannot_run(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("x")
-    with pytest.raises(CannotRun, match="notes.txt"):
+    with pytest.raises(CannotRun, match=r"notes\.txt"):
         validate([tmp_path / "notes.txt"], cwd=tmp_path)
 
 
@@ -86,18 +94,24 @@ def test_missing_path_cannot_run(tmp_path: Path) -> None:
 
 
 def test_policy_turns_rules_off_and_allows_paths(tmp_path: Path) -> None:
-    write_tree(tmp_path, {
-        "AGENTS.md": "# A\n",
-        "skills/a/SKILL.md": "---\nname: a\nname: a\ndescription: d\n---\n",
-        "skills/b/SKILL.md": "---\nname: [\n---\n",
-        ".apc-tools.yaml": "version: 1\nrules:\n  YML002: off\nallow:\n  YML001: ['skills/b/*']\n",
-    })
+    write_tree(
+        tmp_path,
+        {
+            "AGENTS.md": "# A\n",
+            "skills/a/SKILL.md": "---\nname: a\nname: a\ndescription: d\n---\n",
+            "skills/b/SKILL.md": "---\nname: [\n---\n",
+            ".apc-tools.yaml": (
+                "version: 1\nrules:\n  YML002: off\nallow:\n  YML001: ['skills/b/*']\n"
+            ),
+        },
+    )
     result = validate([tmp_path], cwd=tmp_path)
     assert not [f for f in result.findings if f.rule in ("YML001", "YML002")]
 
 
-@pytest.mark.parametrize("text", ["rules: [1, 2]\n", "version: 2\n", "rules:\n  X: loud\n",
-                                  "a: [\n"])
+@pytest.mark.parametrize(
+    "text", ["rules: [1, 2]\n", "version: 2\n", "rules:\n  X: loud\n", "a: [\n"]
+)
 def test_bad_policy_cannot_run(tmp_path: Path, text: str) -> None:
     write_tree(tmp_path, {"AGENTS.md": "# A\n", ".apc-tools.yaml": text})
     with pytest.raises(CannotRun, match=r"\.apc-tools\.yaml"):
@@ -105,12 +119,17 @@ def test_bad_policy_cannot_run(tmp_path: Path, text: str) -> None:
 
 
 def test_contract_is_sealed_and_deeply_immutable(tmp_path: Path) -> None:
-    write_tree(tmp_path, {
-        "AGENTS.md": "# A\n",
-        ".apc/project.json": '{"name": "demo", "apc": "0.1.0", "apx_id": "0123456789ab",'
-                             ' "agents": {"imported": ["x"]}}',
-        ".apc/agents/rev.md": "---\nname: rev\nmodel: inherit\ndescription: d\nskills: a, b\n---\n",
-    })
+    write_tree(
+        tmp_path,
+        {
+            "AGENTS.md": "# A\n",
+            ".apc/project.json": '{"name": "demo", "apc": "0.1.0", "apx_id": "0123456789ab",'
+            ' "agents": {"imported": ["x"]}}',
+            ".apc/agents/rev.md": (
+                "---\nname: rev\nmodel: inherit\ndescription: d\nskills: a, b\n---\n"
+            ),
+        },
+    )
     contract = load_contract(tmp_path)
     assert contract is not None
     assert contract.apx_id == "0123456789ab"

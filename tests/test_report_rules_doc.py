@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +14,6 @@ from apc_tools.report.rules_doc import (
     explain_rule,
     list_rules,
     rules_markdown,
-    write_or_check,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -154,28 +151,3 @@ def test_examples_containing_fences_stay_inside_their_block() -> None:
 
 def test_reference_is_deterministic() -> None:
     assert rules_markdown(REGISTRY) == rules_markdown(Registry.of(reversed(list(REGISTRY))))
-
-
-def test_write_then_check(tmp_path: Path) -> None:
-    target = tmp_path / "docs" / "rules.md"
-    assert write_or_check("check", target, REGISTRY)[0] == 1  # missing file is stale
-    code, line = write_or_check("write", target, REGISTRY)
-    assert code == 0 and "3 rules" in line
-    assert target.read_bytes() == rules_markdown(REGISTRY).encode("utf-8")
-    assert write_or_check("check", target, REGISTRY) == (0, f"{target} is up to date (3 rules)")
-    target.write_text(target.read_text(encoding="utf-8") + "edited\n", encoding="utf-8")
-    code, line = write_or_check("check", target, REGISTRY)
-    assert code == 1 and REGENERATE in line
-    smaller = Registry.of([MISSING])
-    assert write_or_check("check", target, smaller)[0] == 1
-
-
-def test_module_entry_point_requires_a_mode() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "apc_tools.report.rules_doc"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 2
-    assert "--write" in done.stderr and "--check" in done.stderr

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 from apc_tools.findings import Registry, Rule
 from apc_tools.report.text import plural
 
-REGENERATE = "python -m apc_tools.report.rules_doc --write docs/rules.md"
+REGENERATE = "apc rules --format markdown > docs/rules.md"
 LIST_FORMATS = ("text", "json", "markdown")
 LIST_COLUMNS = ("ID", "SEVERITY", "NAME", "SUMMARY")
 BACKTICKS = re.compile(r"`+")
@@ -41,7 +40,7 @@ def list_rules(reg: Registry, fmt: str) -> str:
     if fmt == "json":
         return json.dumps({"version": 1, "rules": [rule_dict(r) for r in reg]}, indent=2)
     if fmt == "markdown":
-        return markdown_table(list(reg))
+        return rules_markdown(reg)
     raise ValueError(f"unknown format {fmt!r}; known: {', '.join(LIST_FORMATS)}")
 
 
@@ -178,43 +177,3 @@ def slug(text: str) -> str:
 
 def table_cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
-
-
-def write_or_check(mode: str, path: Path, reg: Registry) -> tuple[int, str]:
-    """``--write``: write the reference to ``path``; ``--check``: 1 when ``path`` is stale.
-
-    Returns the exit code and the line to show; the caller prints it.
-    """
-    text = rules_markdown(reg)
-    if mode == "write":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8", newline="\n")
-        return 0, f"wrote {path} ({plural(len(reg), 'rule')})"
-    if mode != "check":
-        raise ValueError(f"unknown mode {mode!r}")
-    current = path.read_text(encoding="utf-8") if path.is_file() else None
-    if current != text:
-        return 1, f"{path} is stale; regenerate it with: {REGENERATE}"
-    return 0, f"{path} is up to date ({plural(len(reg), 'rule')})"
-
-
-if __name__ == "__main__":
-    import argparse
-    import importlib
-    import sys
-
-    parser = argparse.ArgumentParser(
-        prog="python -m apc_tools.report.rules_doc",
-        description="Write or check the rules reference generated from the rule registry.",
-    )
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", type=Path, metavar="FILE", help="write the reference to FILE")
-    mode.add_argument("--check", type=Path, metavar="FILE", help="exit 1 if FILE is stale")
-    args = parser.parse_args()
-    # The registry sits above this layer (cli -> catalog -> report): this script entry point
-    # reaches up to it at run time; library code in this package never does.
-    registry = importlib.import_module("apc_tools.catalog").registry()
-    chosen = ("write", args.write) if args.write is not None else ("check", args.check)
-    code, line = write_or_check(chosen[0], chosen[1], registry)
-    print(line, file=sys.stderr if code else sys.stdout)
-    sys.exit(code)
