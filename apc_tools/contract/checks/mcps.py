@@ -16,6 +16,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from apc_tools.contract import detect
 from apc_tools.contract.parse import Located, Pos
 from apc_tools.contract.project import Doc, Project
+from apc_tools.contract.schemas import SchemaError
 from apc_tools.findings import Finding, Rule, Severity
 
 FAMILY = "mcps"
@@ -77,8 +78,6 @@ LOCAL_PATH = _rule(
 
 RULES = (SHAPE, NO_TRANSPORT, SECRET, LOCAL_PATH)
 
-_STRING_KEYS = ("command", "url")
-_BOOL_KEYS = ("enabled", "disabled")
 _MAP_KEYS = ("env", "headers")
 _QUERY_SECRET = re.compile(
     r"(?i)^(?:.*(?:api[_-]?key|apikey|token|secret|password|passwd|auth|credential|signature).*|"
@@ -113,69 +112,31 @@ def _servers(doc: Doc) -> Iterator[tuple[Located, str, dict[str, object]]]:
 # --------------------------------------------------------------------------- shape
 
 
-def _type_problems(server: dict[str, object]) -> Iterator[tuple[tuple[str | int, ...], str]]:
-    for key in _STRING_KEYS:
-        if key in server and not isinstance(server[key], str):
-            yield (key,), "must be a string"
-    for key in _BOOL_KEYS:
-        if key in server and not isinstance(server[key], bool):
-            yield (key,), "must be true or false"
-    args = server.get("args")
-    if "args" in server and not isinstance(args, list):
-        yield ("args",), "must be a list of strings"
-    elif isinstance(args, list):
-        for i, arg in enumerate(args):
-            if not isinstance(arg, str):
-                yield ("args", i), "must be a string (quote numbers)"
-    for key in _MAP_KEYS:
-        table = server.get(key)
-        if key in server and not isinstance(table, dict):
-            yield (key,), "must be an object of names to strings"
-        elif isinstance(table, dict):
-            for name, value in table.items():
-                if not isinstance(value, str):
-                    yield (key, name), "must be a string"
+def _schema_finding(doc: Doc, meta: Located, error: SchemaError) -> Finding:
+    rule = NO_TRANSPORT if error.validator == "required" and error.key == "command" else SHAPE
+    present = error.key is not None and (*error.path, error.key) in meta.keys
+    where = (*error.path, error.key) if present and error.key is not None else error.path
+    pos = _pos(meta, where, key=present)
+    if rule is NO_TRANSPORT:
+        message = (
+            f"{_dotted(error.path)}: neither command nor url; add `command` (stdio server) or "
+            "`url` (remote server)"
+        )
+    else:
+        label = error.json_path.removeprefix("$").removeprefix(".") or "(top level)"
+        message = f"{label}: {error.message}"
+    return rule.finding(doc.path, message, pos.line, pos.column)
 
 
-def check_shape(doc: Doc, project: Project) -> Iterator[Finding]:
+def check_schema(doc: Doc, project: Project) -> Iterator[Finding]:
+    """Structure from the published schema (apc_tools/schemas/mcps.schema.json)."""
+    from apc_tools.contract.schemas import schema_errors
+
     meta = doc.meta
     if meta is None or not isinstance(meta.data, dict):
         return
-    servers = meta.data.get("mcpServers")
-    if not isinstance(servers, dict):
-        what = "missing" if "mcpServers" not in meta.data else "not an object"
-        pos = _pos(meta, ("mcpServers",))
-        yield SHAPE.finding(
-            doc.path,
-            f'mcpServers: {what}; expected {{"mcpServers": {{"<name>": {{"command": ...}}}}}}',
-            pos.line,
-            pos.column,
-        )
-        return
-    for name, server in servers.items():
-        if not isinstance(server, dict):
-            pos = _pos(meta, ("mcpServers", name))
-            yield SHAPE.finding(
-                doc.path, f"mcpServers.{name}: must be an object", pos.line, pos.column
-            )
-            continue
-        for sub, problem in _type_problems(server):
-            path = ("mcpServers", name, *sub)
-            pos = _pos(meta, path)
-            yield SHAPE.finding(doc.path, f"{_dotted(path)}: {problem}", pos.line, pos.column)
-
-
-def check_transport(doc: Doc, project: Project) -> Iterator[Finding]:
-    for meta, name, server in _servers(doc):
-        if "command" not in server and "url" not in server:
-            pos = _pos(meta, ("mcpServers", name), key=True)
-            yield NO_TRANSPORT.finding(
-                doc.path,
-                f"mcpServers.{name}: neither command nor url; add `command` (stdio server) or "
-                "`url` (remote server)",
-                pos.line,
-                pos.column,
-            )
+    for error in schema_errors("mcps", meta.data):
+        yield _schema_finding(doc, meta, error)
 
 
 # --------------------------------------------------------------------------- secrets
@@ -320,5 +281,5 @@ def check_local_paths(doc: Doc, project: Project) -> Iterator[Finding]:
             )
 
 
-CHECKS = {"mcps": (check_shape, check_transport, check_secrets, check_local_paths)}
+CHECKS = {"mcps": (check_schema, check_secrets, check_local_paths)}
 PROJECT_CHECKS = ()

@@ -14,6 +14,7 @@ from datetime import datetime
 
 from apc_tools.contract.parse import Located, Pos
 from apc_tools.contract.project import Doc, Project
+from apc_tools.contract.schemas import SchemaError
 from apc_tools.findings import Finding, Rule, Severity
 
 FAMILY = "project"
@@ -109,28 +110,15 @@ MISSING = _rule(
 
 RULES = (NAME, SPEC_VERSION, LEGACY_APF, RECOMMENDED, CREATED_FORMAT, FIELD, UNKNOWN, MISSING)
 
-KNOWN = frozenset(
-    {"name", "apc", "apf", "version", "created", "description", "apx", "apx_id", "agents"}
-)
-APX_VALUES = ("installed", "declined", None)
-APX_ID = re.compile(r"^[0-9a-f]{12}$")
-SLUG = re.compile(r"^[a-z][a-z0-9_-]*$")
 ISO_8601 = re.compile(
     r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$"
 )
-
-
-def _at(meta: Located, path: tuple[str | int, ...], *, key: bool = False) -> Pos:
-    pos = meta.key_at(path) if key else meta.at(path)
-    return pos or Pos(1, 1)
-
-
-def _finding(rule: Rule, doc: Doc, pos: Pos, message: str) -> Finding:
-    return rule.finding(doc.path, message, pos.line, pos.column)
-
-
-def _nonempty_str(value: object) -> bool:
-    return isinstance(value, str) and bool(value.strip())
+_FIX = {
+    NAME.id: 'add "name": "<project name>"',
+    SPEC_VERSION.id: 'add "apc": "0.1.0"',
+    RECOMMENDED.id: 'add "version": "0.1.0" and "created": "2026-05-08T00:00:00Z"',
+    UNKNOWN.id: "kept, but no consumer reads it; check the spelling",
+}
 
 
 def is_iso8601(value: str) -> bool:
@@ -150,111 +138,84 @@ def _mapping(doc: Doc) -> tuple[Located, dict[str, object]] | None:
     return doc.meta, doc.meta.data
 
 
-def check_required(doc: Doc, project: Project) -> Iterator[Finding]:
+def _rule_of(error: SchemaError) -> Rule:
+    where = (*error.path, *([error.key] if error.key is not None else []))
+    if error.validator == "x-apc-recommended":
+        return RECOMMENDED
+    if error.validator == "x-apc-unknown-keys":
+        return UNKNOWN
+    if where[:1] == ("name",):
+        return NAME
+    if where[:1] in (("apc",), ("apf",)):
+        return SPEC_VERSION
+    return FIELD
+
+
+def _position(meta: Located, error: SchemaError, data: dict[str, object]) -> Pos:
+    if error.key is None:
+        return meta.at(error.path) or Pos(1, 1)
+    parent: object = data
+    for part in error.path:
+        parent = parent.get(part) if isinstance(parent, dict) and isinstance(part, str) else None
+    present = isinstance(parent, dict) and error.key in parent
+    where = (*error.path, error.key)
+    return (meta.key_at(where) if present else meta.at(error.path)) or Pos(1, 1)
+
+
+def schema_finding(doc: Doc, meta: Located, data: dict[str, object], error: SchemaError) -> Finding:
+    """One schema problem as a finding of this family, at the key or value it concerns."""
+    rule = _rule_of(error)
+    pos = _position(meta, error, data)
+    label = error.json_path.removeprefix("$").removeprefix(".") or "(top level)"
+    fix = _FIX.get(rule.id, "")
+    message = f"{label}: {error.message}" + (f"; {fix}" if fix else "")
+    warning = error.validator.startswith("x-apc-")
+    severity = Severity.WARNING if warning and rule is FIELD else None
+    return rule.finding(doc.path, message, pos.line, pos.column, severity=severity)
+
+
+def check_schema(doc: Doc, project: Project) -> Iterator[Finding]:
+    """Structure from the published schema (apc_tools/schemas/project.schema.json)."""
+    from apc_tools.contract.schemas import schema_errors, schema_warnings
+
     parsed = _mapping(doc)
     if parsed is None:
         return
     meta, data = parsed
-    if "name" not in data:
-        yield _finding(NAME, doc, _at(meta, ()), 'no "name": add "name": "<project name>"')
-    elif not _nonempty_str(data["name"]):
-        yield _finding(NAME, doc, _at(meta, ("name",)), '"name" must be a non-empty string')
-    yield from _spec_version(doc, meta, data)
+    for error in (*schema_errors("project", data), *schema_warnings("project", data)):
+        yield schema_finding(doc, meta, data, error)
 
 
-def _spec_version(doc: Doc, meta: Located, data: dict[str, object]) -> Iterator[Finding]:
-    present = [k for k in ("apc", "apf") if k in data]
-    if not present:
-        yield _finding(
-            SPEC_VERSION,
-            doc,
-            _at(meta, ()),
-            'no spec-version key: add "apc": "0.1.0" (the APC version this project targets)',
-        )
-    for key in present:
-        if not _nonempty_str(data[key]):
-            yield _finding(
-                SPEC_VERSION, doc, _at(meta, (key,)), f'"{key}" must be a version string, "0.1.0"'
-            )
-    if "apf" in present:
-        hint = "drop the legacy apf key" if "apc" in present else 'rename it to "apc"'
-        yield _finding(
-            LEGACY_APF,
-            doc,
-            _at(meta, ("apf",), key=True),
-            f'"apf" is the legacy spec-version key; prefer "apc": {hint}',
-        )
-
-
-def check_recommended(doc: Doc, project: Project) -> Iterator[Finding]:
+def check_legacy_key(doc: Doc, project: Project) -> Iterator[Finding]:
     parsed = _mapping(doc)
-    if parsed is None:
+    if parsed is None or "apf" not in parsed[1]:
         return
     meta, data = parsed
-    for key, example in (("version", '"0.1.0"'), ("created", '"2026-05-08T00:00:00Z"')):
-        if key not in data:
-            yield _finding(
-                RECOMMENDED, doc, _at(meta, ()), f'no "{key}" (recommended): add "{key}": {example}'
-            )
-    created = data.get("created")
-    if "created" in data and not (isinstance(created, str) and is_iso8601(created)):
-        yield _finding(
-            CREATED_FORMAT,
-            doc,
-            _at(meta, ("created",)),
-            '"created" is not an ISO 8601 date: write "2026-05-08" or "2026-05-08T00:00:00Z"',
-        )
+    hint = "drop the legacy apf key" if "apc" in data else 'rename it to "apc"'
+    pos = meta.key_at(("apf",)) or Pos(1, 1)
+    yield LEGACY_APF.finding(
+        doc.path,
+        f'"apf" is the legacy spec-version key; prefer "apc": {hint}',
+        pos.line,
+        pos.column,
+    )
 
 
-def _field_problems(data: dict[str, object]) -> Iterator[tuple[tuple[str | int, ...], str]]:
-    for key in ("version", "description"):
-        if key in data and not isinstance(data[key], str):
-            yield (key,), f'"{key}" must be a string'
-    if "apx" in data and data["apx"] not in APX_VALUES:
-        yield ("apx",), '"apx" must be "installed", "declined" or null'
-    apx_id = data.get("apx_id")
-    if "apx_id" in data and not (isinstance(apx_id, str) and APX_ID.match(apx_id)):
-        yield ("apx_id",), '"apx_id" must be 12 lowercase hex characters (as APX generates it)'
-    yield from _imported_problems(data.get("agents"), "agents" in data)
-
-
-def _imported_problems(
-    agents: object, present: bool
-) -> Iterator[tuple[tuple[str | int, ...], str]]:
-    if not present:
-        return
-    if not isinstance(agents, dict):
-        yield ("agents",), '"agents" must be an object, for example {"imported": ["reviewer"]}'
-        return
-    if "imported" not in agents:
-        return
-    imported = agents["imported"]
-    if not isinstance(imported, list):
-        yield ("agents", "imported"), '"agents.imported" must be a list of agent slugs'
-        return
-    for i, slug in enumerate(imported):
-        if not (isinstance(slug, str) and SLUG.match(slug)):
-            yield (
-                ("agents", "imported", i),
-                f'"agents.imported[{i}]" must be an agent slug (lowercase, ^[a-z][a-z0-9_-]*$)',
-            )
-
-
-def check_fields(doc: Doc, project: Project) -> Iterator[Finding]:
+def check_created(doc: Doc, project: Project) -> Iterator[Finding]:
     parsed = _mapping(doc)
-    if parsed is None:
+    if parsed is None or "created" not in parsed[1]:
         return
     meta, data = parsed
-    for path, message in _field_problems(data):
-        yield _finding(FIELD, doc, _at(meta, path), message)
-    for key in data:
-        if key not in KNOWN:
-            yield _finding(
-                UNKNOWN,
-                doc,
-                _at(meta, (key,), key=True),
-                f'unknown key "{key}" (kept, but no consumer reads it); check the spelling',
-            )
+    created = data["created"]
+    if isinstance(created, str) and is_iso8601(created):
+        return
+    pos = meta.at(("created",)) or Pos(1, 1)
+    yield CREATED_FORMAT.finding(
+        doc.path,
+        'created: not an ISO 8601 date; write "2026-05-08" or "2026-05-08T00:00:00Z"',
+        pos.line,
+        pos.column,
+    )
 
 
 def check_present(project: Project) -> Iterator[Finding]:
@@ -266,5 +227,5 @@ def check_present(project: Project) -> Iterator[Finding]:
         )
 
 
-CHECKS = {"project": (check_required, check_recommended, check_fields)}
+CHECKS = {"project": (check_schema, check_legacy_key, check_created)}
 PROJECT_CHECKS = (check_present,)
