@@ -22,7 +22,8 @@ def hit_findings(
         index = index or detect.LineIndex(doc.text)
         line, column = index.position(hit.start)
         value = doc.text[hit.start : hit.end]
-        text = message.format(what=detect.describe(hit.detector), hint=detect.redact(value))
+        what, hint = detect.describe(hit.detector), detect.redact(value)
+        text = message.replace("{what}", what).replace("{hint}", hint)
         yield rule.finding(doc.path, text, line, column)
 
 

@@ -114,9 +114,10 @@ def _servers(doc: Doc) -> Iterator[tuple[Located, str, dict[str, object]]]:
 
 def _schema_finding(doc: Doc, meta: Located, error: SchemaError) -> Finding:
     rule = NO_TRANSPORT if error.validator == "required" and error.key == "command" else SHAPE
+    # a present key (its position), or the key naming the mapping that misses one
     present = error.key is not None and (*error.path, error.key) in meta.keys
     where = (*error.path, error.key) if present and error.key is not None else error.path
-    pos = _pos(meta, where, key=present)
+    pos = _pos(meta, where, key=error.key is not None)
     if rule is NO_TRANSPORT:
         message = (
             f"{_dotted(error.path)}: neither command nor url; add `command` (stdio server) or "

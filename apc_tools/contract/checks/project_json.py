@@ -113,10 +113,10 @@ RULES = (NAME, SPEC_VERSION, LEGACY_APF, RECOMMENDED, CREATED_FORMAT, FIELD, UNK
 ISO_8601 = re.compile(
     r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$"
 )
+_EXAMPLES = {"version": '"0.1.0"', "created": '"2026-05-08T00:00:00Z"'}
 _FIX = {
     NAME.id: 'add "name": "<project name>"',
     SPEC_VERSION.id: 'add "apc": "0.1.0"',
-    RECOMMENDED.id: 'add "version": "0.1.0" and "created": "2026-05-08T00:00:00Z"',
     UNKNOWN.id: "kept, but no consumer reads it; check the spelling",
 }
 
@@ -168,6 +168,8 @@ def schema_finding(doc: Doc, meta: Located, data: dict[str, object], error: Sche
     pos = _position(meta, error, data)
     label = error.json_path.removeprefix("$").removeprefix(".") or "(top level)"
     fix = _FIX.get(rule.id, "")
+    if rule is RECOMMENDED:
+        fix = f'add "{error.key}": ' + _EXAMPLES.get(str(error.key), '"..."')
     message = f"{label}: {error.message}" + (f"; {fix}" if fix else "")
     warning = error.validator.startswith("x-apc-")
     severity = Severity.WARNING if warning and rule is FIELD else None
