@@ -164,3 +164,9 @@ def test_corpus_placeholders_are_not_secrets() -> None:
             continue
         flagged += [f"{path.relative_to(CORPUS)}:{h.detector}" for h in detect.find_secrets(text)]
     assert flagged == []
+
+
+def test_hint_only_for_public_prefixes() -> None:
+    assert detect.hint("github-token", LIVE["github-token"]) == "ghp_…"
+    assert detect.hint("generic-secret", "Zq8xP2mL9vRt4kWn") == ""
+    assert detect.hint("url-credentials", "s3cr3tP4ss-long-enough") == ""

@@ -394,6 +394,30 @@ def redact(secret: str) -> str:
     return f"{secret[:4]}…" if len(secret) >= 16 else "…"
 
 
+# Formats whose first characters are a public prefix (ghp_, sk-a, AKIA...): safe to show.
+_PREFIXED = frozenset(
+    {
+        "anthropic-api-key",
+        "openai-api-key",
+        "github-token",
+        "aws-access-key-id",
+        "slack-token",
+        "google-api-key",
+        "stripe-live-key",
+        "jwt",
+    }
+)
+
+
+def hint(detector_name: str, value: str) -> str:
+    """A redacted hint for a finding: the public prefix of a token format, or "" otherwise.
+
+    Generic passwords, URL passwords and key material get no hint at all: even four
+    characters of a password are too many.
+    """
+    return redact(value) if detector_name in _PREFIXED else ""
+
+
 def describe(detector_name: str) -> str:
     """The description of a detector by name (the name itself when unknown)."""
     every = (*SECRET_DETECTORS, GENERIC_SECRET, *LOCAL_PATH_DETECTORS, MARKER_DETECTOR)
@@ -417,6 +441,7 @@ __all__ = [
     "find_local_paths",
     "find_markers",
     "find_secrets",
+    "hint",
     "is_placeholder",
     "is_secret_name",
     "line_column",

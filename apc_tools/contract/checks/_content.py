@@ -16,20 +16,22 @@ from apc_tools.findings import Finding, Rule
 def hit_findings(
     rule: Rule, doc: Doc, hits: Iterable[detect.Hit], message: str
 ) -> Iterator[Finding]:
-    """One finding per hit; ``message`` may use ``{what}`` (detector) and ``{hint}`` (redacted)."""
+    """One finding per hit; ``message`` may use ``{what}`` (the detector, with a redacted hint
+    for token formats that have a public prefix)."""
     index: detect.LineIndex | None = None
     for hit in hits:
         index = index or detect.LineIndex(doc.text)
         line, column = index.position(hit.start)
         value = doc.text[hit.start : hit.end]
-        what, hint = detect.describe(hit.detector), detect.redact(value)
-        text = message.replace("{what}", what).replace("{hint}", hint)
+        shown = detect.hint(hit.detector, value)
+        what = detect.describe(hit.detector) + (f' ("{shown}")' if shown else "")
+        text = message.replace("{what}", what)
         yield rule.finding(doc.path, text, line, column)
 
 
 def secret_findings(rule: Rule, doc: Doc, advice: str) -> Iterator[Finding]:
     """A finding per live-looking secret in the file (never echoing it)."""
-    message = "{what} (" + '"{hint}"' + f"); {advice}"
+    message = "{what}; " + advice
     return hit_findings(rule, doc, detect.find_secrets(doc.text), message)
 
 

@@ -210,14 +210,10 @@ def _secret_sites(server: dict[str, object]) -> Iterator[tuple[tuple[str | int, 
             yield ("args", i), found_arg
 
 
-_NO_HINT = frozenset({"literal-credential", "url-credentials", "url-query-credential"})
-
-
 def _hint(value: object, detector: str) -> str:
     """What was found, with a redacted hint only for token formats (their prefix is public)."""
-    if detector in _NO_HINT or not isinstance(value, str):
-        return detect.describe(detector)
-    return f'{detect.describe(detector)}, "{detect.redact(value)}"'
+    shown = detect.hint(detector, value) if isinstance(value, str) else ""
+    return detect.describe(detector) + (f', "{shown}"' if shown else "")
 
 
 def check_secrets(doc: Doc, project: Project) -> Iterator[Finding]:
