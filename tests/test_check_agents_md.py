@@ -66,6 +66,7 @@ See [style](docs/style.md) and [missing](docs/nope.md#part).
 
 [ref]: ./gone.md
 [ok]: docs/style.md
+[^note]: a footnote, not a link
 """
 
 

@@ -122,7 +122,7 @@ _UNCLOSED_FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,}).*\Z", re.M | re.S)
 _CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 _INLINE_TARGET = re.compile(r"\]\([ \t]*(<[^<>\n]*>|[^\s()<>]+(?:\([^\s()]*\)[^\s()<>]*)*)")
-_REFERENCE = re.compile(r"^[ ]{0,3}\[[^\]\n]+\]:[ \t]*(<[^<>\n]*>|\S+)", re.M)
+_REFERENCE = re.compile(r"^[ ]{0,3}\[(?!\^)[^\]\n]+\]:[ \t]*(<[^<>\n]*>|\S+)", re.M)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
@@ -187,10 +187,10 @@ def check_links(doc: Doc, project: Project) -> Iterator[Finding]:
             continue
         index = index or detect.LineIndex(doc.text)
         line, column = index.position(offset)
+        resolved = "" if rel == path.lstrip("/") else f" (resolved to '{rel}' in the project)"
         yield BROKEN_LINK.finding(
             doc.path,
-            f"link target '{path}' does not exist (resolved to '{rel}' from the project root); "
-            "fix the path or remove the link",
+            f"link target '{path}' does not exist{resolved}; fix the path or remove the link",
             line,
             column,
         )
