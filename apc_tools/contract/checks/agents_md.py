@@ -182,7 +182,9 @@ def check_links(doc: Doc, project: Project) -> Iterator[Finding]:
     index: detect.LineIndex | None = None
     for offset, raw in link_targets(doc.text):
         path = _local_target(raw)
-        rel = resolve(doc.rel, path) if path is not None else None
+        if path is None:
+            continue
+        rel = resolve(doc.rel, path)
         if rel is None or _exists(project, rel):
             continue
         index = index or detect.LineIndex(doc.text)
