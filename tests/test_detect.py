@@ -170,3 +170,15 @@ def test_hint_only_for_public_prefixes() -> None:
     assert detect.hint("github-token", LIVE["github-token"]) == "ghp_…"
     assert detect.hint("generic-secret", "Zq8xP2mL9vRt4kWn") == ""
     assert detect.hint("url-credentials", "s3cr3tP4ss-long-enough") == ""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sk-" + "something-very-long-package-name-for-the-docs",
+        "gh" + "p_" + "abcdefghijklmnopqrstuvwxyzabcdefghij",
+        "xo" + "xb-" + "your-slack-bot-token-here",
+    ],
+)
+def test_token_shapes_that_are_words_are_not_tokens(text: str) -> None:
+    assert detect.find_secrets(text) == []

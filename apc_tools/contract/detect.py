@@ -117,7 +117,10 @@ def _token_gate(prefix_len: int) -> Gate:
 
     def gate(value: str) -> bool:
         body = value[prefix_len:]
-        return len(set(body)) >= 8 and not _PLACEHOLDER_WORDS.search(body) and entropy(body) >= 3.0
+        if len(set(body)) < 8 or _PLACEHOLDER_WORDS.search(body) or entropy(body) < 3.0:
+            return False
+        # generated, not a kebab-case name: digits in it and frequent class changes
+        return any(c.isdigit() for c in body) and _class_changes(body) >= 4
 
     return gate
 
@@ -196,7 +199,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
     ),
     _d(
         "slack-token",
-        r"xox[abpre]-[0-9]{6,}-[A-Za-z0-9-]{8,}" + _E,
+        r"xox[abpre]-[0-9]+-[A-Za-z0-9-]{10,}" + _E,
         "Slack token (xoxb-, xoxp-, xoxa-, xoxr-)",
         gate=_token_gate(5),
         not_after=_TOKEN_CHARS,
