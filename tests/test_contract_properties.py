@@ -36,7 +36,7 @@ values = st.recursive(
     lambda inner: (
         st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=5)
     ),
-    max_leaves=15,
+    max_leaves=8,
 )
 keys = st.sampled_from(
     [
@@ -68,7 +68,7 @@ keys = st.sampled_from(
         "role",
     ]
 ) | st.text(max_size=10)
-mappings = st.dictionaries(keys, values, max_size=8)
+mappings = st.dictionaries(keys, values, max_size=6)
 
 
 def run(texts: dict[str, str], profile: str = "default") -> None:
