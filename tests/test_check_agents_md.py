@@ -132,3 +132,10 @@ def test_interruption_marker_in_agents_md(tmp_path: Path) -> None:
     found = run(tmp_path, {"AGENTS.md": text})
     assert where(found, "AGM005") == [("AGENTS.md", 4, 3)]
     assert found[0].severity.value == "error"
+
+
+def test_odd_link_targets_do_not_crash(tmp_path: Path) -> None:
+    text = "[nul](a%00b.md) [long](" + "x" * 300 + ".md) [dots](./././)\n"
+    found = run(tmp_path, {"AGENTS.md": text})
+    assert [(f.rule, f.column) for f in found] == [("AGM003", 7), ("AGM003", 24)]
+    assert "a\\x00b.md" in found[0].message

@@ -166,7 +166,10 @@ def _exists(project: Project, rel: str) -> bool:
     if rel in project.files or any(f.startswith(rel + "/") for f in project.files):
         return True
     target = project.root / rel  # files of a nested project, or git-ignored ones
-    return target.exists() or target.is_symlink()
+    try:
+        return target.exists() or target.is_symlink()
+    except (OSError, ValueError):  # a NUL byte or an over-long name: no such file
+        return False
 
 
 def resolve(doc_rel: str, path: str) -> str | None:
@@ -176,6 +179,10 @@ def resolve(doc_rel: str, path: str) -> str | None:
     if joined == ".." or joined.startswith("../"):
         return None
     return "" if joined == "." else joined
+
+
+def _printable(text: str) -> str:
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
 
 
 def check_links(doc: Doc, project: Project) -> Iterator[Finding]:
@@ -189,10 +196,11 @@ def check_links(doc: Doc, project: Project) -> Iterator[Finding]:
             continue
         index = index or detect.LineIndex(doc.text)
         line, column = index.position(offset)
-        resolved = "" if rel == path.lstrip("/") else f" (resolved to '{rel}' in the project)"
+        shown = _printable(path)
+        resolved = "" if rel == path.lstrip("/") else f" (resolved to '{_printable(rel)}')"
         yield BROKEN_LINK.finding(
             doc.path,
-            f"link target '{path}' does not exist{resolved}; fix the path or remove the link",
+            f"link target '{shown}' does not exist{resolved}; fix the path or remove the link",
             line,
             column,
         )
