@@ -102,6 +102,7 @@ class Timing:
     runs: int = 0
     median_s: float | None = None
     min_s: float | None = None
+    cpu_s: float | None = None  # median user+sys CPU time of the child
     peak_rss_mib: float | None = None
     returncodes: list[int] = field(default_factory=list)
     findings: int | None = None
@@ -157,8 +158,18 @@ def tool_version(tool: Tool) -> str:
     return text[0] if text else "?"
 
 
-def run_once(tool: Tool, target: Path, out_dir: Path) -> tuple[float, int, float, Path, Path]:
-    """Run the tool once: (seconds, returncode, peak RSS MiB, stdout file, stderr file)."""
+@dataclass
+class Run:
+    seconds: float
+    cpu: float
+    returncode: int
+    peak_mib: float
+    stdout: Path
+    stderr: Path
+
+
+def run_once(tool: Tool, target: Path, out_dir: Path) -> Run:
+    """Run the tool once, timing the whole process."""
     assert tool.command
     argv = [*tool.command, *(a.replace("{dir}", str(target)) for a in tool.args)]
     stdout, stderr = out_dir / f"{tool.name}.out", out_dir / f"{tool.name}.err"
@@ -169,7 +180,8 @@ def run_once(tool: Tool, target: Path, out_dir: Path) -> tuple[float, int, float
         _, status, usage = os.wait4(child.pid, 0)
         elapsed = time.perf_counter() - start
     child.returncode = os.waitstatus_to_exitcode(status)
-    return elapsed, child.returncode, usage.ru_maxrss / 1024, stdout, stderr
+    cpu = usage.ru_utime + usage.ru_stime
+    return Run(elapsed, cpu, child.returncode, usage.ru_maxrss / 1024, stdout, stderr)
 
 
 def problem_of(returncode: int, stdout: Path, stderr: Path) -> str:
@@ -202,28 +214,27 @@ def counts_of(tool: str, stdout: Path) -> tuple[int | None, int | None]:
     ) else None
 
 
-def measure(tool: Tool, targets: list[Path], runs: int, scratch: Path) -> Timing:
+def measure(tool: Tool, targets: list[Path], count: int, scratch: Path) -> Timing:
     timing = Timing(tool.name, tool.version, shlex.join(tool.command or []))
     if not tool.command:
         timing.problem = tool.note
         return timing
-    medians, mins, rss, findings, files = [], [], 0.0, 0, 0
+    medians, mins, cpus, rss, findings, files = [], [], [], 0.0, 0, 0
     for target in targets:
         run_once(tool, target, scratch)  # warm-up (page cache, .pyc)
-        times = []
-        for _ in range(runs):
-            elapsed, code, peak, out, err = run_once(tool, target, scratch)
-            times.append(elapsed)
-            rss = max(rss, peak)
-            timing.returncodes.append(code)
-        timing.problem = timing.problem or problem_of(code, out, err)
-        found, checked = counts_of(tool.name, out)
+        runs = [run_once(tool, target, scratch) for _ in range(count)]
+        rss = max(rss, *(r.peak_mib for r in runs))
+        timing.returncodes += [r.returncode for r in runs]
+        last = runs[-1]
+        timing.problem = timing.problem or problem_of(last.returncode, last.stdout, last.stderr)
+        found, checked = counts_of(tool.name, last.stdout)
         findings += found or 0
         files += checked or 0
-        medians.append(statistics.median(times))
-        mins.append(min(times))
-    timing.runs, timing.median_s, timing.min_s = runs, sum(medians), sum(mins)
-    timing.peak_rss_mib, timing.findings = rss, findings
+        medians.append(statistics.median(r.seconds for r in runs))
+        mins.append(min(r.seconds for r in runs))
+        cpus.append(statistics.median(r.cpu for r in runs))
+    timing.runs, timing.median_s, timing.min_s = count, sum(medians), sum(mins)
+    timing.cpu_s, timing.peak_rss_mib, timing.findings = sum(cpus), rss, findings
     timing.files_reported = files or None
     return timing
 
@@ -237,9 +248,16 @@ def ratio(a: Timing | None, b: Timing | None) -> float | None:
     return a.median_s / b.median_s
 
 
-def report(timings: dict[str, Timing], files: int, mode: str) -> list[str]:
-    lines = [f"staged files: {files}   mode: {mode}", ""]
-    head = f"{'tool':<9} {'version':<18} {'runs':>4} {'median s':>9} {'min s':>7} {'files/s':>8} "
+def cpu_ratio(a: Timing | None, b: Timing | None) -> str:
+    if not a or not b or not a.cpu_s or not b.cpu_s:
+        return "n/a"
+    return f"{a.cpu_s / b.cpu_s:.2f}x"
+
+
+def report(timings: dict[str, Timing], files: int, mode: str, load: str) -> list[str]:
+    lines = [f"staged files: {files}   mode: {mode}   {load}", ""]
+    head = f"{'tool':<9} {'version':<18} {'runs':>4} {'median s':>9} {'min s':>7} {'cpu s':>7} "
+    head += f"{'files/s':>8} "
     lines.append(head + f"{'peak RSS':>9} {'findings':>8} {'files seen':>10}  note")
     for t in timings.values():
         if t.median_s is None:
@@ -249,7 +267,8 @@ def report(timings: dict[str, Timing], files: int, mode: str) -> list[str]:
         seen = "" if t.files_reported is None else str(t.files_reported)
         lines.append(
             f"{t.tool:<9} {t.version[:18]:<18} {t.runs:>4} {t.median_s:>9.3f} {t.min_s:>7.3f} "
-            f"{rate:>8.0f} {t.peak_rss_mib:>7.1f}Mi {t.findings!s:>8} {seen:>10}  {t.problem}"
+            f"{t.cpu_s:>7.3f} {rate:>8.0f} {t.peak_rss_mib:>7.1f}Mi {t.findings!s:>8} {seen:>10}"
+            f"  {t.problem}"
         )
     lines.append("")
     apc, agnix, skillsaw = (timings.get(k) for k in ("apc", "agnix", "skillsaw"))
@@ -258,6 +277,10 @@ def report(timings: dict[str, Timing], files: int, mode: str) -> list[str]:
     lines += verdict("apc / agnix", ratio(apc, agnix), apc_target, at_most=True)
     lines += verdict("skillsaw / apc", ratio(skillsaw, apc), skillsaw_target, at_most=False)
     lines += verdict("skillsaw / agnix (reference)", ratio(skillsaw, agnix), None, at_most=False)
+    lines += [
+        f"cpu-time ratios (less sensitive to a busy machine; agnix may use several threads): "
+        f"apc / agnix {cpu_ratio(apc, agnix)}, skillsaw / apc {cpu_ratio(skillsaw, apc)}"
+    ]
     if apc and apc.problem:
         lines.append(
             f"note: apc did not complete ({apc.problem}); its time is only the time to fail, "
@@ -265,6 +288,12 @@ def report(timings: dict[str, Timing], files: int, mode: str) -> list[str]:
             f"agnix, skillsaw >= {SKILLSAW_TARGET:g}x apc)"
         )
     return lines
+
+
+def machine_load() -> str:
+    """CPUs and load average at the end: the timings are only as quiet as the machine was."""
+    one, five, _ = os.getloadavg()
+    return f"cpus: {os.cpu_count()}   load avg 1/5 min: {one:.2f} / {five:.2f}"
 
 
 def verdict(label: str, value: float | None, target: float | None, at_most: bool) -> list[str]:
@@ -340,7 +369,7 @@ def run(options: argparse.Namespace, scratch: Path) -> int:
             else options.runs
         )
         timings[tool.name] = measure(tool, targets, runs, outputs)
-    print("\n".join(report(timings, files, options.mode)))
+    print("\n".join(report(timings, files, options.mode, machine_load())))
     if options.json:
         data = {
             "files": files,
