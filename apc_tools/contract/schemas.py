@@ -42,7 +42,6 @@ _TYPE_WORDS = {
     "number": "a number",
     "null": "empty",
 }
-_KEY_VALIDATORS = ("required", "additionalProperties", "propertyNames")
 
 
 @dataclass(frozen=True)
