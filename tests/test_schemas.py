@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
@@ -445,3 +447,108 @@ def test_cli_unknown_schema_exits_2() -> None:
     result = CliRunner().invoke(main, ["schema", "nope"])
     assert result.exit_code == 2
     assert "no schema 'nope'" in result.output
+
+
+# --- the fast validity check equals jsonschema -------------------------------------------------
+
+
+ODD_VALUES = st.sampled_from(
+    [None, True, False, 0, 1, 1.0, 1.5, -1, "", "x", "APC001", [], {}, ["a"]]
+)
+BY_TYPE: dict[str, st.SearchStrategy[Any]] = {
+    "boolean": st.booleans(),
+    "integer": st.integers(-2, 2),
+    "number": st.floats(-2, 2),
+    "null": st.none(),
+    "string": st.from_regex(r"[a-zA-Z0-9_ -]{0,12}", fullmatch=True),
+    "array": st.lists(st.text(max_size=5), max_size=3),
+    "object": st.dictionaries(st.text(max_size=5), st.text(max_size=5), max_size=2),
+}
+
+
+def instances_for(schema: Any, root: dict[str, Any], depth: int = 0) -> st.SearchStrategy[Any]:
+    """Instances near the schema: mostly valid values (its patterns, enum values, examples,
+    boundary lengths, required keys present) with an odd value here and there, so that a
+    document that is valid but for one detail comes out often."""
+    if isinstance(schema, dict) and isinstance(schema.get("$ref"), str):
+        schema = root["$defs"][schema["$ref"].rsplit("/", 1)[-1]]
+    if not isinstance(schema, dict) or depth > 3:
+        return ODD_VALUES
+    good = leaf_strategies(schema) + [
+        instances_for(sub, root, depth + 1) for sub in schema.get("anyOf", [])
+    ]
+    if schema.get("properties") or isinstance(schema.get("additionalProperties"), dict):
+        good += object_strategies(schema, root, depth)
+    if isinstance(schema.get("items"), dict):
+        good.append(st.lists(instances_for(schema["items"], root, depth + 1), max_size=3))
+    return st.one_of(*(good * 4), ODD_VALUES) if good else ODD_VALUES
+
+
+def leaf_strategies(schema: dict[str, Any]) -> list[st.SearchStrategy[Any]]:
+    kinds = schema.get("type", [])
+    found = [BY_TYPE[k] for k in ([kinds] if isinstance(kinds, str) else kinds)]
+    values = [*schema.get("enum", []), *schema.get("examples", [])]
+    values += [schema["const"]] if "const" in schema else []
+    if values:
+        found.append(st.sampled_from(values))
+    if "pattern" in schema:
+        found.append(st.from_regex(schema["pattern"], fullmatch=True))
+    if "maxLength" in schema or "minLength" in schema:
+        top = schema.get("maxLength", 3)
+        found.append(st.sampled_from([0, 1, top, top + 1]).map(lambda n: "a" * n))
+    return found
+
+
+def object_strategies(
+    schema: dict[str, Any], root: dict[str, Any], depth: int
+) -> list[st.SearchStrategy[Any]]:
+    props, extra = schema.get("properties", {}), schema.get("additionalProperties")
+    values = {k: instances_for(v, root, depth + 1) for k, v in props.items()}
+    required = [k for k in schema.get("required", []) if k in values]
+    then = schema.get("then", {}).get("required", [])
+    must = {k: values[k] for k in [*required, *then] if k in values}
+    rest = {k: v for k, v in values.items() if k not in must}
+    extra_values = instances_for(extra, root, depth + 1) if isinstance(extra, dict) else ODD_VALUES
+    names = st.sampled_from(["zz", "x-tool", "APC001", "bad id", "Name", "srv"])
+    extras = st.one_of(st.just({}), st.just({}), st.dictionaries(names, extra_values, max_size=2))
+    merge = lambda a, b: {**b, **a}  # noqa: E731
+    complete = st.builds(merge, st.fixed_dictionaries(must, optional=rest), extras)
+    partial = st.builds(merge, st.fixed_dictionaries({}, optional=values), extras)
+    return [complete, complete, partial]
+
+
+@pytest.mark.parametrize("name", OURS)
+def test_fast_check_equals_jsonschema(name: str) -> None:
+    from apc_tools.contract.schemas import _frozen_schema, _valid
+
+    root = _frozen_schema(name)
+
+    @settings(max_examples=min(settings().max_examples, 500))
+    @given(instance=instances_for(root, root) | JSON_VALUES)
+    def check(instance: Any) -> None:
+        assert _valid(root, root, instance) is validator(name).is_valid(instance)
+        assert (schema_errors(name, instance) == []) is validator(name).is_valid(instance)
+
+    check()
+
+
+def test_warnings_reuse_given_errors() -> None:
+    skill = {"name": "x", "description": "d", "allowed-tools": 3, "compatibility": ""}
+    errors = schema_errors("skill-agentskills", skill)
+    assert [e.json_path for e in errors] == ["$.allowed-tools"]
+    given_errors = schema_warnings("skill-agentskills", skill, errors)
+    assert given_errors == schema_warnings("skill-agentskills", skill)
+    assert [w.json_path for w in given_errors] == ["$.compatibility"]
+
+
+def test_valid_documents_do_not_import_jsonschema() -> None:
+    code = (
+        "import sys\n"
+        "from apc_tools.contract.schemas import schema_errors, schema_warnings\n"
+        "doc = {'name': 'x', 'description': 'd', 'metadata': {'a': 'b'}}\n"
+        "assert schema_errors('skill-agentskills', doc) == []\n"
+        "assert schema_warnings('skill-agentskills', doc) == []\n"
+        "print('jsonschema' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.stdout.strip() == "False", done.stdout + done.stderr

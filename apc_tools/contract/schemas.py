@@ -42,7 +42,6 @@ _TYPE_WORDS = {
     "number": "a number",
     "null": "empty",
 }
-_KEY_VALIDATORS = ("required", "additionalProperties", "propertyNames")
 
 
 @dataclass(frozen=True)
@@ -109,13 +108,13 @@ def validator(name: str) -> Any:
     """A compiled, cached ``jsonschema.Draft202012Validator`` for schema ``name``."""
     from jsonschema import Draft202012Validator
 
-    return Draft202012Validator(load_schema(name))
+    return Draft202012Validator(_frozen_schema(name))
 
 
 @cache
 def _frozen_schema(name: str) -> Mapping[str, Any]:
-    schema: Mapping[str, Any] = validator(name).schema
-    return schema
+    """The shared parsed schema (never handed out: :func:`load_schema` gives copies)."""
+    return load_schema(name)
 
 
 def known_keys(name: str) -> frozenset[str]:
@@ -143,6 +142,9 @@ def schema_errors(name: str, instance: Any) -> list[SchemaError]:
     key whose value is also wrong, a value breaking two constraints), the most relevant one
     (jsonschema's ``relevance``, as ``best_match`` uses) is reported. Sorted by location.
     """
+    root = _frozen_schema(name)
+    if _valid(root, root, instance):
+        return []
     from jsonschema.exceptions import relevance
 
     groups: dict[tuple[PathPart, ...], list[tuple[Any, SchemaError]]] = {}
@@ -266,15 +268,19 @@ def _sort_key(error: SchemaError) -> tuple[Any, ...]:
 # --- warnings ----------------------------------------------------------------------------------
 
 
-def schema_warnings(name: str, instance: Any) -> list[SchemaError]:
+def schema_warnings(
+    name: str, instance: Any, errors: Iterable[SchemaError] | None = None
+) -> list[SchemaError]:
     """Warning-level problems: missing ``x-apc-recommended`` keys, values that fail their
     ``x-apc-preferred`` subschema, and keys not declared where ``x-apc-unknown-keys`` is
     ``"warning"``. Follows ``properties``, ``additionalProperties``, ``items`` and local
-    ``$ref``. A location that already has a schema error gets no warning."""
+    ``$ref``. A location that has a schema error gets no warning; pass ``errors`` (the result of
+    :func:`schema_errors` for the same instance) to save computing them again."""
     root = _frozen_schema(name)
-    errors = {_where(e) for e in schema_errors(name, instance)}
+    errors = schema_errors(name, instance) if errors is None else errors
+    taken = {_where(e) for e in errors}
     found = {(w.path, w.key, w.validator): w for w in _walk(root, root, instance, ())}
-    return sorted((w for w in found.values() if _where(w) not in errors), key=_sort_key)
+    return sorted((w for w in found.values() if _where(w) not in taken), key=_sort_key)
 
 
 def _where(error: SchemaError) -> tuple[PathPart, ...]:
@@ -331,7 +337,7 @@ def _preferred(
     schema: Mapping[str, Any], instance: Any, path: tuple[PathPart, ...]
 ) -> Iterable[SchemaError]:
     preferred = schema.get("x-apc-preferred")
-    if not isinstance(preferred, Mapping):
+    if not isinstance(preferred, Mapping) or _valid(preferred, preferred, instance):
         return
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import best_match
@@ -351,3 +357,197 @@ def _should_message(schema: Mapping[str, Any], error: Any, path: tuple[PathPart,
     if described.startswith("must "):
         described = "should " + described[5:]
     return f"{_label(path)} {described}"
+
+
+# --- fast validity check -----------------------------------------------------------------------
+# jsonschema takes ~0.25 ms per small document (and ~150 ms to import), and nearly every file is
+# valid. _valid() answers "is it valid?" for the keywords the schemas use, with jsonschema's
+# semantics (bool is not a number, 1.0 is an integer, `pattern` is re.search, `format` is an
+# annotation); jsonschema runs only to explain a failure. A keyword it does not know makes it
+# defer to jsonschema. tests/test_schemas.py holds it equal to jsonschema's is_valid.
+
+
+class _Unsupported(Exception):
+    """A schema keyword the fast check does not implement."""
+
+
+_ANNOTATIONS = frozenset(
+    {
+        "$schema",
+        "$id",
+        "$defs",
+        "$comment",
+        "title",
+        "description",
+        "examples",
+        "default",
+        "deprecated",
+        "format",
+        "then",
+        "else",
+        "readOnly",
+        "writeOnly",
+    }
+)
+
+
+def _valid(root: Mapping[str, Any], schema: Any, instance: Any) -> bool:
+    """True when ``instance`` is valid; falls back to jsonschema for unknown keywords."""
+    try:
+        return _check(root, schema, instance)
+    except _Unsupported:
+        from jsonschema import Draft202012Validator
+
+        return bool(Draft202012Validator(root).evolve(schema=schema).is_valid(instance))
+
+
+def _check(root: Mapping[str, Any], schema: Any, instance: Any) -> bool:
+    if isinstance(schema, bool):
+        return schema
+    for keyword, value in schema.items():
+        check = _CHECKS.get(keyword)
+        if check is not None:
+            if not check(root, value, instance, schema):
+                return False
+        elif keyword not in _ANNOTATIONS and not keyword.startswith("x-"):
+            raise _Unsupported(keyword)
+    return True
+
+
+def _is_type(instance: Any, kind: str) -> bool:
+    if kind == "integer":
+        if isinstance(instance, float):
+            return instance.is_integer()
+        return isinstance(instance, int) and not isinstance(instance, bool)
+    if kind == "number":
+        return isinstance(instance, int | float) and not isinstance(instance, bool)
+    return isinstance(instance, _TYPES[kind])
+
+
+_TYPES: dict[str, type | tuple[type, ...]] = {
+    "object": dict,
+    "array": list,
+    "string": str,
+    "boolean": bool,
+    "null": type(None),
+}
+
+
+def _equal(one: Any, two: Any) -> bool:
+    if isinstance(one, str) or isinstance(two, str):
+        return bool(one == two)
+    if isinstance(one, list | tuple) and isinstance(two, list | tuple):
+        return len(one) == len(two) and all(_equal(a, b) for a, b in zip(one, two, strict=True))
+    if isinstance(one, Mapping) and isinstance(two, Mapping):
+        return one.keys() == two.keys() and all(_equal(one[k], two[k]) for k in one)
+    if isinstance(one, bool) or isinstance(two, bool):
+        return isinstance(one, bool) and isinstance(two, bool) and one == two
+    return bool(one == two)
+
+
+@cache
+def _regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def _resolve_ref(root: Mapping[str, Any], ref: str) -> Any:
+    if not ref.startswith("#"):
+        raise _Unsupported("$ref")
+    target: Any = root
+    for part in filter(None, ref[1:].split("/")):
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(target, Mapping) or part not in target:
+            raise _Unsupported("$ref")
+        target = target[part]
+    return target
+
+
+def _extra_keys(schema: Mapping[str, Any], instance: Mapping[str, Any]) -> Iterator[Any]:
+    declared = schema.get("properties", {})
+    patterns = [_regex(p) for p in schema.get("patternProperties", {})]
+    for key in instance:
+        if key not in declared and not (
+            isinstance(key, str) and any(p.search(key) for p in patterns)
+        ):
+            yield key
+
+
+def _k_type(root: Any, value: Any, instance: Any, schema: Any) -> bool:
+    kinds = [value] if isinstance(value, str) else value
+    return any(_is_type(instance, k) for k in kinds)
+
+
+def _k_properties(root: Any, value: Any, instance: Any, schema: Any) -> bool:
+    if not isinstance(instance, dict):
+        return True
+    return all(_check(root, sub, instance[k]) for k, sub in value.items() if k in instance)
+
+
+def _k_pattern_properties(root: Any, value: Any, instance: Any, schema: Any) -> bool:
+    if not isinstance(instance, dict):
+        return True
+    return all(
+        _check(root, sub, v)
+        for pattern, sub in value.items()
+        for k, v in instance.items()
+        if isinstance(k, str) and _regex(pattern).search(k)
+    )
+
+
+def _k_additional(root: Any, value: Any, instance: Any, schema: Any) -> bool:
+    if not isinstance(instance, dict):
+        return True
+    return all(_check(root, value, instance[k]) for k in _extra_keys(schema, instance))
+
+
+def _k_if(root: Any, value: Any, instance: Any, schema: Any) -> bool:
+    branch = "then" if _check(root, value, instance) else "else"
+    return branch not in schema or _check(root, schema[branch], instance)
+
+
+def _k_unique(root: Any, value: Any, instance: Any, schema: Any) -> bool:
+    if not value or not isinstance(instance, list):
+        return True
+    return not any(_equal(a, b) for i, a in enumerate(instance) for b in instance[i + 1 :])
+
+
+def _k_items(root: Any, value: Any, instance: Any, schema: Any) -> bool:
+    if "prefixItems" in schema:
+        raise _Unsupported("prefixItems")
+    return not isinstance(instance, list) or all(_check(root, value, v) for v in instance)
+
+
+def _when(kind: str, test: Any) -> Any:
+    """A keyword check that applies only to instances of JSON type ``kind``."""
+    return lambda root, value, instance, schema: (
+        not _is_type(instance, kind) or bool(test(root, value, instance))
+    )
+
+
+_CHECKS: dict[str, Any] = {
+    "type": _k_type,
+    "properties": _k_properties,
+    "patternProperties": _k_pattern_properties,
+    "additionalProperties": _k_additional,
+    "if": _k_if,
+    "uniqueItems": _k_unique,
+    "items": _k_items,
+    "required": _when("object", lambda r, v, i: all(k in i for k in v)),
+    "propertyNames": _when("object", lambda r, v, i: all(_check(r, v, k) for k in i)),
+    "minProperties": _when("object", lambda r, v, i: len(i) >= v),
+    "maxProperties": _when("object", lambda r, v, i: len(i) <= v),
+    "pattern": _when("string", lambda r, v, i: _regex(v).search(i) is not None),
+    "minLength": _when("string", lambda r, v, i: len(i) >= v),
+    "maxLength": _when("string", lambda r, v, i: len(i) <= v),
+    "minItems": _when("array", lambda r, v, i: len(i) >= v),
+    "maxItems": _when("array", lambda r, v, i: len(i) <= v),
+    "minimum": _when("number", lambda r, v, i: i >= v),
+    "maximum": _when("number", lambda r, v, i: i <= v),
+    "enum": lambda r, v, i, s: any(_equal(i, e) for e in v),
+    "const": lambda r, v, i, s: _equal(i, v),
+    "anyOf": lambda r, v, i, s: any(_check(r, sub, i) for sub in v),
+    "allOf": lambda r, v, i, s: all(_check(r, sub, i) for sub in v),
+    "oneOf": lambda r, v, i, s: sum(_check(r, sub, i) for sub in v) == 1,
+    "not": lambda r, v, i, s: not _check(r, v, i),
+    "$ref": lambda r, v, i, s: _check(r, _resolve_ref(r, v), i),
+}
