@@ -80,14 +80,13 @@ def main() -> None:
 @click.option(
     "--profile",
     type=click.Choice(["default", "agentskills"]),
-    default="default",
-    show_default=True,
+    default=None,
     help="agentskills: SKILL.md exactly as the Agent Skills spec (unknown keys are errors).",
 )
 @common_options
 def validate(
     paths: tuple[Path, ...],
-    profile: str,
+    profile: str | None,
     fmt: str,
     strict: bool,
     config: Path | None,

@@ -163,10 +163,11 @@ class Result:
 
     findings: tuple[Finding, ...]
     files: int
+    strict: bool = False  # the project's policy asks that warnings fail too
 
     @classmethod
-    def of(cls, findings: Iterable[Finding], files: int) -> Result:
-        return cls(tuple(sorted(set(findings), key=Finding.sort_key)), files)
+    def of(cls, findings: Iterable[Finding], files: int, *, strict: bool = False) -> Result:
+        return cls(tuple(sorted(set(findings), key=Finding.sort_key)), files, strict)
 
     @property
     def summary(self) -> Summary:
@@ -174,7 +175,7 @@ class Result:
 
     def failed(self, strict: bool = False) -> bool:
         """True when the run must exit 1: an error, or a warning under ``--strict``."""
-        worst = {Severity.ERROR, Severity.WARNING} if strict else {Severity.ERROR}
+        worst = {Severity.ERROR, Severity.WARNING} if strict or self.strict else {Severity.ERROR}
         return any(f.severity in worst for f in self.findings)
 
 

@@ -101,7 +101,7 @@ def test_policy_turns_rules_off_and_allows_paths(tmp_path: Path) -> None:
             "skills/a/SKILL.md": "---\nname: a\nname: a\ndescription: d\n---\n",
             "skills/b/SKILL.md": "---\nname: [\n---\n",
             ".apc-tools.yaml": (
-                "version: 1\nrules:\n  YML002: off\nallow:\n  YML001: ['skills/b/*']\n"
+                "version: 1\ndisable: [YML002]\nallow:\n  YML001: ['skills/b/*']\n"
             ),
         },
     )
@@ -159,3 +159,35 @@ def test_whole_corpus_validates_without_exception(tmp_path: Path) -> None:
     result = validate([work], cwd=tmp_path)
     assert result.files > 200
     assert all(f.path.startswith("corpus/") for f in result.findings)
+
+
+def test_policy_severity_strict_profile_and_exclude(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "AGENTS.md": "# A\n",
+            "vendor/skills/v/SKILL.md": "---\nname: [\n---\n",
+            ".cursor/rules/a.mdc": "---\ndescription: d\nglobs: **/*.ts\n---\nx\n",
+            "a.ts": "x\n",
+            ".apc-tools.yaml": (
+                "version: 1\nstrict: true\nprofile: agentskills\nseverity:\n  YML005: info\n"
+                "exclude: ['vendor/**']\n"
+            ),
+        },
+    )
+    result = validate([tmp_path], cwd=tmp_path)
+    assert not [f for f in result.findings if f.path.startswith("vendor/")]
+    lenient = [f for f in result.findings if f.rule == "YML005"]
+    assert lenient and all(f.severity is Severity.INFO for f in lenient)
+    assert result.strict and not result.failed()  # no warning left: info does not fail
+    write_tree(tmp_path, {".apc-tools.yaml": "version: 1\nstrict: true\n"})
+    assert validate([tmp_path], cwd=tmp_path).failed()  # the YML005 warning now fails
+
+
+def test_policy_errors_name_the_line(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {"AGENTS.md": "# A\n", ".apc-tools.yaml": "version: 1\nseverity:\n  YML001: loud\n"},
+    )
+    with pytest.raises(CannotRun, match=r"line 3: .*severity"):
+        validate([tmp_path], cwd=tmp_path)

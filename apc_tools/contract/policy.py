@@ -1,49 +1,63 @@
-"""The policy file ``.apc-tools.yaml``: per-rule severity, disabled rules, path allow-lists.
+"""The policy file ``.apc-tools.yaml`` (schema: ``apc schema policy``).
 
 ```yaml
 version: 1
-rules:                      # per rule: off, error, warning or info
-  YML005: off
-allow:                      # per rule: paths (globs, relative to the project) where it is allowed
+profile: default            # or agentskills
+strict: false               # warnings fail the run too
+severity: {YML005: info}    # per-rule severity
+disable: [AGM006]           # rules that are not reported
+allow:                      # per rule: path globs (relative to the project) where it is accepted
   IO003: ["docs/big-skill/SKILL.md"]
+exclude: ["vendor/**"]      # paths apc never reads
 ```
-A missing file means the defaults. An unreadable or invalid file is an error that stops the run
-(exit 2): a gate must never silently run with a policy other than the one committed.
+A missing file means the defaults. An unreadable or invalid file stops the run (exit 2): a gate
+must never silently run with a policy other than the one committed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from apc_tools.contract.globs import glob_match
 from apc_tools.findings import CannotRun, Finding, Severity
 
 POLICY_FILE = ".apc-tools.yaml"
-LEVELS = {"off": None, "error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO}
+
+
+def _no_mapping() -> Mapping[str, Any]:
+    return MappingProxyType({})
 
 
 @dataclass(frozen=True)
 class Policy:
-    severities: Mapping[str, Severity | None] = field(default_factory=lambda: MappingProxyType({}))
-    allow: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    severities: Mapping[str, Severity] = field(default_factory=_no_mapping)
+    disabled: frozenset[str] = frozenset()
+    allow: Mapping[str, tuple[str, ...]] = field(default_factory=_no_mapping)
+    exclude: tuple[str, ...] = ()
+    profile: str | None = None
+    strict: bool = False
     source: str | None = None
 
-    def apply(self, findings: Iterable[Finding]) -> list[Finding]:
+    def allowed(self, rule: str, path: str) -> bool:
+        return any(glob_match(g, path) for g in self.allow.get(rule, ()))
+
+    def excluded(self, rel: str) -> bool:
+        return any(glob_match(g, rel) for g in self.exclude)
+
+    def apply(self, findings: Iterable[Finding], root_display: str = "") -> list[Finding]:
+        """Drop disabled and allowed findings; apply severity overrides."""
+        prefix = f"{root_display}/" if root_display else ""
         out: list[Finding] = []
         for finding in findings:
-            if finding.rule in self.severities:
-                level = self.severities[finding.rule]
-                if level is None:
-                    continue
-                finding = replace(finding, severity=level)
-            if any(
-                glob_match(g, finding.path) or finding.path.endswith("/" + g)
-                for g in self.allow.get(finding.rule, ())
-            ):
+            rel = finding.path[len(prefix) :] if finding.path.startswith(prefix) else finding.path
+            if finding.rule in self.disabled or self.allowed(finding.rule, rel):
                 continue
+            if finding.rule in self.severities:
+                finding = replace(finding, severity=self.severities[finding.rule])
             out.append(finding)
         return out
 
@@ -53,42 +67,41 @@ def _fail(path: Path, message: str) -> CannotRun:
 
 
 def parse_policy(path: Path, text: str) -> Policy:
+    """Parse and validate a policy file; raise CannotRun naming the file and line on error."""
     from apc_tools.contract.parse import load_yaml
+    from apc_tools.contract.schemas import schema_errors
 
     doc = load_yaml(text)
     if not doc.ok:
-        first = next(p for p in doc.problems)
+        first = doc.problems[0]
         raise _fail(path, f"line {first.line}: {first.message}")
     data = doc.data if doc.data is not None else {}
-    if not isinstance(data, dict):
-        raise _fail(path, "expected a mapping with 'version: 1'")
-    if data.get("version", 1) != 1:
-        raise _fail(path, f"unsupported version {data.get('version')!r} (this apc reads 1)")
-    for section in ("rules", "allow"):
-        if not isinstance(data.get(section) or {}, dict):
-            raise _fail(path, f"'{section}' must be a mapping of rule IDs")
-    severities: dict[str, Severity | None] = {}
-    for rule, level in (data.get("rules") or {}).items():
-        if str(level).lower() not in LEVELS:
-            raise _fail(path, f"rules.{rule}: expected off, error, warning or info")
-        severities[str(rule).upper()] = LEVELS[str(level).lower()]
-    allow: dict[str, tuple[str, ...]] = {}
-    for rule, globs in (data.get("allow") or {}).items():
-        if not isinstance(globs, list) or not all(isinstance(g, str) for g in globs):
-            raise _fail(path, f"allow.{rule}: expected a list of path globs")
-        allow[str(rule).upper()] = tuple(globs)
-    return Policy(MappingProxyType(severities), MappingProxyType(allow), str(path))
+    errors = schema_errors("policy", data)
+    if errors:
+        error = errors[0]
+        pos = doc.key_at((*error.path, error.key) if error.key else error.path)
+        where = f"line {pos.line}: " if pos else ""
+        raise _fail(path, f"{where}{error.json_path}: {error.message}")
+    return Policy(
+        severities=MappingProxyType(
+            {k: Severity(v) for k, v in (data.get("severity") or {}).items()}
+        ),
+        disabled=frozenset(data.get("disable") or ()),
+        allow=MappingProxyType({k: tuple(v) for k, v in (data.get("allow") or {}).items()}),
+        exclude=tuple(data.get("exclude") or ()),
+        profile=data.get("profile"),
+        strict=bool(data.get("strict", False)),
+        source=str(path),
+    )
 
 
-def load_policy(config: Path | None, roots: Sequence[Path]) -> Policy:
-    """The policy named by --config, else ``.apc-tools.yaml`` in the first root that has one."""
-    candidates = [config] if config is not None else [r / POLICY_FILE for r in roots]
-    for candidate in candidates:
-        if config is None and not candidate.is_file():
-            continue
-        try:
-            text = candidate.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise _fail(candidate, f"cannot read the policy file: {exc}") from exc
-        return parse_policy(candidate, text)
-    return Policy()
+def load_policy(config: Path | None, root: Path) -> Policy:
+    """The policy named by --config, else ``.apc-tools.yaml`` at ``root``, else the defaults."""
+    candidate = config if config is not None else root / POLICY_FILE
+    if config is None and not candidate.is_file():
+        return Policy()
+    try:
+        text = candidate.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _fail(candidate, f"cannot read the policy file: {exc}") from exc
+    return parse_policy(candidate, text)

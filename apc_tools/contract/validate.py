@@ -122,8 +122,12 @@ def check_project(project: Project) -> list[Finding]:
     return found
 
 
-def _projects_in(tree: Path, cwd: Path, profile: str) -> tuple[list[Project], list[Finding], int]:
+def _projects_in(
+    tree: Path, cwd: Path, profile: str, policy: Policy | None = None
+) -> tuple[list[Project], list[Finding], int]:
     files, tracked = list_files(tree)
+    if policy is not None and policy.exclude:
+        files = [f for f in files if not policy.excluded(f)]
     roots = project_roots(files)
     grouped: dict[str, list[str]] = {r: [] for r in roots}
     for rel in files:
@@ -169,10 +173,10 @@ def find_root(start: Path) -> Path:
 
 
 def _validate_files(
-    root: Path, paths: Sequence[Path], cwd: Path, profile: str
+    root: Path, paths: Sequence[Path], cwd: Path, profile: str, policy: Policy
 ) -> tuple[list[Finding], int]:
     """Check single files with their project as context; report only on those files."""
-    projects, found, _ = _projects_in(root, cwd, profile)
+    projects, found, _ = _projects_in(root, cwd, profile, policy)
     for project in projects:
         found += check_project(project)
     wanted: set[str] = set()
@@ -220,22 +224,31 @@ def _repath(finding: Finding, path: str) -> Finding:
 def validate(
     paths: Sequence[Path],
     *,
-    profile: str = "default",
+    profile: str | None = None,
     config_path: Path | None = None,
     cwd: Path | None = None,
 ) -> Result:
-    """Validate folders (every project inside) and single files; return sorted findings."""
-    if profile not in PROFILES:
+    """Validate folders (every project inside) and single files; return sorted findings.
+
+    The policy file is ``config_path`` or ``.apc-tools.yaml`` at the first folder given (or the
+    project root of the first file). ``profile`` None means the policy's, else "default".
+    """
+    if profile is not None and profile not in PROFILES:
         raise CannotRun(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
     cwd = (cwd or Path.cwd()).resolve()
+    for path in paths:
+        if not path.exists() and not path.is_symlink():
+            raise CannotRun(f"{path}: no such file or folder")
+    dirs = [p.resolve() for p in paths if p.is_dir()]
+    base = dirs[0] if dirs else find_root(paths[0])
+    policy = load_policy(config_path, base)
+    profile = profile or policy.profile or "default"
     found: list[Finding] = []
     count = 0
     singles: dict[Path, list[Path]] = {}
     for path in paths:
-        if not path.exists() and not path.is_symlink():
-            raise CannotRun(f"{path}: no such file or folder")
         if path.is_dir():
-            projects, problems, seen = _projects_in(path.resolve(), cwd, profile)
+            projects, problems, seen = _projects_in(path.resolve(), cwd, profile, policy)
             found += problems
             count += seen
             for project in projects:
@@ -243,11 +256,11 @@ def validate(
         else:
             singles.setdefault(find_root(path), []).append(path)
     for root, members in singles.items():
-        more, seen = _validate_files(root, members, cwd, profile)
+        more, seen = _validate_files(root, members, cwd, profile, policy)
         found += more
         count += seen
-    policy = load_policy(config_path, [p for p in paths if p.is_dir()])
-    return Result.of(policy.apply(found), count)
+    applied = policy.apply(found, display_root(base, cwd))
+    return Result.of(applied, count, strict=policy.strict)
 
 
 def load_contract(start: Path, *, profile: str = "default") -> Contract | None:
