@@ -1,0 +1,73 @@
+"""AWS Bedrock Converse ``messages[]``.
+
+Blocks are one-key objects: ``{"text"}``, ``{"toolUse": {toolUseId, name, input}}`` in an
+assistant message, ``{"toolResult": {toolUseId, content: [...], status}}`` in the next user
+message, plus ``reasoningContent``, ``image``, ``document``, ...
+
+Synthetic result block: ``{"toolResult": {"toolUseId": ..., "content": [{"text":
+SYNTHETIC_TEXT}], "status": "error"}}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from apc_tools.runtime.adapters.base import BlockAdapter
+from apc_tools.runtime.model import SYNTHETIC_TEXT, Call, Kind, Message, Result, text_id
+
+
+def _inner(block: Any, key: str) -> dict[str, Any] | None:
+    if isinstance(block, dict) and isinstance(block.get(key), dict):
+        inner: dict[str, Any] = block[key]
+        return inner
+    return None
+
+
+class Bedrock(BlockAdapter):
+    wire = "bedrock"
+
+    def text_block(self, text: str) -> dict[str, Any]:
+        return {"text": text}
+
+    def block_call(self, block: Any, pos: int) -> Call | None:
+        inner = _inner(block, "toolUse")
+        if inner is None:
+            return None
+        return Call(text_id(inner.get("toolUseId")), text_id(inner.get("name")), pos, "toolUse")
+
+    def block_result(self, block: Any, pos: int) -> Result | None:
+        inner = _inner(block, "toolResult")
+        if inner is None:
+            return None
+        return Result(text_id(inner.get("toolUseId")), None, pos)
+
+    def parse(self, raw: Mapping[str, Any]) -> Message:
+        role = raw.get("role")
+        value = raw.get("content")
+        blocks = value if isinstance(value, list) else []
+        if role == "assistant":
+            calls = [c for pos, b in enumerate(blocks) if (c := self.block_call(b, pos))]
+            content = any(_inner(b, "toolUse") is None for b in blocks)
+            return Message("assistant", raw, calls=tuple(calls), content=content)
+        if role == "user":
+            results = [r for pos, b in enumerate(blocks) if (r := self.block_result(b, pos))]
+            content = any(_inner(b, "toolResult") is None for b in blocks)
+            kind: Kind = "tool" if results and not content else "user"
+            return Message(kind, raw, results=tuple(results), content=content)
+        return Message("other", raw, content=True)
+
+    def synthetic(self, call: Call) -> dict[str, Any]:
+        inner: dict[str, Any] = {}
+        if call.id is not None:
+            inner["toolUseId"] = call.id
+        inner.update(content=[{"text": SYNTHETIC_TEXT}], status="error")
+        return {"toolResult": inner}
+
+    def is_synthetic(self, item: Mapping[str, Any]) -> bool:
+        inner = _inner(item, "toolResult")
+        return (
+            inner is not None
+            and inner.get("content") == [{"text": SYNTHETIC_TEXT}]
+            and inner.get("status") == "error"
+        )
