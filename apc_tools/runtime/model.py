@@ -117,9 +117,15 @@ class Message:
 
 
 def matches(call: Call, result: Result) -> bool:
-    """Does ``result`` answer ``call``? By id when both have one, else by tool name."""
+    """Does ``result`` answer ``call``?
+
+    By id when both have one. Otherwise by tool name (Gemini ids are optional); when a name is
+    unknown too, a result without id answers a call without id (in order of occurrence).
+    """
     if call.id is not None and result.id is not None:
         return call.id == result.id
+    if call.name is None or result.name is None:
+        return call.id is None and result.id is None
     return call.name == result.name
 
 

@@ -55,8 +55,10 @@ def _block_vote(block: Any) -> str | None:
     kind = block.get("type")
     if kind in _RESPONSES_BLOCKS:
         return "openai-responses"
-    if kind in ("image_url", "input_audio"):
+    if kind in ("image_url", "input_audio", "file"):
         return "openai-chat"
+    if kind == "text":  # both OpenAI chat and Anthropic
+        return "anthropic" if "cache_control" in block or "citations" in block else None
     if isinstance(kind, str):
         return "anthropic"
     if _BEDROCK_KEYS & block.keys():
