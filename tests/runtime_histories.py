@@ -168,9 +168,9 @@ def view(wire: str, records: Sequence[Record]) -> list[Step]:
     out: list[Step] = []
     for record in records:
         step = _record_view(wire, record)
-        if out and step[0] in ("call", "result") and out[-1][0] == step[0]:
-            if step[0] == "result" or wire == "openai-responses":
-                out[-1] = (step[0], [*out[-1][1], *step[1]])
-                continue
+        grouped = step[0] == "result" or (step[0] == "call" and wire == "openai-responses")
+        if out and grouped and out[-1][0] == step[0]:
+            out[-1] = (step[0], [*out[-1][1], *step[1]])
+            continue
         out.append(step)
     return out
