@@ -206,13 +206,11 @@ class RepairStream:
         if self.wire == "gemini" and msg.kind == "assistant" and not msg.calls:
             self._pending.append((self._index, msg.raw))
             return []
-        out = self._flush_pending() if not msg.calls else []
         if msg.calls:
             self._open(msg)
-            return out
-        if msg.results:
-            return out + self._orphans(msg)
-        return [*out, dict(msg.raw)]
+            return []
+        kept = self._orphans(msg) if msg.results else [dict(msg.raw)]
+        return self._flush_pending() + kept if kept else []
 
     def _open(self, msg: Message) -> None:
         turn = _Turn()
