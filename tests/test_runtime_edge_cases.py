@@ -319,6 +319,14 @@ def test_edge_17_live_frontier_left_open_when_asked(wire: str) -> None:
     assert [v.rule for v in check(result.records, wire)] == ["WIR001"]
 
 
+@pytest.mark.parametrize("wire", WIRES)
+def test_edge_17_partly_answered_live_turn_left_open(wire: str) -> None:
+    history = build(wire, U, ("call", ["a", "b"]), ("result", ["a"]))
+    result = repaired(wire, history, close_trailing=False)
+    assert result.records == tuple(history) and result.changes == ()
+    assert [v.rule for v in check(history, wire)] == ["WIR001"]
+
+
 def test_edge_18_server_side_state_delta_is_kept() -> None:
     wire = "openai-responses"
     delta = build(wire, ("result", ["a"]), U)

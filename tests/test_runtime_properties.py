@@ -31,7 +31,9 @@ STEPS = st.one_of(
     st.just(("system", "s")),
     st.just(("empty",)),
     st.tuples(st.just("call"), st.lists(IDS, min_size=1, max_size=3)),
-    st.tuples(st.just("result"), st.lists(st.sampled_from(["a", "b", "c", "x"]), min_size=1, max_size=3)),
+    st.tuples(
+        st.just("result"), st.lists(st.sampled_from(["a", "b", "c", "x"]), min_size=1, max_size=3)
+    ),
 )
 OPS = st.lists(
     st.tuples(st.sampled_from(["drop", "dup", "swap", "merge"]), st.integers(0, 30)), max_size=4
@@ -52,7 +54,9 @@ def _damage(wire: str, records: list[dict[str, Any]], ops: list[tuple[str, int]]
             records.insert(i, copy.deepcopy(records[i]))
         elif op == "swap":
             records[i], records[i + 1] = records[i + 1], records[i]
-        elif isinstance(adapter, BlockAdapter) and records[i].get("role") == records[i + 1].get("role"):
+        elif isinstance(adapter, BlockAdapter) and records[i].get("role") == records[i + 1].get(
+            "role"
+        ):
             merged = adapter.items(records[i]) + adapter.items(records[i + 1])
             records[i : i + 2] = [adapter.with_items(records[i], copy.deepcopy(merged))]
 
@@ -93,13 +97,17 @@ def _kept_in_order(wire: str, history: list[dict[str, Any]], result: RepairResul
     expected = _expected(wire, history, result)
     got = _atoms(wire, result.records)
     if not isinstance(adapter_for(wire), BlockAdapter):
-        got = [a for a in got if not (a[1] == "result" and is_synthetic(result.records[a[0]], wire))]
+        got = [
+            a for a in got if not (a[1] == "result" and is_synthetic(result.records[a[0]], wire))
+        ]
     for kind in ("content", "call", "result"):
         assert [a[3] for a in got if a[1] == kind] == [a[3] for a in expected if a[1] == kind], kind
 
 
-def _stream(wire: str, history: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[Any]]:
-    stream = RepairStream(wire)
+def _stream(
+    wire: str, history: list[dict[str, Any]], live: bool
+) -> tuple[list[dict[str, Any]], list[Any]]:
+    stream = RepairStream(wire, close_trailing=not live)
     out: list[dict[str, Any]] = []
     for record in history:
         out += stream.feed(record)
@@ -107,16 +115,19 @@ def _stream(wire: str, history: list[dict[str, Any]]) -> tuple[list[dict[str, An
 
 
 @pytest.mark.parametrize("wire", WIRES)
-@given(steps=st.lists(STEPS, max_size=14), ops=OPS)
-def test_repair_properties(wire: str, steps: list[tuple[Any, ...]], ops: list[tuple[str, int]]) -> None:
+@given(steps=st.lists(STEPS, max_size=14), ops=OPS, live=st.booleans())
+def test_repair_properties(
+    wire: str, steps: list[tuple[Any, ...]], ops: list[tuple[str, int]], live: bool
+) -> None:
+    """``live`` leaves a trailing open turn open (close_trailing=False / live_tail=True)."""
     history = build(wire, *steps)
     _damage(wire, history, ops)
     before = copy.deepcopy(history)
-    result = repair(history, wire)
+    result = repair(history, wire, close_trailing=not live)
     assert history == before
-    assert check(result.records, wire) == ()
-    again = repair(result.records, wire)
+    assert check(result.records, wire, live_tail=live) == ()
+    again = repair(result.records, wire, close_trailing=not live)
     assert again.records == result.records and again.changes == ()
-    streamed, changes = _stream(wire, history)
+    streamed, changes = _stream(wire, history, live)
     assert tuple(streamed) == result.records and tuple(changes) == result.changes
     _kept_in_order(wire, history, result)

@@ -242,7 +242,7 @@ def _check_anthropic(messages: list[Message], live_tail: bool, start: int) -> li
         hi = _user_run(messages, i + 1)
         missing = _anthropic_results(adapter, messages, i, hi, out)
         late = any(v.rule == "WIR004" and v.index == i + 1 for v in out)
-        if missing and not late and not (live_tail and hi == len(messages) == i + 1):
+        if missing and not late and not (live_tail and hi == len(messages)):
             out.append(Violation(i, "WIR001", ANTHROPIC_DANGLING.format(i=i, ids=_ids(missing))))
         i = max(hi, i + 1)
     return out
@@ -278,9 +278,10 @@ def _check_gemini(messages: list[Message], live_tail: bool, start: int) -> list[
             if prev is None or prev.kind not in ("user", "tool"):
                 out.append(Violation(i, "WIR007", GEMINI_CALL_TURN))
             nxt = messages[i + 1] if i + 1 < len(messages) else None
-            if nxt is None and live_tail:
-                continue
-            out += _gemini_count(msg, nxt, i)
+            found = _gemini_count(msg, nxt, i)
+            if live_tail and (nxt is None or (i + 2 == len(messages) and nxt.results)):
+                found = [v for v in found if v.rule != "WIR001"]
+            out += found
         elif msg.results and (prev is None or not prev.calls) and i >= start:
             out.append(Violation(i, "WIR002", GEMINI_RESPONSE_TURN))
     return out
@@ -324,7 +325,8 @@ def _check_bedrock(messages: list[Message], live_tail: bool, start: int) -> list
         msg = messages[i]
         prev = messages[i - 1] if i > start else None
         if msg.results:
-            _bedrock_results(adapter, msg, prev, i, out)
+            live = live_tail and i + 1 == len(messages)
+            _bedrock_results(adapter, msg, prev, i, out, live)
         answered = i + 1 < len(messages) and messages[i + 1].results
         if msg.calls and not answered and not (live_tail and i + 1 == len(messages)):
             out.append(Violation(i, "WIR001", BEDROCK_MISSING.format(i=i + 1, ids=_ids(msg.calls))))
@@ -332,7 +334,12 @@ def _check_bedrock(messages: list[Message], live_tail: bool, start: int) -> list
 
 
 def _bedrock_results(
-    adapter: BlockAdapter, msg: Message, prev: Message | None, i: int, out: list[Violation]
+    adapter: BlockAdapter,
+    msg: Message,
+    prev: Message | None,
+    i: int,
+    out: list[Violation],
+    live: bool = False,
 ) -> None:
     items = adapter.items(msg.raw)
     last = max(r.pos for r in msg.results)
@@ -345,7 +352,7 @@ def _bedrock_results(
     calls = list(prev.calls) if prev is not None else []
     open_calls = list(calls)
     unmatched = [r for r in msg.results if _match(open_calls, r) is None]
-    if open_calls:
+    if open_calls and not live:
         out.append(Violation(i, "WIR001", BEDROCK_MISSING.format(i=i, ids=_ids(open_calls))))
     if len(msg.results) > len(calls) or (unmatched and not open_calls):
         dup = any(any(matches(c, r) for c in calls) for r in unmatched)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 WIRES = ("openai-chat", "openai-responses", "anthropic", "gemini", "bedrock")
 
@@ -71,8 +71,7 @@ class RepairResult:
     changes: tuple[Change, ...]
 
 
-@dataclass(frozen=True)
-class Call:
+class Call(NamedTuple):
     """A client tool call: its id (None when missing), tool name and position.
 
     ``pos`` is the index of the block inside the record's block list, or -1 when the call is the
@@ -86,8 +85,7 @@ class Call:
     style: str = ""
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(NamedTuple):
     """A tool result: the call id it answers (None when missing), name and position."""
 
     id: str | None
@@ -95,9 +93,8 @@ class Result:
     pos: int = -1
 
 
-@dataclass(frozen=True)
-class Message:
-    """The neutral view of one raw record.
+class Message(NamedTuple):
+    """The neutral view of one raw record (a named tuple: it is built for every record).
 
     kind: ``system`` (system/developer), ``user``, ``assistant`` (model output, with or without
     calls), ``tool`` (a record that only carries results), ``other`` (unknown role or item type:

@@ -153,7 +153,7 @@ class RepairStream:
     def feed(self, record: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Take the next record; return the records that are now final, in output order."""
         self._index += 1
-        if not isinstance(record, Mapping):
+        if not isinstance(record, dict) and not isinstance(record, Mapping):
             raise BadRecord(self._index, record)
         msg = self._adapter.parse(record)
         if not self._started:
@@ -216,7 +216,7 @@ class RepairStream:
         turn = _Turn()
         raw = self._merge_pending(msg.raw)
         if self.wire == "anthropic":
-            raw = self._calls_last(raw)
+            raw = self._calls_last(raw, msg.calls)
         turn.head.append(dict(raw))
         turn.slots = [_Slot(call, self._index) for call in msg.calls]
         self._turn = turn
@@ -275,17 +275,17 @@ class RepairStream:
         if first:
             turn.result_raw, turn.result_index, turn.original = msg.raw, self._index, items
         kept_any = moved = False
+        extra_before = len(turn.extra)
+        results = {result.pos: result for result in msg.results}
         for pos, block in enumerate(items):
-            result = adapter.block_result(block, pos)
+            result = results.get(pos)
             if result is None:
                 turn.extra.append(block)
                 kept_any = True
             elif self._take(turn, result):
                 turn.result_blocks.append(block)
                 kept_any = True
-                moved = moved or any(
-                    adapter.block_result(b, p) is None for p, b in enumerate(items[:pos])
-                )
+                moved = moved or len(turn.extra) > extra_before
             else:
                 turn.changed = True
         if moved:
@@ -329,7 +329,7 @@ class RepairStream:
             if not turn.changed and not synthetic:
                 return [dict(turn.result_raw)], False
             blocks = turn.result_blocks + synthetic + turn.extra
-            return [adapter.with_items(turn.result_raw, blocks)], False
+            return ([adapter.with_items(turn.result_raw, blocks)] if blocks else []), False
         if not synthetic:
             return [], False
         if closing is not None and closing.kind == "user" and self.wire in _MERGE_INTO_USER:
@@ -338,18 +338,17 @@ class RepairStream:
 
     # -- wire specifics --------------------------------------------------------------------
 
-    def _calls_last(self, raw: Mapping[str, Any]) -> Mapping[str, Any]:
+    def _calls_last(self, raw: Mapping[str, Any], calls: tuple[Call, ...]) -> Mapping[str, Any]:
         """Anthropic: move blocks that follow a tool_use before the first tool_use."""
         adapter = self._adapter
         assert isinstance(adapter, BlockAdapter)
         items = adapter.items(raw)
-        is_call = [adapter.block_call(b, p) is not None for p, b in enumerate(items)]
-        first = is_call.index(True)
-        if all(is_call[first:]):
+        if len(items) - calls[0].pos == len(calls):  # nothing but calls from the first call on
             return raw
         self._note(
             "moved-content", None, "moved content that followed a tool_use before the tool calls"
         )
+        is_call = [adapter.block_call(b, p) is not None for p, b in enumerate(items)]
         ordered = [b for b, c in zip(items, is_call, strict=True) if not c]
         ordered += [b for b, c in zip(items, is_call, strict=True) if c]
         return adapter.with_items(raw, ordered)

@@ -42,20 +42,38 @@ class Anthropic(BlockAdapter):
     def parse(self, raw: Mapping[str, Any]) -> Message:
         role = raw.get("role")
         value = raw.get("content")
-        blocks = value if isinstance(value, list) else []
-        content = isinstance(value, str) and value != ""
         if role == "assistant":
-            calls = [c for pos, b in enumerate(blocks) if (c := self.block_call(b, pos))]
-            content = content or any(_type(b) != "tool_use" for b in blocks)
-            return Message("assistant", raw, calls=tuple(calls), content=content)
+            return self._assistant(raw, value)
         if role == "user":
-            results = [r for pos, b in enumerate(blocks) if (r := self.block_result(b, pos))]
-            content = content or any(_type(b) != "tool_result" for b in blocks)
-            kind: Kind = "tool" if results and not content else "user"
-            return Message(kind, raw, results=tuple(results), content=content)
+            return self._user(raw, value)
         if role == "system":
             return Message("system", raw, content=nonempty(value))
         return Message("other", raw, content=True)
+
+    def _assistant(self, raw: Mapping[str, Any], value: Any) -> Message:
+        if not isinstance(value, list):
+            return Message("assistant", raw, content=isinstance(value, str) and value != "")
+        calls, content = [], False
+        for pos, block in enumerate(value):
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                calls.append(
+                    Call(text_id(block.get("id")), text_id(block.get("name")), pos, "tool_use")
+                )
+            else:
+                content = True
+        return Message("assistant", raw, tuple(calls), (), content)
+
+    def _user(self, raw: Mapping[str, Any], value: Any) -> Message:
+        if not isinstance(value, list):
+            return Message("user", raw, content=isinstance(value, str) and value != "")
+        results, content = [], False
+        for pos, block in enumerate(value):
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                results.append(Result(text_id(block.get("tool_use_id")), None, pos))
+            else:
+                content = True
+        kind: Kind = "tool" if results and not content else "user"
+        return Message(kind, raw, (), tuple(results), content)
 
     def synthetic(self, call: Call) -> dict[str, Any]:
         block: dict[str, Any] = {"type": "tool_result"}

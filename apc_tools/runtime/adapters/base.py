@@ -79,4 +79,4 @@ class BlockAdapter(Adapter):
 
 def nonempty(value: object) -> bool:
     """Content that counts as present: not None, not an empty string, list or object."""
-    return value not in (None, "", [], {})
+    return bool(value) or not (value is None or isinstance(value, str | list | dict))

@@ -47,14 +47,19 @@ class Bedrock(BlockAdapter):
         value = raw.get("content")
         blocks = value if isinstance(value, list) else []
         if role == "assistant":
-            calls = [c for pos, b in enumerate(blocks) if (c := self.block_call(b, pos))]
-            content = any(_inner(b, "toolUse") is None for b in blocks)
-            return Message("assistant", raw, calls=tuple(calls), content=content)
+            calls = []
+            for pos, block in enumerate(blocks):
+                if (call := self.block_call(block, pos)) is not None:
+                    calls.append(call)
+            return Message("assistant", raw, tuple(calls), (), len(calls) < len(blocks))
         if role == "user":
-            results = [r for pos, b in enumerate(blocks) if (r := self.block_result(b, pos))]
-            content = any(_inner(b, "toolResult") is None for b in blocks)
+            results = []
+            for pos, block in enumerate(blocks):
+                if (result := self.block_result(block, pos)) is not None:
+                    results.append(result)
+            content = len(results) < len(blocks)
             kind: Kind = "tool" if results and not content else "user"
-            return Message(kind, raw, results=tuple(results), content=content)
+            return Message(kind, raw, (), tuple(results), content)
         return Message("other", raw, content=True)
 
     def synthetic(self, call: Call) -> dict[str, Any]:

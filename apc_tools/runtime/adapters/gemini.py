@@ -24,11 +24,12 @@ _RESPONSE = ("functionResponse", "function_response")
 
 
 def _inner(block: Any, keys: tuple[str, ...]) -> tuple[str, dict[str, Any]] | None:
-    if not isinstance(block, dict):
+    if not isinstance(block, dict) or "text" in block:
         return None
     for key in keys:
-        if isinstance(block.get(key), dict):
-            return key, block[key]
+        inner = block.get(key)
+        if isinstance(inner, dict):
+            return key, inner
     return None
 
 
@@ -58,14 +59,19 @@ class Gemini(BlockAdapter):
         value = raw.get(self.key)
         blocks = value if isinstance(value, list) else []
         if role == "model":
-            calls = [c for pos, b in enumerate(blocks) if (c := self.block_call(b, pos))]
-            content = any(_inner(b, _CALL) is None for b in blocks)
-            return Message("assistant", raw, calls=tuple(calls), content=content)
+            calls = []
+            for pos, block in enumerate(blocks):
+                if (call := self.block_call(block, pos)) is not None:
+                    calls.append(call)
+            return Message("assistant", raw, tuple(calls), (), len(calls) < len(blocks))
         if role in ("user", "function", None):
-            results = [r for pos, b in enumerate(blocks) if (r := self.block_result(b, pos))]
-            content = any(_inner(b, _RESPONSE) is None for b in blocks)
+            results = []
+            for pos, block in enumerate(blocks):
+                if (result := self.block_result(block, pos)) is not None:
+                    results.append(result)
+            content = len(results) < len(blocks)
             kind: Kind = "tool" if results and not content else "user"
-            return Message(kind, raw, results=tuple(results), content=content)
+            return Message(kind, raw, (), tuple(results), content)
         return Message("other", raw, content=True)
 
     def synthetic(self, call: Call) -> dict[str, Any]:

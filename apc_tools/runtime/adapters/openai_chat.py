@@ -44,7 +44,8 @@ class OpenAIChat(Adapter):
             return Message("tool", raw, results=(result,))
         if role == "assistant":
             content = any(nonempty(raw.get(key)) for key in _CONTENT_KEYS)
-            return Message("assistant", raw, calls=_calls(raw), content=content)
+            calls = _calls(raw) if "tool_calls" in raw else ()
+            return Message("assistant", raw, calls, (), content)
         return Message("other", raw, content=True)
 
     def synthetic(self, call: Call) -> dict[str, Any]:
