@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,15 @@ U = ("user", "question")
 U2 = ("user", "next")
 A = ("assistant", "answer")
 CASES = Path(__file__).parent / "cases"
+
+
+def test_library_imports_neither_click_nor_git() -> None:
+    code = (
+        "import sys, apc_tools.runtime, apc_tools.runtime.rules\n"
+        "print(sorted(m for m in ('click', 'git', 'ruamel.yaml', 'jsonschema') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
 
 
 def test_public_names() -> None:

@@ -115,10 +115,8 @@ class _Turn:
     outputs: list[dict[str, Any]] = field(default_factory=list)
     seen_output: bool = False
     result_raw: Mapping[str, Any] | None = None
-    result_index: int = -1
     result_blocks: list[Any] = field(default_factory=list)
     extra: list[Any] = field(default_factory=list)
-    original: list[Any] = field(default_factory=list)
     changed: bool = False
 
     def answer(self, result: Result) -> str:
@@ -133,7 +131,12 @@ class _Turn:
 
 
 class RepairStream:
-    """The repair, fed one record at a time. ``changes`` lists what it did so far."""
+    """The repair, fed one record at a time.
+
+    :meth:`feed` returns the records that became final (possibly none, while a turn is open),
+    :meth:`finish` the rest. ``changes`` lists what the repair did so far, in the order it did it:
+    a "closed-call" is reported when its turn closes, after the changes made inside the turn.
+    """
 
     def __init__(
         self, wire: str, *, close_trailing: bool = True, continuation: bool = False
@@ -273,7 +276,7 @@ class RepairStream:
         items = adapter.items(msg.raw)
         first = turn.result_raw is None
         if first:
-            turn.result_raw, turn.result_index, turn.original = msg.raw, self._index, items
+            turn.result_raw = msg.raw
         kept_any = moved = False
         extra_before = len(turn.extra)
         results = {result.pos: result for result in msg.results}
