@@ -132,6 +132,10 @@ def _check_chat(messages: list[Message], live_tail: bool, start: int) -> list[Vi
     return out
 
 
+def _key(ident: str | None, name: str | None) -> object:
+    return ident if ident is not None else ("name", name)
+
+
 # -- OpenAI Responses --------------------------------------------------------------------------
 
 RESPONSES_DANGLING = "No tool output found for function call {id}."
@@ -142,7 +146,7 @@ RESPONSES_DUPLICATE = "Duplicate function_call_output for call_id {id}"
 def _check_responses(messages: list[Message], live_tail: bool, start: int) -> list[Violation]:
     out: list[Violation] = []
     open_calls: list[tuple[int, Call]] = []
-    done: list[Call] = []
+    done: set[object] = set()
     last_turn = 0
     for i in range(start, len(messages)):
         msg = messages[i]
@@ -153,8 +157,8 @@ def _check_responses(messages: list[Message], live_tail: bool, start: int) -> li
             found = next((pair for pair in open_calls if matches(pair[1], result)), None)
             if found is not None:
                 open_calls.remove(found)
-                done.append(found[1])
-            elif any(matches(call, result) for call in done):
+                done.add(_key(found[1].id, found[1].name))
+            elif _key(result.id, result.name) in done:
                 out.append(Violation(i, "WIR003", RESPONSES_DUPLICATE.format(id=result.id)))
             else:
                 out.append(Violation(i, "WIR002", RESPONSES_ORPHAN.format(id=result.id)))
@@ -241,7 +245,7 @@ def _check_anthropic(messages: list[Message], live_tail: bool, start: int) -> li
             out.append(Violation(i, "WIR005", ANTHROPIC_DANGLING.format(i=i, ids=_ids(msg.calls))))
         hi = _user_run(messages, i + 1)
         missing = _anthropic_results(adapter, messages, i, hi, out)
-        late = any(v.rule == "WIR004" and v.index == i + 1 for v in out)
+        late = bool(out) and out[-1].rule == "WIR004" and out[-1].index == i + 1
         if missing and not late and not (live_tail and hi == len(messages)):
             out.append(Violation(i, "WIR001", ANTHROPIC_DANGLING.format(i=i, ids=_ids(missing))))
         i = max(hi, i + 1)
