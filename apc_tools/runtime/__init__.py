@@ -1,14 +1,31 @@
 """Runtime state, which never lives in the repository: chat history repair.
 
-``from apc_tools.runtime import repair`` and call it before each request::
+Call :func:`repair` before each request (or :class:`RepairStream` for a file read record by
+record; both share one core and give the same output)::
 
-    result = repair(messages, "anthropic")
-    send(result.records)          # result.changes says what was done
+    from apc_tools.runtime import check, repair
 
-The package reads histories in five wire formats (:data:`WIRES`) through one adapter each,
-repairs them with one streaming core (:class:`RepairStream`; :func:`repair` is built on it) and
-checks them against each provider's sequencing rules (:func:`check`). It imports neither click
-nor GitPython.
+    result = repair(messages, "anthropic")      # pure, deterministic, idempotent
+    send(result.records)                         # result.changes: what was done, with positions
+    assert check(result.records, "anthropic") == ()
+
+API::
+
+    WIRES = ("openai-chat", "openai-responses", "anthropic", "gemini", "bedrock")
+    SYNTHETIC_TEXT = "not run: the turn was interrupted"
+    detect_wire(records) -> str                  # UnknownWire / BadRecord
+    repair(records, wire, *, close_trailing=True, continuation=False) -> RepairResult
+    RepairStream(wire, *, close_trailing=True, continuation=False)
+        .feed(record) -> list[dict]; .finish() -> list[dict]; .changes: list[Change]
+    check(records, wire, *, live_tail=False, continuation=False) -> tuple[Violation, ...]
+    is_synthetic(result_record_or_block, wire) -> bool
+
+``close_trailing=False`` / ``live_tail=True``: the last turn is live (still running or awaiting
+approval), leave its calls open. ``continuation=True``: the records continue a conversation the
+provider stores (``previous_response_id``): results at their start answer stored calls.
+Findings: :func:`apc_tools.runtime.repair.findings_for` (RPR rules) and
+:func:`apc_tools.runtime.conformance.findings_for` (WIR rules); rules in
+:mod:`apc_tools.runtime.rules`. The package imports neither click nor GitPython.
 """
 
 from __future__ import annotations
