@@ -274,3 +274,27 @@ def test_every_rule_has_a_valid_and_an_invalid_case(rule: str) -> None:
     found = _case_findings(valid)
     assert rule not in {f.rule for f in found}
     assert not [f for f in found if f.severity == Severity.ERROR]
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_untouched_records_keep_unknown_keys_and_key_order(wire: str) -> None:
+    history = build(wire, U, ("call", ["a"]), ("result", ["a"]), A, U2, ("call", ["b"]))
+    for record in history:
+        record["x-meta"] = {"kept": True}
+        record.setdefault("zz-last", 1)
+    result = repair(history, wire)
+    untouched = len(history)
+    assert [json.dumps(r) for r in result.records[:untouched]] == [json.dumps(r) for r in history]
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "bedrock", "gemini"])
+def test_a_changed_message_keeps_its_other_keys_and_blocks(wire: str) -> None:
+    key = "parts" if wire == "gemini" else "content"
+    history = build(wire, U, ("call", ["a", "b"]), ("result", ["a"]))
+    history[2]["x-meta"] = 1
+    history[2][key][0]["x-block"] = 2
+    result = repair(history, wire)
+    changed = result.records[2]
+    assert list(changed) == list(history[2]) and changed["x-meta"] == 1
+    assert changed[key][0] == history[2][key][0]
+    assert is_synthetic(changed[key][1], wire)

@@ -281,10 +281,12 @@ def _thinking(wire: str) -> dict[str, Any]:
     }[wire]
 
 
-@pytest.mark.parametrize("wire", ["openai-responses", "anthropic", "bedrock", "gemini"])
+@pytest.mark.parametrize("wire", WIRES)
 def test_edge_16_reasoning_stays_with_its_call(wire: str) -> None:
     history = build(wire, U, ("call", ["a"]))
-    if wire == "openai-responses":
+    if wire == "openai-chat":  # DeepSeek-style reasoning on the assistant message
+        history[1]["reasoning_content"] = "hmm"
+    elif wire == "openai-responses":
         history.insert(1, _thinking(wire))
     else:
         history[1]["parts" if wire == "gemini" else "content"].insert(0, _thinking(wire))
