@@ -3,8 +3,8 @@
 Calls are items of their own (``function_call``, ``custom_tool_call``, ``shell_call``, ...) with a
 ``call_id``; each is answered by an output item (``function_call_output``, ...) with the same
 ``call_id`` that must come after it. Reasoning items, assistant messages and hosted (server) tool
-items belong to the model's output and pass through untouched; so do a ``tool_search_call`` and
-``tool_search_output`` run by the server (``execution: "server"``).
+items belong to the model's output and pass through untouched; so do ``tool_search_call`` and
+``tool_search_output`` unless they say ``execution: "client"`` (the server answers a hosted search).
 
 Synthetic outputs: ``{"type": <output type>, "call_id": ..., "output": SYNTHETIC_TEXT}``. The
 Responses API has no error flag on outputs, so the text alone says what happened. Types whose
@@ -50,6 +50,7 @@ MODEL_TYPES = frozenset(
     }
 )
 
+_TOOL_SEARCH = frozenset({"tool_search_call", "tool_search_output"})
 _ROLE_KIND = {"user": "user", "system": "system", "developer": "system"}
 
 
@@ -67,7 +68,7 @@ class OpenAIResponses(Adapter):
 
     def parse(self, raw: Mapping[str, Any]) -> Message:
         kind = raw.get("type")
-        server = raw.get("execution") == "server"
+        server = kind in _TOOL_SEARCH and raw.get("execution") != "client"
         if kind is None or kind == "message":
             return _message(raw)
         if kind in OUTPUT_FOR and not server:
