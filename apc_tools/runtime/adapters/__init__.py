@@ -1,0 +1,111 @@
+"""One adapter per wire format, and the detection of a history's wire format."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from apc_tools.runtime.adapters.anthropic import Anthropic
+from apc_tools.runtime.adapters.base import Adapter, BlockAdapter
+from apc_tools.runtime.adapters.bedrock import Bedrock
+from apc_tools.runtime.adapters.gemini import Gemini
+from apc_tools.runtime.adapters.openai_chat import OpenAIChat
+from apc_tools.runtime.adapters.openai_responses import (
+    MODEL_TYPES,
+    OUTPUT_FOR,
+    OUTPUT_TYPES,
+    OpenAIResponses,
+)
+from apc_tools.runtime.model import WIRES, BadRecord, UnknownWire
+
+__all__ = ["ADAPTERS", "Adapter", "BlockAdapter", "adapter_for", "detect_wire"]
+
+ADAPTERS: dict[str, Adapter] = {
+    a.wire: a for a in (OpenAIChat(), OpenAIResponses(), Anthropic(), Gemini(), Bedrock())
+}
+
+DETECT_WINDOW = 50
+
+EXPECTED = (
+    "expected a list of OpenAI chat messages (role + content, tool_calls, tool_call_id), "
+    "OpenAI Responses items (type message/function_call/function_call_output/reasoning), "
+    "Anthropic messages (content blocks typed text/tool_use/tool_result), "
+    "Gemini contents (role user/model with parts) or Bedrock Converse messages "
+    "(content blocks {text}/{toolUse}/{toolResult})"
+)
+
+_RESPONSES_TYPES = frozenset(OUTPUT_FOR) | OUTPUT_TYPES | MODEL_TYPES | {"message"}
+_RESPONSES_BLOCKS = frozenset({"input_text", "output_text", "input_image", "input_file"})
+_BEDROCK_KEYS = frozenset({"toolUse", "toolResult", "reasoningContent", "cachePoint"})
+
+
+def adapter_for(wire: str) -> Adapter:
+    try:
+        return ADAPTERS[wire]
+    except KeyError:
+        raise UnknownWire(
+            f"unknown wire format {wire!r}: expected one of {', '.join(WIRES)}"
+        ) from None
+
+
+def _block_vote(block: Any) -> str | None:
+    if not isinstance(block, dict):
+        return None
+    kind = block.get("type")
+    if kind in _RESPONSES_BLOCKS:
+        return "openai-responses"
+    if kind in ("image_url", "input_audio", "file"):
+        return "openai-chat"
+    if kind == "text":  # both OpenAI chat and Anthropic
+        return "anthropic" if "cache_control" in block or "citations" in block else None
+    if isinstance(kind, str):
+        return "anthropic"
+    if _BEDROCK_KEYS & block.keys():
+        return "bedrock"
+    if "text" in block and len(block) == 1:
+        return "bedrock"
+    return None
+
+
+def _vote(record: Mapping[str, Any]) -> str | None:
+    """The wire a single record points to, when it says so."""
+    if "parts" in record or record.get("role") == "model":
+        return "gemini"
+    if record.get("type") in _RESPONSES_TYPES:
+        return "openai-responses"
+    if "tool_calls" in record or "tool_call_id" in record or record.get("role") == "tool":
+        return "openai-chat"
+    content = record.get("content")
+    if isinstance(content, list):
+        for block in content:
+            if (vote := _block_vote(block)) is not None:
+                return vote
+    return None
+
+
+def detect_wire(records: Sequence[Mapping[str, Any]]) -> str:
+    """The wire format of a history, judged from its first records (at most 50).
+
+    Plain ``role`` + string ``content`` messages with no other sign are read as ``openai-chat``:
+    such a history has no tool items and repairs the same in every format. Raises
+    :class:`UnknownWire` (saying what was expected) when nothing looks like a chat history, and
+    :class:`BadRecord` for a record that is not a JSON object.
+    """
+    votes: Counter[str] = Counter()
+    plain = 0
+    for index, record in enumerate(records[:DETECT_WINDOW]):
+        if not isinstance(record, Mapping):
+            raise BadRecord(index, record)
+        vote = _vote(record)
+        if vote is not None:
+            votes[vote] += 1
+        elif isinstance(record.get("role"), str):
+            plain += 1
+    if votes:
+        return max(WIRES, key=lambda wire: votes[wire])
+    if plain:
+        return "openai-chat"
+    if not records:
+        raise UnknownWire(f"the history is empty: cannot tell its wire format; {EXPECTED}")
+    raise UnknownWire(f"unrecognised history format: {EXPECTED}")

@@ -1,0 +1,82 @@
+"""What every wire adapter provides to the repair and the conformance checker.
+
+Two families:
+
+* record wires (OpenAI chat, OpenAI Responses): a tool result is a record of its own, placed
+  after the record that made the call;
+* block wires (Anthropic, Bedrock, Gemini): calls are blocks (parts) inside an assistant (model)
+  message and results are blocks inside the next user message.
+
+Adapters never copy or change a record they only read; they build new dicts only for records the
+repair changes, and copy every key they do not touch.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any
+
+from apc_tools.runtime.model import Call, Message, Result
+
+
+class Adapter(ABC):
+    """Reads records into the neutral :class:`Message` view and builds synthetic results."""
+
+    wire: str = ""
+    blocks: bool = False
+
+    @abstractmethod
+    def parse(self, raw: Mapping[str, Any]) -> Message:
+        """The neutral view of one record (which must be a mapping)."""
+
+    @abstractmethod
+    def synthetic(self, call: Call) -> dict[str, Any]:
+        """The synthetic result for ``call``: a record (record wires) or a block (block wires)."""
+
+    @abstractmethod
+    def is_synthetic(self, item: Mapping[str, Any]) -> bool:
+        """Is ``item`` (a result record or block) one that :meth:`synthetic` built?"""
+
+
+class BlockAdapter(Adapter):
+    """An adapter whose calls and results are blocks of a list inside the record."""
+
+    blocks = True
+    key = "content"
+
+    def items(self, raw: Mapping[str, Any]) -> list[Any]:
+        """The record's blocks as a list (a plain string content becomes one text block)."""
+        value = raw.get(self.key)
+        if isinstance(value, list):
+            return list(value)
+        if isinstance(value, str) and value:
+            return [self.text_block(value)]
+        return []
+
+    def with_items(self, raw: Mapping[str, Any], items: list[Any]) -> dict[str, Any]:
+        """A copy of ``raw`` whose blocks are ``items`` (every other key kept, in order)."""
+        out = dict(raw)
+        out[self.key] = items
+        return out
+
+    def result_message(self, items: list[Any]) -> dict[str, Any]:
+        """A new user message holding ``items`` (synthetic results)."""
+        return {"role": "user", self.key: items}
+
+    @abstractmethod
+    def text_block(self, text: str) -> dict[str, Any]:
+        """A text block of this wire."""
+
+    @abstractmethod
+    def block_result(self, block: Any, pos: int) -> Result | None:
+        """The result a block carries, or None."""
+
+    def block_call(self, block: Any, pos: int) -> Call | None:
+        """The client call a block makes, or None (only assistant/model records have calls)."""
+        return None
+
+
+def nonempty(value: object) -> bool:
+    """Content that counts as present: not None, not an empty string, list or object."""
+    return bool(value) or not (value is None or isinstance(value, str | list | dict))
