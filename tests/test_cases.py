@@ -8,8 +8,8 @@ optional ``case.json`` changes what is run:
 - ``{"paths": ["a/SKILL.md"], "profile": "agentskills"}`` validates those files with a profile;
 - ``{"generate": {"AGENTS.md": 1100000}}`` writes a file of that many bytes (``"fifo"``: a FIFO)
   before the run, for inputs that do not belong in git;
-- ``{"command": "repair-check", "wire": "anthropic", "file": "history.json"}`` runs the runtime
-  checker and repair report on a history file (see apc_tools.runtime).
+- ``{"command": "repair-check", "wire": "anthropic", "file": "history.json"}`` runs the provider
+  conformance checker and the repair report on a history (a JSON array of wire records).
 """
 
 from __future__ import annotations
@@ -61,9 +61,13 @@ def run_case(case: Path, tmp_path: Path) -> list[Finding]:
         result = validate(targets, profile=spec.get("profile", "default"), cwd=work)
         return list(result.findings)
     if command == "repair-check":
-        from apc_tools.runtime.cases import run_history_case  # type: ignore[import-not-found]
+        from apc_tools.runtime.conformance import findings_for as check_findings
+        from apc_tools.runtime.repair import findings_for as repair_findings
 
-        return list(run_history_case(work / spec.get("file", "history.json"), spec))
+        file = work / spec.get("file", "history.json")
+        history = json.loads(file.read_text(encoding="utf-8"))
+        wire = spec["wire"]
+        return check_findings(history, wire, file.name) + repair_findings(history, wire, file.name)
     raise AssertionError(f"{case}: unknown command {command!r}")
 
 

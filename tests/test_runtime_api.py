@@ -257,25 +257,6 @@ def test_rules_are_registered_and_cover_every_change_kind() -> None:
     assert all(rule.severity == Severity.ERROR for rule in RULES if rule.id.startswith("WIR"))
 
 
-def _case_findings(folder: Path) -> list[Any]:
-    spec = json.loads((folder / "case.json").read_text(encoding="utf-8"))
-    assert spec["command"] == "repair-check"
-    history = json.loads((folder / "history.json").read_text(encoding="utf-8"))
-    wire = spec["wire"]
-    path = str(folder / "history.json")
-    return check_findings(history, wire, path) + repair_findings(history, wire, path)
-
-
-@pytest.mark.parametrize("rule", [r.id for r in RULES])
-def test_every_rule_has_a_valid_and_an_invalid_case(rule: str) -> None:
-    invalid = CASES / "invalid" / "runtime" / rule
-    valid = CASES / "valid" / "runtime" / rule
-    assert rule in {f.rule for f in _case_findings(invalid)}
-    found = _case_findings(valid)
-    assert rule not in {f.rule for f in found}
-    assert not [f for f in found if f.severity == Severity.ERROR]
-
-
 @pytest.mark.parametrize("wire", WIRES)
 def test_untouched_records_keep_unknown_keys_and_key_order(wire: str) -> None:
     history = build(wire, U, ("call", ["a"]), ("result", ["a"]), A, U2, ("call", ["b"]))

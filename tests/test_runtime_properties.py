@@ -7,7 +7,7 @@ wires merge two messages into one). The repair must never raise, its output must
 provider checker, repairing twice must equal repairing once, the streaming repair must give the
 same output, the input must not change, and every item that is not an orphan, a duplicate, a
 leading item or an empty assistant message must be kept, in order (per kind of item: content,
-calls, results). Example counts come from the loaded hypothesis profile (CI: 2000).
+calls, results). Examples per format: REPAIR_EXAMPLES (2,000 in CI, issue 3).
 """
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from apc_tools.runtime import WIRES, RepairResult, RepairStream, check, is_synthetic, repair
 from apc_tools.runtime.adapters import BlockAdapter, adapter_for
+from tests.conftest import REPAIR_EXAMPLES
 from tests.runtime_histories import build
 
 IDS = st.sampled_from(["a", "b", "c"])
@@ -115,6 +116,7 @@ def _stream(
 
 
 @pytest.mark.parametrize("wire", WIRES)
+@settings(max_examples=REPAIR_EXAMPLES)
 @given(steps=st.lists(STEPS, max_size=14), ops=OPS, live=st.booleans())
 def test_repair_properties(
     wire: str, steps: list[tuple[Any, ...]], ops: list[tuple[str, int]], live: bool
