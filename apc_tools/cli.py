@@ -56,9 +56,11 @@ def emit(result: Result, fmt: str, no_color: bool, strict: bool) -> None:
     from apc_tools.catalog import registry
     from apc_tools.report import render
 
-    text = render(result, fmt, registry(), color=use_color(no_color), version=__version__)
+    color = use_color(no_color)
+    text = render(result, fmt, registry(), color=color, version=__version__)
     if text:
-        click.echo(text, nl=not text.endswith("\n"))
+        # click strips ANSI codes when stdout is not a terminal unless told otherwise
+        click.echo(text, nl=not text.endswith("\n"), color=color)
     sys.exit(1 if result.failed(strict) else 0)
 
 
@@ -106,7 +108,10 @@ def validate(
 @click.argument("rule_id", required=False)
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text")
 def rules(rule_id: str | None, fmt: str) -> None:
-    """List the rules, or explain one (with a passing and a failing example)."""
+    """List the rules, or explain one (with a passing and a failing example).
+
+    `apc rules --format markdown` prints the whole rules reference (docs/rules.md).
+    """
     from apc_tools.catalog import registry
     from apc_tools.report.rules_doc import explain_rule, list_rules
 
@@ -117,7 +122,8 @@ def rules(rule_id: str | None, fmt: str) -> None:
             fail(f"no rule {rule_id!r}; `apc rules` lists them")
         click.echo(explain_rule(reg[key], fmt))
         return
-    click.echo(list_rules(reg, fmt))
+    text = list_rules(reg, fmt)
+    click.echo(text, nl=not text.endswith("\n"))
 
 
 @main.command()

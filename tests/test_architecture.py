@@ -11,9 +11,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_import_contracts_hold() -> None:
     done = subprocess.run(
-        [sys.executable, "-c", "from importlinter.cli import lint_imports_command; "
-         "lint_imports_command()"],
-        cwd=ROOT, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-c",
+            "from importlinter.cli import lint_imports_command; lint_imports_command()",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "broken" not in done.stdout.lower() or " 0 broken" in done.stdout.lower()

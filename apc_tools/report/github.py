@@ -1,0 +1,51 @@
+"""GitHub Actions workflow commands: one ``::error``/``::warning``/``::notice`` per finding.
+
+Escaping follows the Actions toolkit (``@actions/core`` ``command.ts``): the message escapes
+``%``, CR and LF; property values (file, title) also escape ``:`` and ``,``. Since neither can
+then hold a line break or end its field early, no path or message can start a second command.
+"""
+
+from __future__ import annotations
+
+import re
+
+from apc_tools.findings import Finding, Result, Severity
+from apc_tools.report.text import summary_line
+
+SURROGATE = re.compile("[\ud800-\udfff]")
+COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+
+
+def render_github(result: Result) -> str:
+    lines = [annotation(f) for f in result.findings]
+    lines.append(summary_line(result.summary, color=False))
+    return "\n".join(lines) + "\n"
+
+
+def annotation(finding: Finding) -> str:
+    props: list[tuple[str, str]] = []
+    if finding.path:
+        props.append(("file", printable(finding.path.replace("\\", "/"))))
+    if finding.line is not None:
+        props.append(("line", str(finding.line)))
+        if finding.column is not None:
+            props.append(("col", str(finding.column)))
+    props.append(("title", finding.rule))
+    joined = ",".join(f"{key}={escape_property(value)}" for key, value in props)
+    message = escape_data(printable(finding.message))
+    return f"::{COMMAND[finding.severity]} {joined}::{message}"
+
+
+def escape_data(value: str) -> str:
+    """Escape a command's message exactly as the Actions toolkit does."""
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(value: str) -> str:
+    """Escape a command property value exactly as the Actions toolkit does."""
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def printable(value: str) -> str:
+    """Undecodable bytes of a path (lone surrogates) become U+FFFD so stdout can encode them."""
+    return SURROGATE.sub("\ufffd", value)

@@ -1,0 +1,179 @@
+"""The rules reference: ``apc rules`` listings, one rule's explanation, and docs/rules.md.
+
+Everything is generated from the registry, so the reference cannot drift from the code.
+Regenerate the reference with ``python -m apc_tools.report.rules_doc --write docs/rules.md``;
+``--check docs/rules.md`` exits 1 when the file is stale.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from apc_tools.findings import Registry, Rule
+from apc_tools.report.text import plural
+
+REGENERATE = "apc rules --format markdown > docs/rules.md"
+LIST_FORMATS = ("text", "json", "markdown")
+LIST_COLUMNS = ("ID", "SEVERITY", "NAME", "SUMMARY")
+BACKTICKS = re.compile(r"`+")
+
+
+def rule_dict(rule: Rule) -> dict[str, str]:
+    return {
+        "id": rule.id,
+        "name": rule.name,
+        "severity": rule.severity.value,
+        "family": rule.family,
+        "summary": rule.summary,
+        "explanation": rule.explanation,
+        "good": rule.good,
+        "bad": rule.bad,
+    }
+
+
+# --- apc rules ---------------------------------------------------------------------------------
+def list_rules(reg: Registry, fmt: str) -> str:
+    """Every rule of ``reg``: a text table, a JSON document or a markdown table."""
+    if fmt == "text":
+        return text_table(reg)
+    if fmt == "json":
+        return json.dumps({"version": 1, "rules": [rule_dict(r) for r in reg]}, indent=2)
+    if fmt == "markdown":
+        return rules_markdown(reg)
+    raise ValueError(f"unknown format {fmt!r}; known: {', '.join(LIST_FORMATS)}")
+
+
+def text_table(reg: Registry) -> str:
+    rows = [LIST_COLUMNS] + [(r.id, r.severity.value, r.name, r.summary) for r in reg]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True))
+        + "  "
+        + row[3]
+        for row in rows
+    ]
+    lines.append(f"{plural(len(reg), 'rule')}; `apc rules RULE-ID` explains one.")
+    return "\n".join(lines)
+
+
+def markdown_table(rules: list[Rule]) -> str:
+    lines = ["| ID | Severity | Name | Summary |", "|---|---|---|---|"]
+    for r in rules:
+        cells = (f"[{r.id}](#{anchor(r)})", r.severity.value, f"`{r.name}`", table_cell(r.summary))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def explain_rule(rule: Rule, fmt: str) -> str:
+    """One rule: summary, explanation, and its passing and failing examples."""
+    if fmt == "text":
+        return explain_text(rule)
+    if fmt == "json":
+        return json.dumps(rule_dict(rule), indent=2)
+    if fmt == "markdown":
+        return rule_section(rule, level=1)
+    raise ValueError(f"unknown format {fmt!r}; known: {', '.join(LIST_FORMATS)}")
+
+
+def explain_text(rule: Rule) -> str:
+    parts = [
+        f"{rule.id} {rule.name} (default severity: {rule.severity.value}; family: {rule.family})",
+        "",
+        rule.summary,
+        "",
+        rule.explanation.strip(),
+        "",
+        "Passing example:",
+        indent(rule.good),
+        "",
+        "Failing example:",
+        indent(rule.bad),
+    ]
+    return "\n".join(parts)
+
+
+def indent(block: str) -> str:
+    lines = block.strip("\n").splitlines() or [""]
+    return "\n".join(("    " + line).rstrip() for line in lines)
+
+
+# --- docs/rules.md -----------------------------------------------------------------------------
+def rules_markdown(reg: Registry) -> str:
+    """The whole rules reference (docs/rules.md), one section per family."""
+    families = by_family(reg)
+    parts = [header(reg, families)]
+    for family, rules in families.items():
+        parts.append(family_section(family, rules))
+    return "\n\n".join(parts) + "\n"
+
+
+def header(reg: Registry, families: dict[str, list[Rule]]) -> str:
+    family_word = "family" if len(families) == 1 else "families"
+    contents = "\n".join(
+        f"- [{family}](#family-{slug(family)}) ({len(rules)})" for family, rules in families.items()
+    )
+    return (
+        "# Rules reference\n\n"
+        "<!-- Generated from the rule registry; do not edit by hand. -->\n\n"
+        "This file is generated from the rule registry. To regenerate it after changing a rule:\n\n"
+        f"```sh\n{REGENERATE}\n```\n\n"
+        "The test suite fails when it is stale. `apc rules` lists the same rules in the "
+        "terminal and `apc rules RULE-ID` explains one.\n\n"
+        f"{plural(len(reg), 'rule')} in {len(families)} {family_word}. Default severities: "
+        "**error** breaks the run, **warning** breaks it under `--strict`, **info** never does."
+        + (f"\n\n{contents}" if contents else "")
+    )
+
+
+def by_family(reg: Registry) -> dict[str, list[Rule]]:
+    """Rules grouped by family, families in the order of their first rule ID."""
+    families: dict[str, list[Rule]] = {}
+    for rule in reg:
+        families.setdefault(rule.family, []).append(rule)
+    return families
+
+
+def family_section(family: str, rules: list[Rule]) -> str:
+    head = f'<a id="family-{slug(family)}"></a>\n\n## Family `{family}`\n\n{markdown_table(rules)}'
+    return "\n\n".join([head, *(rule_section(r, level=3) for r in rules)])
+
+
+def rule_section(rule: Rule, *, level: int) -> str:
+    """A rule's heading (with a stable ``#rule-id`` anchor) and :func:`rule_markdown`."""
+    heading = f'<a id="{anchor(rule)}"></a>\n\n{"#" * level} {rule.id} `{rule.name}`'
+    return f"{heading}\n\n{rule_markdown(rule)}"
+
+
+def rule_markdown(rule: Rule) -> str:
+    """A rule's body in markdown: severity, summary, explanation, both examples."""
+    return "\n\n".join(
+        [
+            f"Default severity: **{rule.severity.value}**. Family: `{rule.family}`.",
+            rule.summary,
+            rule.explanation.strip(),
+            "Passing example:",
+            fenced(rule.good),
+            "Failing example:",
+            fenced(rule.bad),
+        ]
+    )
+
+
+def fenced(block: str) -> str:
+    """A fenced code block whose fence is longer than any backtick run inside ``block``."""
+    longest = max((len(m) for m in BACKTICKS.findall(block)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{block.strip(chr(10))}\n{fence}"
+
+
+def anchor(rule: Rule) -> str:
+    return rule.id.lower()
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def table_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")

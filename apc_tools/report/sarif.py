@@ -1,0 +1,167 @@
+"""SARIF 2.1.0 for GitHub code scanning (and any other SARIF consumer).
+
+One run; ``tool.driver.rules`` lists every rule of the registry (plus a bare descriptor for any
+rule a finding names that the registry lacks), each with help text and markdown. A result has a
+``region`` only when its line is known: a file-level finding is still a valid result.
+``partialFingerprints`` hash the rule, the path and the message (never the line, which churns),
+with an occurrence counter so that equal findings in one file stay distinct.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from urllib.parse import quote
+
+from apc_tools.findings import Finding, Registry, Result, Rule, Severity
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SARIF_VERSION = "2.1.0"
+TOOL_NAME = "apc-tools"
+INFORMATION_URI = "https://apc-tools.dev"
+SOURCE_ROOT = "%SRCROOT%"  # relative URIs resolve against the checked-out repository
+FINGERPRINT_KEY = "apcFindingHash/v1"
+LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+DESCRIPTION_LIMIT = 1024  # GitHub's limit for shortDescription and fullDescription
+WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:/")
+
+Json = dict[str, object]
+
+
+def render_sarif(result: Result, registry: Registry, *, version: str) -> str:
+    return json.dumps(sarif_log(result, registry, version=version), indent=2) + "\n"
+
+
+def sarif_log(result: Result, registry: Registry, *, version: str) -> Json:
+    rule_ids = rule_order(result, registry)
+    index = {rule_id: i for i, rule_id in enumerate(rule_ids)}
+    driver: Json = {
+        "name": TOOL_NAME,
+        "version": version,
+        "informationUri": INFORMATION_URI,
+        "rules": [descriptor(registry, rule_id) for rule_id in rule_ids],
+    }
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": SARIF_VERSION,
+        "runs": [
+            {
+                "tool": {"driver": driver},
+                "columnKind": "unicodeCodePoints",
+                "results": sarif_results(result.findings, index),
+            }
+        ],
+    }
+
+
+def rule_order(result: Result, registry: Registry) -> list[str]:
+    """Registry rules in ID order, then any unregistered rule a finding names."""
+    known = [rule.id for rule in registry]
+    extra = sorted({f.rule for f in result.findings} - set(known))
+    return known + extra
+
+
+def descriptor(registry: Registry, rule_id: str) -> Json:
+    if rule_id not in registry:
+        return {
+            "id": rule_id,
+            "shortDescription": {"text": rule_id},
+            "defaultConfiguration": {"level": "warning"},
+        }
+    return rule_descriptor(registry[rule_id])
+
+
+def rule_descriptor(rule: Rule) -> Json:
+    from apc_tools.report.rules_doc import explain_rule, rule_markdown
+
+    return {
+        "id": rule.id,
+        "name": rule.name,
+        "shortDescription": {"text": clip(rule.summary)},
+        "fullDescription": {"text": clip(rule.explanation or rule.summary)},
+        "help": {"text": explain_rule(rule, "text"), "markdown": rule_markdown(rule)},
+        "defaultConfiguration": {"level": LEVEL[rule.severity]},
+        "properties": {"tags": [rule.family], "family": rule.family},
+    }
+
+
+def clip(text: str) -> str:
+    """``text`` cut to GitHub's description limit (the full text stays in ``help``)."""
+    text = " ".join(text.split())
+    if len(text) <= DESCRIPTION_LIMIT:
+        return text
+    return text[: DESCRIPTION_LIMIT - 1].rstrip() + "…"
+
+
+def sarif_results(findings: tuple[Finding, ...], index: dict[str, int]) -> list[Json]:
+    seen: Counter[str] = Counter()
+    out: list[Json] = []
+    for finding in findings:
+        digest = fingerprint(finding)
+        seen[digest] += 1
+        out.append(sarif_result(finding, index[finding.rule], f"{digest}:{seen[digest]}"))
+    return out
+
+
+def sarif_result(finding: Finding, rule_index: int, fingerprint_value: str) -> Json:
+    uri = artifact_uri(finding.path)
+    artifact: Json = {"uri": uri}
+    if not uri.startswith("file:"):
+        artifact["uriBaseId"] = SOURCE_ROOT
+    physical: Json = {"artifactLocation": artifact}
+    region = sarif_region(finding)
+    if region:
+        physical["region"] = region
+    out: Json = {
+        "ruleId": finding.rule,
+        "ruleIndex": rule_index,
+        "level": LEVEL[finding.severity],
+        "message": {"text": finding.message or finding.rule},
+        "locations": [{"physicalLocation": physical}],
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint_value},
+    }
+    if finding.commit:
+        out["properties"] = {"commit": finding.commit}
+    return out
+
+
+def sarif_region(finding: Finding) -> Json:
+    """``{startLine, startColumn}`` as far as known; empty when the line is unknown."""
+    if finding.line is None or finding.line < 1:
+        return {}
+    region: Json = {"startLine": finding.line}
+    if finding.column is not None and finding.column >= 1:
+        region["startColumn"] = finding.column
+    return region
+
+
+def fingerprint(finding: Finding) -> str:
+    """A stable hash of rule, path and message: unchanged when lines move."""
+    key = "\0".join((finding.rule, finding.path.replace("\\", "/"), finding.message))
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def artifact_uri(path: str) -> str:
+    """A URI reference for ``path``: relative with forward slashes, percent-escaped.
+
+    Absolute paths (which a relative report should not contain) become ``file://`` URIs.
+    """
+    posix = path.replace("\\", "/")
+    while posix.startswith("./"):
+        posix = posix[2:]
+    if WINDOWS_DRIVE.match(posix):
+        return "file:///" + posix[:2] + uri_escape(posix[2:])
+    if posix.startswith("/"):
+        return "file://" + uri_escape(posix)
+    return uri_escape(posix)
+
+
+def uri_escape(path: str) -> str:
+    """Percent-escape everything but unreserved characters and ``/``; raw bytes kept as bytes."""
+    try:
+        raw = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raw = path.encode("utf-8", "replace")
+    return quote(raw, safe="/")

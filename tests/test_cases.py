@@ -1,0 +1,95 @@
+"""Every rule has a failing and a passing case under tests/cases/, and each behaves as labelled.
+
+Layout: tests/cases/{valid,invalid}/<family>/<RULE-ID>[-suffix]/. An ``invalid`` case must raise
+its rule; a ``valid`` case must not raise it and must have no error-level finding. A case folder
+is a project tree, copied to a temporary folder (outside any git work tree) and validated. An
+optional ``case.json`` changes what is run:
+
+- ``{"paths": ["a/SKILL.md"], "profile": "agentskills"}`` validates those files with a profile;
+- ``{"generate": {"AGENTS.md": 1100000}}`` writes a file of that many bytes (``"fifo"``: a FIFO)
+  before the run, for inputs that do not belong in git;
+- ``{"command": "repair-check", "wire": "anthropic", "file": "history.json"}`` runs the runtime
+  checker and repair report on a history file (see apc_tools.runtime).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from apc_tools.catalog import registry
+from apc_tools.findings import Finding, Severity
+
+CASES = Path(__file__).parent / "cases"
+
+
+def _case_dirs(kind: str) -> list[Path]:
+    base = CASES / kind
+    if not base.is_dir():
+        return []
+    return sorted(
+        d for family in base.iterdir() if family.is_dir() for d in family.iterdir() if d.is_dir()
+    )
+
+
+def rule_of(case: Path) -> str:
+    return case.name.split("-")[0].upper()
+
+
+def run_case(case: Path, tmp_path: Path) -> list[Finding]:
+    work = tmp_path / "case"
+    shutil.copytree(case, work, symlinks=True)
+    spec_file = work / "case.json"
+    spec = json.loads(spec_file.read_text()) if spec_file.exists() else {}
+    if spec_file.exists():
+        spec_file.unlink()
+    for rel, what in spec.get("generate", {}).items():
+        target = work / rel
+        if what == "fifo":
+            os.mkfifo(target)
+        else:
+            target.write_bytes(b"# Generated\n" + b"x" * (int(what) - 12))
+    command = spec.get("command", "validate")
+    if command == "validate":
+        from apc_tools.contract.validate import validate
+
+        targets = [work / p for p in spec.get("paths", [])] or [work]
+        result = validate(targets, profile=spec.get("profile", "default"), cwd=work)
+        return list(result.findings)
+    if command == "repair-check":
+        from apc_tools.runtime.cases import run_history_case  # type: ignore[import-not-found]
+
+        return list(run_history_case(work / spec.get("file", "history.json"), spec))
+    raise AssertionError(f"{case}: unknown command {command!r}")
+
+
+@pytest.mark.parametrize("case", _case_dirs("invalid"), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_invalid_case_raises_its_rule(case: Path, tmp_path: Path) -> None:
+    found = run_case(case, tmp_path)
+    rule = rule_of(case)
+    assert rule in registry(), f"{case.name}: no rule {rule} in the registry"
+    assert any(f.rule == rule for f in found), [f"{f.location()} {f.rule}" for f in found]
+
+
+@pytest.mark.parametrize("case", _case_dirs("valid"), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_valid_case_is_clean(case: Path, tmp_path: Path) -> None:
+    found = run_case(case, tmp_path)
+    rule = rule_of(case)
+    assert rule in registry(), f"{case.name}: no rule {rule} in the registry"
+    assert not [f for f in found if f.rule == rule], found
+    assert not [f for f in found if f.severity is Severity.ERROR], found
+
+
+def test_every_rule_has_a_passing_and_a_failing_case() -> None:
+    invalid = {rule_of(c) for c in _case_dirs("invalid")}
+    valid = {rule_of(c) for c in _case_dirs("valid")}
+    missing = [
+        f"{r.id} ({'no invalid case' if r.id not in invalid else 'no valid case'})"
+        for r in registry()
+        if r.id not in invalid or r.id not in valid
+    ]
+    assert not missing, missing
