@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from apc_tools.contract.parse import YAML_LENIENT, Pos
@@ -86,8 +87,14 @@ def json_path(path: tuple[PathPart, ...]) -> str:
     return out
 
 
+@lru_cache(maxsize=16)
+def _lines(text: str) -> tuple[str, ...]:
+    return tuple(text.splitlines())
+
+
 def line_text(doc: Doc, line: int) -> str:
-    lines = doc.text.splitlines()
+    """Line ``line`` (1-based) of the file, as parse positions count lines."""
+    lines = _lines(doc.text)
     return lines[line - 1] if 0 < line <= len(lines) else ""
 
 

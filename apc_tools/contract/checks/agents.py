@@ -258,20 +258,25 @@ def _required(doc: Doc, key: str) -> Finding:
     return fm.at(REQUIRED_KEY, doc, fm.start(doc), message)
 
 
+_FIX = "see the APC agent fields (name, model, description: text; is_background: true/false)"
+
+
 def _agent_schema(doc: Doc) -> Iterator[Finding]:
     data = dict(doc.data)
     for error in fm.schema_errors("agent", data):
         if error.validator == "required" and error.key is not None and not error.path:
             yield _required(doc, error.key)
         else:
-            yield fm.at(FIELD_INVALID, doc, fm.schema_pos(doc, error), fm.schema_message(error))
+            yield fm.at(
+                FIELD_INVALID, doc, fm.schema_pos(doc, error), fm.schema_message(error, _FIX)
+            )
     for warning in fm.schema_warnings("agent", data):
         pos = fm.schema_pos(doc, warning)
         if warning.validator == "x-apc-unknown-keys":
             fix = "not an APC or known extension field; check the spelling or remove it"
             yield fm.at(UNKNOWN_KEY, doc, pos, fm.schema_message(warning, fix))
         elif warning.validator == "x-apc-preferred":
-            yield fm.at(FIELD_INVALID, doc, pos, fm.schema_message(warning), Severity.WARNING)
+            yield fm.at(FIELD_INVALID, doc, pos, fm.schema_message(warning, _FIX), Severity.WARNING)
     extensions = fm.extension_keys("agent")
     for key in data:
         if key in extensions:

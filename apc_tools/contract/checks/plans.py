@@ -112,7 +112,12 @@ def _schema(doc: Doc) -> Iterator[Finding]:
         head = fm.where(error)[:1]
         if head in (("owner",), ("updated",)):
             continue  # checked below, with the project's agents and a real date check
-        yield fm.at(FIELD_INVALID, doc, fm.schema_pos(doc, error), fm.schema_message(error))
+        yield fm.at(
+            FIELD_INVALID,
+            doc,
+            fm.schema_pos(doc, error),
+            fm.schema_message(error, "write it as text"),
+        )
     for warning in fm.schema_warnings("plan", data):
         if warning.validator == "x-apc-recommended":
             yield fm.at(

@@ -163,12 +163,15 @@ def _dead_globs(doc: Doc, project: Project) -> Iterator[Finding]:
         )
 
 
+_GLOBS_FIX = "write a YAML list of patterns or a comma-separated string (`**/*.ts, src/**`)"
+
+
 def _schema(doc: Doc) -> Iterator[Finding]:
     data = dict(doc.data)
     for error in fm.schema_errors("rule", data):
         pos = fm.schema_pos(doc, error)
         if fm.where(error)[:1] == ("globs",):
-            yield fm.at(GLOBS_INVALID, doc, pos, fm.schema_message(error))
+            yield fm.at(GLOBS_INVALID, doc, pos, fm.schema_message(error, _GLOBS_FIX))
         else:
             fix = ""
             if fm.where(error)[:1] == ("alwaysApply",):

@@ -274,6 +274,9 @@ def _instance(doc: Doc) -> dict[str, Any]:
     return out
 
 
+_FORM_FIX = "skills-ref accepts it, but write the spec's form"
+
+
 def _schema_findings(doc: Doc, instance: Mapping[str, Any], schema: str) -> Iterator[Finding]:
     flat = doc.kind == "skill-flat"
     for error in fm.schema_errors(schema, instance):
@@ -294,16 +297,16 @@ def _schema_findings(doc: Doc, instance: Mapping[str, Any], schema: str) -> Iter
                 Severity.ERROR,
             )
         elif head in (("allowed-tools",), ("metadata",), ("license",)):
-            yield fm.at(FIELD_FORM, doc, pos, fm.schema_message(error))
+            yield fm.at(FIELD_FORM, doc, pos, fm.schema_message(error, _FORM_FIX))
         else:
-            yield fm.at(FIELD_INVALID, doc, pos, fm.schema_message(error))
+            yield fm.at(FIELD_INVALID, doc, pos, fm.schema_message(error, "fix the value"))
     for warning in fm.schema_warnings(schema, instance):
         pos = fm.schema_pos(doc, warning)
         if warning.validator == "x-apc-unknown-keys":
             fix = "move it under `metadata:` or remove it (skills-ref rejects it)"
             yield fm.at(UNKNOWN_KEY, doc, pos, fm.schema_message(warning, fix))
         elif warning.validator != "x-apc-recommended":
-            yield fm.at(FIELD_FORM, doc, pos, fm.schema_message(warning))
+            yield fm.at(FIELD_FORM, doc, pos, fm.schema_message(warning, _FORM_FIX))
 
 
 def _extensions(doc: Doc, schema: str) -> Iterator[Finding]:
