@@ -78,3 +78,12 @@ def test_staged_layout_in_the_agentskills_profile(tmp_path: Path) -> None:
     result = validate([root], profile="agentskills", cwd=root)
     skills = errors_of_mine(result.findings)
     assert skills == {("SKL005", ".claude/skills/claude-api/SKILL.md")}
+
+
+def test_patrickjs_rules_validated_as_files() -> None:
+    needs_shared(CORPUS)
+    rules = sorted((CORPUS / PATRICK / "rules").glob("*.mdc"))
+    assert len(rules) == 257
+    result = validate(rules, cwd=CORPUS)
+    assert [f for f in result.findings if f.severity is Severity.ERROR] == []
+    assert Counter(f.rule for f in result.findings)["YML005"] == 230

@@ -132,3 +132,14 @@ def test_unknown_key_is_a_warning(tmp_path: Path) -> None:
 )
 def test_split_globs(value: object, expected: list[str]) -> None:
     assert [g for _, g in split_globs(value)] == expected
+
+
+def test_lone_mdc_file_is_checked_without_dead_globs(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path, {"rules/ts.mdc": "---\ndescription: TS\nglobs: **/*.ts\nalwaysApply: 1\n---\n"}
+    )
+    result = validate([tmp_path / "rules" / "ts.mdc"], cwd=tmp_path)
+    assert [(f.rule, f.path, f.line, f.column) for f in result.findings] == [
+        ("YML005", "rules/ts.mdc", 3, 8),
+        ("RUL002", "rules/ts.mdc", 4, 14),
+    ]

@@ -135,14 +135,14 @@ def _owner(doc: Doc, project: Project) -> Iterator[Finding]:
     slug = owner.strip() if isinstance(owner, str) else ""
     if slug and slug in agent_slugs(project):
         return
-    shown = f"'{slug}'" if slug else "empty or not a string"
-    yield fm.at(
-        OWNER_UNKNOWN,
-        doc,
-        fm.value_pos(doc, ("owner",)),
-        f"$.owner: {shown} is not an agent of the project (no .apc/agents/{slug or '<slug>'}.md); "
-        "use an agent slug",
-    )
+    if slug:
+        message = (
+            f"$.owner: '{slug}' is not an agent of the project (no .apc/agents/{slug}.md and "
+            "not in project.json agents.imported); use an agent slug"
+        )
+    else:
+        message = "$.owner: must be an agent slug (text such as `sofia`); it is empty or not text"
+    yield fm.at(OWNER_UNKNOWN, doc, fm.value_pos(doc, ("owner",)), message)
 
 
 def _updated(doc: Doc) -> Iterator[Finding]:

@@ -10,7 +10,8 @@ Semantic checks: a glob matching no tracked file (the git index; every file when
 not a git work tree) is a dead rule (warning, at the glob). Globs of ``.cursor/rules`` files are
 relative to the folder holding ``.cursor``; those of ``.apc/rules`` to the project root. A rule
 with no globs, no ``alwaysApply: true`` and no description is never applied automatically
-(warning); an ``.mdc`` file without frontmatter is a warning.
+(warning); an ``.mdc`` file without frontmatter is a warning. A lone ``.mdc`` file validated by
+path outside those folders gets no dead-glob check (its project is unknown).
 """
 
 from __future__ import annotations
@@ -141,9 +142,14 @@ def _candidates(doc: Doc, project: Project) -> Iterable[str]:
     return [f[len(base) :] for f in files if f.startswith(base)]
 
 
+def _in_rule_folder(doc: Doc) -> bool:
+    """Under `.apc/rules/` or a `.cursor/rules/` (not a lone `.mdc` validated by path)."""
+    return doc.rel.startswith((".apc/rules/", CURSOR)) or "/" + CURSOR in doc.rel
+
+
 def _dead_globs(doc: Doc, project: Project) -> Iterator[Finding]:
     globs = split_globs(doc.data.get("globs"))
-    if not globs:
+    if not globs or not _in_rule_folder(doc):
         return
     files = _candidates(doc, project)
     what = "tracked file" if project.tracked is not None else "file"

@@ -48,6 +48,7 @@ from apc_tools.findings import Finding, Rule, Severity
 FAMILY = "skills"
 MAX_NAME = 64
 SPEC_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*\Z")
+_KEY = re.compile(r"^([A-Za-z_][\w.-]*):")
 
 
 def _rule(rid: str, name: str, sev: Severity, summary: str, expl: str, good: str, bad: str) -> Rule:
@@ -330,11 +331,14 @@ def _extensions(doc: Doc, schema: str) -> Iterator[Finding]:
 def _not_strict(doc: Doc) -> Iterator[Finding]:
     """What strictyaml (skills-ref) refuses but apc's parser read."""
     for pos in fm.lenient_lines(doc):
+        key = _KEY.match(fm.line_text(doc, pos.line))
+        shown = fm.json_path((key.group(1),)) if key else "$"
         yield fm.at(
             NOT_STRICT,
             doc,
             pos,
-            "value is not valid YAML (skills-ref rejects the file); quote it",
+            f"{shown}: not valid strict YAML (an unquoted `: ` or leading `*`); skills-ref "
+            "rejects the file: quote the value",
         )
     meta = doc.meta
     if meta is not None:
