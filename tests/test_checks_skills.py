@@ -220,3 +220,14 @@ def test_single_skill_file_validated_by_path(tmp_path: Path) -> None:
     assert [(f.rule, f.path, f.line) for f in result.findings] == [
         ("SKL004", "skills/pdf/SKILL.md", 2)
     ]
+
+
+def test_tab_in_plain_value_is_not_strict_for_skills_ref(tmp_path: Path) -> None:
+    files = {
+        **skill("a", "---\nname: a\ndescription: text\twith a tab\n---\n"),
+        **skill("b", "---\nname: b\ndescription: 'quoted\ttab'\n---\n"),
+    }
+    assert hits(run(tmp_path / "s", files, "agentskills"), "SKL007") == [
+        ("skills/a/SKILL.md", 3, 18)
+    ]
+    assert errors(run(tmp_path / "d", files)) == []

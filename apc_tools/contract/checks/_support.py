@@ -92,6 +92,11 @@ def _lines(text: str) -> tuple[str, ...]:
     return tuple(text.splitlines())
 
 
+def line_texts(doc: Doc) -> tuple[str, ...]:
+    """The file's lines (as parse positions count them)."""
+    return _lines(doc.text)
+
+
 def line_text(doc: Doc, line: int) -> str:
     """Line ``line`` (1-based) of the file, as parse positions count lines."""
     lines = _lines(doc.text)

@@ -22,8 +22,10 @@ truncating the frontmatter. To get there:
 - What strictyaml refuses and apc's parser accepts is an error of its own in the
   ``agentskills`` profile (SKL007): flow collections (``[a, b]``, ``{a: b}``), explicit tags
   (``!!str``), values that needed the lenient reading (YML005: unquoted ``: `` or a leading
-  ``*``), and a ``...`` closing fence. Anchors, aliases and duplicate keys are already errors
-  (YML003, YML002) in every profile.
+  ``*``), a ``...`` closing fence, and whatever ruamel.yaml's pure-Python scanner (the parser
+  under strictyaml) refuses although libyaml reads it, such as a tab inside an unquoted
+  value. Anchors, aliases and duplicate keys are already errors (YML003, YML002) in every
+  profile.
 - skills-ref never checks ``allowed-tools``, ``license`` or ``metadata`` values: problems there
   are warnings (SKL010), so both profiles accept what skills-ref accepts.
 - No frontmatter at all (including an empty file) is an error (SKL001), as in skills-ref.
@@ -344,6 +346,8 @@ def _not_strict(doc: Doc) -> Iterator[Finding]:
     if meta is not None:
         for path, pos in sorted(meta.values.items(), key=lambda item: _pos_key(item[1])):
             yield from _strict_node(doc, path, pos)
+        if meta.ok and not fm.lenient_lines(doc):
+            yield from _pure_parser(doc)
     close = fm.line_text(doc, doc.body_line - 1).strip()
     if doc.has_frontmatter and close == "...":
         yield fm.at(
@@ -351,6 +355,28 @@ def _not_strict(doc: Doc) -> Iterator[Finding]:
             doc,
             Pos(doc.body_line - 1, 1),
             "frontmatter closed with `...`; skills-ref needs a closing `---` line",
+        )
+
+
+def _pure_parser(doc: Doc) -> Iterator[Finding]:
+    """What ruamel.yaml's pure-Python scanner (the one strictyaml runs on) refuses although
+    libyaml read it, e.g. a tab inside an unquoted value (``description: a<TAB>b``)."""
+    from ruamel.yaml import YAML
+
+    lines = fm.line_texts(doc)[1 : max(doc.body_line - 2, 1)]
+    try:
+        for _ in YAML(typ="safe", pure=True).parse("\n".join(lines) + "\n"):
+            pass
+    except Exception as exc:  # ruamel raises several error classes; each means "rejected"
+        mark = getattr(exc, "problem_mark", None)
+        pos = Pos(mark.line + 2, mark.column + 1) if mark is not None else fm.start(doc)
+        problem = getattr(exc, "problem", None) or "not valid YAML"
+        yield fm.at(
+            NOT_STRICT,
+            doc,
+            pos,
+            f"skills-ref's YAML parser (strictyaml) rejects this: {problem}; quote the value "
+            "(tabs are only allowed inside quotes or block scalars)",
         )
 
 
