@@ -134,27 +134,33 @@ def _base(doc: Doc) -> str:
     return doc.rel[: index + 1] if index >= 0 else ""
 
 
-def _candidates(doc: Doc, project: Project) -> Iterable[str]:
-    files = project.tracked if project.tracked is not None else project.files
-    base = _base(doc)
-    if not base:
-        return files
-    return [f[len(base) :] for f in files if f.startswith(base)]
-
-
 def _in_rule_folder(doc: Doc) -> bool:
     """Under `.apc/rules/` or a `.cursor/rules/` (not a lone `.mdc` validated by path)."""
     return doc.rel.startswith((".apc/rules/", CURSOR)) or "/" + CURSOR in doc.rel
 
 
-def _dead_globs(doc: Doc, project: Project) -> Iterator[Finding]:
-    globs = split_globs(doc.data.get("globs"))
-    if not globs or not _in_rule_folder(doc):
-        return
-    files = _candidates(doc, project)
-    what = "tracked file" if project.tracked is not None else "file"
-    for index, pattern in globs:
-        if pattern.startswith("!") or any_match(pattern, files):
+class _Matcher:
+    """Whether a glob matches a file of the project, each (folder, glob) pair matched once."""
+
+    def __init__(self, project: Project) -> None:
+        self.files = project.tracked if project.tracked is not None else project.files
+        self.by_base: dict[str, Iterable[str]] = {"": self.files}
+        self.seen: dict[tuple[str, str], bool] = {}
+
+    def live(self, base: str, pattern: str) -> bool:
+        key = (base, pattern)
+        if key not in self.seen:
+            if base not in self.by_base:
+                cut = len(base)
+                self.by_base[base] = [f[cut:] for f in self.files if f.startswith(base)]
+            self.seen[key] = any_match(pattern, self.by_base[base])
+        return self.seen[key]
+
+
+def _dead_globs(doc: Doc, matcher: _Matcher, what: str) -> Iterator[Finding]:
+    base = _base(doc)
+    for index, pattern in split_globs(doc.data.get("globs")):
+        if pattern.startswith("!") or matcher.live(base, pattern):
             continue
         if index is None:
             pos, where = fm.column_of(doc, ("globs",), pattern), "$.globs"
@@ -167,6 +173,15 @@ def _dead_globs(doc: Doc, project: Project) -> Iterator[Finding]:
             f"{where}: '{pattern}' matches no {what}; the rule never fires for it (fix the "
             "pattern or remove it)",
         )
+
+
+def dead_globs(project: Project) -> Iterator[Finding]:
+    """RUL003 for every rule file of the project (a project check: globs repeat across rules)."""
+    matcher = _Matcher(project)
+    what = "tracked file" if project.tracked is not None else "file"
+    for doc in project.docs_of("rule"):
+        if fm.parsed(doc) and _in_rule_folder(doc):
+            yield from _dead_globs(doc, matcher, what)
 
 
 _GLOBS_FIX = "write a YAML list of patterns or a comma-separated string (`**/*.ts, src/**`)"
@@ -226,10 +241,9 @@ def check_rule(doc: Doc, project: Project) -> Iterator[Finding]:
         return
     yield from _schema(doc)
     yield from _never_applied(doc)
-    yield from _dead_globs(doc, project)
 
 
 DocCheck = Callable[[Doc, Project], Iterable[Finding]]
 
 CHECKS: Mapping[str, tuple[DocCheck, ...]] = {"rule": (check_rule,)}
-PROJECT_CHECKS: tuple[Callable[[Project], Iterable[Finding]], ...] = ()
+PROJECT_CHECKS: tuple[Callable[[Project], Iterable[Finding]], ...] = (dead_globs,)
