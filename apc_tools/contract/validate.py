@@ -201,24 +201,15 @@ def _validate_lone(path: Path, cwd: Path, profile: str) -> list[Finding]:
         )
     root = path.parent.resolve()
     shown = display_root(path.resolve(), cwd)
-    project, found = load_project(
-        root,
-        [path.name],
-        display="",
-        profile=profile,
-        all_files=frozenset({path.name}),
-        tracked=None,
-    )
-    for doc in project.docs:
-        doc.kind, doc.path = kind, shown
-    found = [f if f.path != path.name else _repath(f, shown) for f in found]
+    project = Project(root, "", profile, files=frozenset({path.name}), tracked=None)
+    # Parsed by the kind its name gives (load_project classifies by location, which would
+    # skip e.g. a `rules/x.mdc` outside `.cursor/rules/`).
+    read = io.read_text(root / path.name, root, shown)
+    if isinstance(read, Finding):
+        return [read]
+    doc, found = parse_doc(kind, path.name, read)
+    project.docs.append(doc)
     return found + check_project(project)
-
-
-def _repath(finding: Finding, path: str) -> Finding:
-    from dataclasses import replace
-
-    return replace(finding, path=path)
 
 
 def validate(

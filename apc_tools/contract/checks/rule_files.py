@@ -1,12 +1,249 @@
-"""Checks for rule files files. (Stub: rules and checks are being written.)"""
+"""Checks for rule files: ``.apc/rules/*.mdc|*.md`` and ``.cursor/rules/**/*.mdc`` (kind ``rule``).
+
+Frontmatter (schema ``rule``): ``description`` (string), ``globs`` (a YAML list, or the
+comma-separated string Cursor writes, unquoted ``globs: **/*.ts`` included: the parser reads it
+with a YML005 warning, never an error), ``alwaysApply`` (boolean). Only a ``globs`` value that is
+neither a string nor a list is an error; a quoted ``alwaysApply: "true"`` or a non-string
+``description`` is a warning (Cursor reads the file but treats the value differently).
+
+Semantic checks: a glob matching no tracked file (the git index; every file when the project is
+not a git work tree) is a dead rule (warning, at the glob). Globs of ``.cursor/rules`` files are
+relative to the folder holding ``.cursor``; those of ``.apc/rules`` to the project root. A rule
+with no globs, no ``alwaysApply: true`` and no description is never applied automatically
+(warning); an ``.mdc`` file without frontmatter is a warning. A lone ``.mdc`` file validated by
+path outside those folders gets no dead-glob check (its project is unknown).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from apc_tools.findings import Finding, Rule
+from apc_tools.contract.checks import _support as fm
+from apc_tools.contract.globs import any_match
+from apc_tools.contract.parse import Pos
+from apc_tools.contract.project import Doc, Project
+from apc_tools.findings import Finding, Rule, Severity
 
-RULES: tuple[Rule, ...] = ()
-CHECKS: Mapping[str, tuple[Callable[..., Iterable[Finding]], ...]] = {}
-PROJECT_CHECKS: tuple[Callable[[Any], Iterable[Finding]], ...] = ()
+FAMILY = "rules"
+CURSOR = ".cursor/rules/"
+
+
+def _rule(rid: str, name: str, sev: Severity, summary: str, expl: str, good: str, bad: str) -> Rule:
+    return Rule(rid, name, sev, summary, expl, good, bad, FAMILY)
+
+
+GOOD = '---\ndescription: API conventions\nglobs:\n  - "src/api/**/*.ts"\nalwaysApply: false\n---\n'
+
+GLOBS_INVALID = _rule(
+    "RUL001",
+    "rule-globs-invalid",
+    Severity.ERROR,
+    "A rule's `globs` is neither a list of patterns nor a comma-separated string.",
+    'Write `globs` as a YAML list (`- "src/**/*.ts"`) or, as Cursor does, a comma-separated '
+    "string (`globs: src/**/*.ts, src/**/*.tsx`). A mapping or a number matches nothing.",
+    GOOD,
+    "---\ndescription: API conventions\nglobs:\n  src: true\n---\n",
+)
+FIELD_TYPE = _rule(
+    "RUL002",
+    "rule-field-type",
+    Severity.WARNING,
+    "A rule's `alwaysApply` is not a boolean, or its `description` is not a string.",
+    'Cursor reads `alwaysApply: "true"` (quoted) as not-always, so the rule silently stops '
+    "applying. Write `alwaysApply: true` or `false` unquoted, and `description` as text.",
+    "---\ndescription: Style\nalwaysApply: true\n---\n",
+    '---\ndescription: Style\nalwaysApply: "true"\n---\n',
+)
+DEAD_GLOB = _rule(
+    "RUL003",
+    "rule-dead-glob",
+    Severity.WARNING,
+    "A rule glob matches no tracked file (dead rule).",
+    "The rule is attached only when a file matching one of its globs is in context; a glob "
+    "that matches nothing in the repository never fires. Fix the pattern (globs are relative to "
+    "the project root, or to the folder holding `.cursor/` for Cursor rules; `**` spans "
+    "folders) or remove it.",
+    GOOD + "(and src/api/users.ts is tracked)",
+    '---\ndescription: API conventions\nglobs:\n  - "src/api/**/*.ts"\n---\n(no such files)',
+)
+NEVER_APPLIED = _rule(
+    "RUL004",
+    "rule-never-applied",
+    Severity.WARNING,
+    "A rule has no globs, no `alwaysApply: true` and no description, so no agent applies it "
+    "automatically.",
+    "Cursor attaches a rule when `alwaysApply` is true, when a file matches `globs`, or when the "
+    "agent picks it by its `description`; with none of them it is only used when mentioned by "
+    "hand (`@rule`). Add a description, globs or `alwaysApply: true`.",
+    "---\ndescription: Security review checklist\n---\n",
+    "---\nalwaysApply: false\n---\n",
+)
+FRONTMATTER_MISSING = _rule(
+    "RUL005",
+    "rule-frontmatter-missing",
+    Severity.WARNING,
+    "An `.mdc` rule has no frontmatter, so it is never applied automatically.",
+    "MDC rules carry `description`, `globs` and `alwaysApply` in a `---` block at the top; "
+    "without it Cursor only uses the rule when it is mentioned by hand. Add the block.",
+    GOOD,
+    "# API conventions\n- Use zod for input validation.\n",
+)
+UNKNOWN_KEY = _rule(
+    "RUL006",
+    "rule-unknown-key",
+    Severity.WARNING,
+    "A rule frontmatter key is not `description`, `globs` or `alwaysApply`.",
+    "Cursor reads only those three keys; check the spelling (`glob`, `always_apply`...) or "
+    "remove the key.",
+    GOOD,
+    "---\ndescription: API conventions\nglob: src/**/*.ts\n---\n",
+)
+
+RULES = (GLOBS_INVALID, FIELD_TYPE, DEAD_GLOB, NEVER_APPLIED, FRONTMATTER_MISSING, UNKNOWN_KEY)
+
+
+def split_globs(value: Any) -> list[tuple[int | None, str]]:
+    """(list index or None for a string, pattern) for each glob of a string or list value.
+
+    A string is split at commas outside braces, so ``src/**/*.{ts,tsx}`` stays one pattern.
+    """
+    if isinstance(value, list):
+        return [(i, v.strip()) for i, v in enumerate(value) if isinstance(v, str) and v.strip()]
+    if not isinstance(value, str):
+        return []
+    parts: list[str] = []
+    depth, current = 0, ""
+    for char in value:
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+            continue
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        depth = max(depth, 0)
+        current += char
+    parts.append(current)
+    return [(None, p.strip()) for p in parts if p.strip()]
+
+
+def _base(doc: Doc) -> str:
+    """The folder globs are relative to: the one holding `.cursor/`, else the project root."""
+    if doc.rel.startswith(CURSOR):
+        return ""
+    index = doc.rel.find("/" + CURSOR)
+    return doc.rel[: index + 1] if index >= 0 else ""
+
+
+def _in_rule_folder(doc: Doc) -> bool:
+    """Under `.apc/rules/` or a `.cursor/rules/` (not a lone `.mdc` validated by path)."""
+    return doc.rel.startswith((".apc/rules/", CURSOR)) or "/" + CURSOR in doc.rel
+
+
+class _Matcher:
+    """Whether a glob matches a file of the project, each (folder, glob) pair matched once."""
+
+    def __init__(self, project: Project) -> None:
+        self.files = project.tracked if project.tracked is not None else project.files
+        self.by_base: dict[str, Iterable[str]] = {"": self.files}
+        self.seen: dict[tuple[str, str], bool] = {}
+
+    def live(self, base: str, pattern: str) -> bool:
+        key = (base, pattern)
+        if key not in self.seen:
+            if base not in self.by_base:
+                cut = len(base)
+                self.by_base[base] = [f[cut:] for f in self.files if f.startswith(base)]
+            self.seen[key] = any_match(pattern, self.by_base[base])
+        return self.seen[key]
+
+
+def _dead_globs(doc: Doc, matcher: _Matcher, what: str) -> Iterator[Finding]:
+    base = _base(doc)
+    for index, pattern in split_globs(doc.data.get("globs")):
+        if pattern.startswith("!") or matcher.live(base, pattern):
+            continue
+        if index is None:
+            pos, where = fm.column_of(doc, ("globs",), pattern), "$.globs"
+        else:
+            pos, where = fm.value_pos(doc, ("globs", index)), f"$.globs[{index}]"
+        yield fm.at(
+            DEAD_GLOB,
+            doc,
+            pos,
+            f"{where}: '{pattern}' matches no {what}; the rule never fires for it (fix the "
+            "pattern or remove it)",
+        )
+
+
+def dead_globs(project: Project) -> Iterator[Finding]:
+    """RUL003 for every rule file of the project (a project check: globs repeat across rules)."""
+    matcher = _Matcher(project)
+    what = "tracked file" if project.tracked is not None else "file"
+    for doc in project.docs_of("rule"):
+        if fm.parsed(doc) and _in_rule_folder(doc):
+            yield from _dead_globs(doc, matcher, what)
+
+
+_GLOBS_FIX = "write a YAML list of patterns or a comma-separated string (`**/*.ts, src/**`)"
+
+
+def _schema(doc: Doc) -> Iterator[Finding]:
+    data = dict(doc.data)
+    for error in fm.schema_errors("rule", data):
+        pos = fm.schema_pos(doc, error)
+        if fm.where(error)[:1] == ("globs",):
+            yield fm.at(GLOBS_INVALID, doc, pos, fm.schema_message(error, _GLOBS_FIX))
+        else:
+            fix = ""
+            if fm.where(error)[:1] == ("alwaysApply",):
+                fix = "write true or false unquoted (Cursor reads a quoted value as not-always)"
+            yield fm.at(FIELD_TYPE, doc, pos, fm.schema_message(error, fix))
+    for warning in fm.schema_warnings("rule", data):
+        if warning.validator == "x-apc-unknown-keys":
+            fix = "Cursor reads only description, globs and alwaysApply"
+            yield fm.at(
+                UNKNOWN_KEY, doc, fm.schema_pos(doc, warning), fm.schema_message(warning, fix)
+            )
+
+
+def _never_applied(doc: Doc) -> Iterator[Finding]:
+    data = doc.data
+    description = data.get("description")
+    has_description = isinstance(description, str) and bool(description.strip())
+    if split_globs(data.get("globs")) or data.get("alwaysApply") is True or has_description:
+        return
+    pos = fm.start(doc) if doc.has_frontmatter else Pos(1, 1)
+    yield fm.at(
+        NEVER_APPLIED,
+        doc,
+        pos,
+        "rule has no globs, no `alwaysApply: true` and no description: agents apply it only "
+        "when it is mentioned by hand; add one of them",
+    )
+
+
+def check_rule(doc: Doc, project: Project) -> Iterator[Finding]:
+    if not doc.has_frontmatter:
+        if fm.opens_frontmatter(doc) or not doc.text.strip():
+            return
+        if doc.rel.endswith(".mdc"):
+            yield FRONTMATTER_MISSING.finding(
+                doc.path,
+                "`.mdc` rule has no frontmatter (description, globs, alwaysApply): it is only "
+                "applied when mentioned by hand",
+                1,
+                1,
+            )
+        else:
+            yield from _never_applied(doc)
+        return
+    if not fm.parsed(doc):
+        return
+    yield from _schema(doc)
+    yield from _never_applied(doc)
+
+
+DocCheck = Callable[[Doc, Project], Iterable[Finding]]
+
+CHECKS: Mapping[str, tuple[DocCheck, ...]] = {"rule": (check_rule,)}
+PROJECT_CHECKS: tuple[Callable[[Project], Iterable[Finding]], ...] = (dead_globs,)
