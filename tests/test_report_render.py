@@ -12,43 +12,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from apc_tools.findings import Finding, Registry, Result, Rule, Severity
+from apc_tools.findings import Finding, Result, Severity
 from apc_tools.report import FORMATS, render
+from tests.report_rules import EXTENSION, LEGACY, MISSING, REGISTRY
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_PATH = ROOT / "apc_tools" / "schemas" / "report.schema.json"
 
-MISSING = Rule(
-    id="TST001",
-    name="missing-name",
-    severity=Severity.ERROR,
-    summary="An agent has no name.",
-    explanation="Add `name:` equal to the file slug.",
-    good="---\nname: reviewer\n---\n",
-    bad="---\nmodel: inherit\n---\n",
-    family="contract",
-)
-LEGACY = Rule(
-    id="TST002",
-    name="legacy-key",
-    severity=Severity.WARNING,
-    summary="The legacy `apf` key is used.",
-    explanation="Rename `apf` to `apc`.",
-    good='{"apc": "1.0"}',
-    bad='{"apf": "1.0"}',
-    family="contract",
-)
-EXTENSION = Rule(
-    id="RT001",
-    name="extension-field",
-    severity=Severity.INFO,
-    summary="An extension field.",
-    explanation="Nothing to fix.",
-    good="role: x",
-    bad="role: y",
-    family="runtime",
-)
-REGISTRY = Registry.of([MISSING, LEGACY, EXTENSION])
 ESC = "\x1b"
 
 

@@ -8,46 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from apc_tools.findings import Registry, Rule, Severity
+from apc_tools.findings import Registry
 from apc_tools.report.rules_doc import (
     REGENERATE,
     explain_rule,
     list_rules,
     rules_markdown,
 )
+from tests.report_rules import EXTENSION, FENCED, MISSING
 
 ROOT = Path(__file__).resolve().parent.parent
 
-MISSING = Rule(
-    id="TST001",
-    name="missing-name",
-    severity=Severity.ERROR,
-    summary="An agent has no name.",
-    explanation="Add `name:` equal to the file slug.",
-    good="---\nname: reviewer\n---\n",
-    bad="---\nmodel: inherit\n---\n",
-    family="contract",
-)
-FENCED = Rule(
-    id="TST002",
-    name="fenced-example",
-    severity=Severity.WARNING,
-    summary="A summary | with a pipe.",
-    explanation="Line one.\n\nLine two.",
-    good="# Title\n\n```sh\nmake\n```\n",
-    bad="````\nodd\n````",
-    family="contract",
-)
-EXTENSION = Rule(
-    id="RT001",
-    name="extension-field",
-    severity=Severity.INFO,
-    summary="An extension field.",
-    explanation="Nothing to fix.",
-    good="role: x",
-    bad="role: y",
-    family="runtime history",
-)
 REGISTRY = Registry.of([MISSING, FENCED, EXTENSION])
 
 

@@ -12,38 +12,8 @@ from hypothesis import strategies as st
 from apc_tools.findings import Finding, Registry, Result, Rule, Severity
 from apc_tools.report import render
 from apc_tools.report.sarif import FINGERPRINT_KEY, artifact_uri
+from tests.report_rules import EXTENSION, LEGACY, MISSING, REGISTRY
 
-MISSING = Rule(
-    id="TST001",
-    name="missing-name",
-    severity=Severity.ERROR,
-    summary="An agent has no name.",
-    explanation="Add `name:` equal to the file slug.",
-    good="---\nname: reviewer\n---\n",
-    bad="---\nmodel: inherit\n---\n",
-    family="contract",
-)
-LEGACY = Rule(
-    id="TST002",
-    name="legacy-key",
-    severity=Severity.WARNING,
-    summary="The legacy `apf` key is used.",
-    explanation="Rename `apf` to `apc`.",
-    good='{"apc": "1.0"}',
-    bad='{"apf": "1.0"}',
-    family="contract",
-)
-EXTENSION = Rule(
-    id="RT001",
-    name="extension-field",
-    severity=Severity.INFO,
-    summary="An extension field.",
-    explanation="Nothing to fix.",
-    good="role: x",
-    bad="role: y",
-    family="runtime",
-)
-REGISTRY = Registry.of([MISSING, LEGACY, EXTENSION])
 LEVELS = {"error", "warning", "note"}
 # RFC 3986 unreserved characters, "/" and percent-escapes: what a relative URI reference may hold.
 URI_REF = re.compile(r"^(?:[A-Za-z0-9\-._~/]|%[0-9A-F]{2})*$")
