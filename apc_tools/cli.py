@@ -122,14 +122,19 @@ def schema(name: str | None) -> None:
 
 
 # --- apc repair: owned by the runtime module (apc_tools.runtime.command) ---------------------
+REPAIR_WIRES = ("auto", "openai-chat", "openai-responses", "anthropic", "gemini", "bedrock")
+
+
 @main.command()
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
-@click.option("-o", "--output", "out", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "-o", "--output", "out", type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the repaired history to OUT (outside the project tree).",
+)
 @click.option("--in-place", is_flag=True, help="Replace FILE atomically (outside the project).")
 @click.option(
-    "--wire",
-    type=click.Choice(["auto", "openai-chat", "openai-responses", "anthropic", "gemini", "bedrock"]),
-    default="auto", show_default=True,
+    "--wire", type=click.Choice(REPAIR_WIRES), default="auto", show_default=True,
+    help="The history's wire format (auto: detected from the first 1,000 records).",
 )
 @click.option("--check", is_flag=True, help="Only check: report what a provider would reject.")
 @click.option("--skip-bad-lines", is_flag=True, help="JSONL: repair the lines that parse.")
@@ -140,6 +145,52 @@ def repair(
     file: Path, out: Path | None, in_place: bool, wire: str, check: bool, skip_bad_lines: bool,
     project: Path | None, fmt: str, strict: bool, config: Path | None, no_color: bool,
 ) -> None:
-    """Close tool calls an interrupted turn left unanswered (report of changes on stdout)."""
-    fail("repair is not available yet")
+    """Close tool calls an interrupted turn left unanswered.
+
+    The repaired history goes to OUT (-o), back into FILE (--in-place), or to stdout; the report
+    of changes goes to stdout, or to stderr when the history itself is on stdout. Exit 0: done
+    (or, with --check, a provider would accept FILE); 1: --check found what a provider rejects;
+    2: could not run (bad input, or a target inside the project tree).
+    """
+    from apc_tools.runtime.command import run_repair
+
+    to_stdout = out is None and not in_place and not check
+    try:
+        outcome = run_repair(
+            file, out=out, in_place=in_place, wire=wire, check_only=check,
+            skip_bad_lines=skip_bad_lines, contract=_repair_contract(project, out or file),
+            stdout=sys.stdout.buffer if to_stdout else None,
+        )
+    except CannotRun as exc:
+        fail(str(exc))
+        return
+    except OSError as exc:
+        fail(f"{exc.filename or file}: {exc.strerror or exc}")
+        return
+    if not to_stdout:
+        emit(outcome.result, fmt, no_color, strict)
+    _emit_to_stderr(outcome.result, fmt, no_color, strict)
+
+
+def _repair_contract(project: Path | None, target: Path) -> Any:
+    """The contract of --project, of the cwd's project, or else of the target's project."""
+    from apc_tools.contract.validate import load_contract
+
+    if project is not None:
+        contract = load_contract(project)
+        if contract is None:
+            fail(f"--project {project}: no APC project there (.apc/project.json or AGENTS.md)")
+        return contract
+    return load_contract(Path.cwd()) or load_contract(target.absolute().parent)
+
+
+def _emit_to_stderr(result: Result, fmt: str, no_color: bool, strict: bool) -> None:
+    from apc_tools.catalog import registry
+    from apc_tools.report import render
+
+    color = use_color(no_color, sys.stderr)
+    text = render(result, fmt, registry(), color=color, version=__version__)
+    if text:
+        click.echo(text, nl=not text.endswith("\n"), err=True)
+    sys.exit(1 if result.failed(strict) else 0)
 # --- end apc repair -------------------------------------------------------------------------
