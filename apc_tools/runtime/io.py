@@ -73,7 +73,7 @@ class Style:
     item_sep: str = ", "
     key_sep: str = ": "
     inline_records: bool = False  # pretty-printed list with one compact record per line
-    ensure_ascii: bool = False  # the input escaped every non-ASCII character
+    ensure_ascii: bool = False  # the input escaped every non-ASCII character (json.dumps default)
     newline: str = "\n"
     final_newline: bool = True
 
@@ -202,13 +202,57 @@ def _object_or_jsonl(path: Path, text: str, at_eof: bool) -> str:
 # Style detection
 
 
-_SEPARATORS = ((", ", ": "), (",", ":"), (",", ": "), (", ", ":"))
+Candidate = tuple[bool, str, str]  # (one compact record per line, item separator, key separator)
+LEARN_SAMPLES = 1000  # records (and keys) looked at to learn the style, at most
+
+
+def _candidates(indent: int | str | None) -> list[Candidate]:
+    """The styles json.dumps and JSON.stringify write, most common first."""
+    seps = [(", ", ": "), (",", ":"), (",", ": "), (", ", ":")]
+    if indent is None:
+        return [(False, item, key) for item, key in seps]
+    return [(False, ",", ": "), (False, ",", ":")] + [(True, item, key) for item, key in seps]
 
 
 def _dumps(
     value: Any, indent: int | str | None, item_sep: str, key_sep: str, ascii: bool = False
 ) -> str:
     return json.dumps(value, ensure_ascii=ascii, indent=indent, separators=(item_sep, key_sep))
+
+
+def _render_as(value: Any, candidate: Candidate, style: Style, depth: int) -> str:
+    """``value`` written in ``style`` changed to ``candidate``, at nesting ``depth``."""
+    inline, item_sep, key_sep = candidate
+    if style.indent is None or inline:
+        return _dumps(value, None, item_sep, key_sep, style.ensure_ascii)
+    text = _dumps(value, style.indent, ",", key_sep, style.ensure_ascii)
+    return text.replace("\n", "\n" + _pad(style, depth)) if depth else text
+
+
+class _Learner:
+    """Narrows the candidate styles with each sample seen; the first one left is the style.
+
+    A record that two candidates write identically does not decide between them, and cannot
+    be written differently by either: so the style may be settled late (while streaming) and
+    every record is still written as it was read.
+    """
+
+    def __init__(self, indent: int | str | None) -> None:
+        self.remaining = _candidates(indent)
+        self.budget = LEARN_SAMPLES
+
+    def keep(self, test: Callable[[Candidate], bool]) -> Candidate | None:
+        """Keep the candidates that pass ``test``; return the new best one if it changed."""
+        if len(self.remaining) <= 1 or self.budget <= 0:
+            return None
+        self.budget -= 1
+        kept = [candidate for candidate in self.remaining if test(candidate)]
+        if not kept:  # written by something else: keep the best guess so far
+            self.budget = 0
+            return None
+        best = kept[0] if kept[0] != self.remaining[0] else None
+        self.remaining = kept
+        return best
 
 
 _NON_ASCII_ESCAPE = re.compile(
@@ -219,24 +263,6 @@ _NON_ASCII_ESCAPE = re.compile(
 def _escapes_non_ascii(text: str) -> bool:
     """True when the text is pure ASCII and escapes a non-ASCII character (ensure_ascii=True)."""
     return text.isascii() and _NON_ASCII_ESCAPE.search(text) is not None
-
-
-def _separators_of(
-    raw: str, value: Any, indent: int | str | None, pad: str, ascii: bool = False
-) -> tuple[str, str]:
-    """The separators that reproduce ``raw`` exactly (a guess from the text if none does).
-
-    ``pad`` is the indentation of the record's own lines inside a pretty-printed list.
-    """
-    candidates = ((",", ": "), (",", ":")) if indent is not None else _SEPARATORS
-    for item_sep, key_sep in candidates:
-        text = _dumps(value, indent, item_sep, key_sep, ascii)
-        if (text.replace("\n", "\n" + pad) if pad else text) == raw:
-            return item_sep, key_sep
-    if indent is not None:
-        return ",", ": " if '": ' in raw else ":"
-    spaced = re.search(r"[,:] ", raw) is not None
-    return (", ", ": ") if spaced else (",", ":")
 
 
 def _indent_after(text: str, pos: int) -> tuple[int | str | None, str]:
@@ -261,8 +287,8 @@ _DECODER = json.JSONDecoder()
 class _Scanner:
     """Reads JSON values one at a time from a text stream, never holding more than one value."""
 
-    def __init__(self, fh: IO[str], path: Path, max_value: int) -> None:
-        self.fh, self.path, self.max_value = fh, path, max_value
+    def __init__(self, fh: IO[str], path: Path, max_value: int, chunk: int) -> None:
+        self.fh, self.path, self.max_value, self.chunk = fh, path, max_value, chunk
         self.buf = ""
         self.pos = 0
         self.eof = False
@@ -279,7 +305,7 @@ class _Scanner:
                 f"{self.path}: not valid UTF-8 near line {line} ({exc.reason})"
             ) from None
 
-    def fill(self, size: int = CHUNK_CHARS) -> bool:
+    def fill(self, size: int = 0) -> bool:
         """Drop what was consumed and read at least ``size`` more characters; False at EOF."""
         if self.eof:
             return False
@@ -288,7 +314,7 @@ class _Scanner:
             self.buf = self.buf[self.pos :]
             self.pos = 0
             self.cursor = (0, line, column)
-        data = self._read(max(size, CHUNK_CHARS))
+        data = self._read(max(size, self.chunk))
         if not data:
             self.eof = True
             return False
@@ -358,9 +384,23 @@ class _Scanner:
             at_end = end == len(self.buf) and not isinstance(value, dict | list | str)
             if at_end and self.fill():  # a number or literal may go on in the next chunk
                 continue
+            if end - self.pos > self.max_value:
+                raise self._too_large()
             self.span = (self.pos, end)
             self.pos = end
             return value
+
+    def ensure(self, size: int) -> None:
+        """Have ``size`` characters ahead in the buffer, or all that is left of the file."""
+        while len(self.buf) - self.pos < size and self.fill():
+            pass
+
+    def raw_next(self) -> str | None:
+        """The next character as it is (whitespace included), None at the end of the file."""
+        while self.pos >= len(self.buf):
+            if not self.fill():
+                return None
+        return self.buf[self.pos]
 
     def rest_is_blank(self) -> tuple[bool, bool]:
         """After the top-level value: (only whitespace follows, a newline follows)."""
@@ -381,15 +421,20 @@ class _Scanner:
     def _grow(self) -> None:
         pending = len(self.buf) - self.pos
         if pending > self.max_value:
-            raise self.error(
-                f"a record larger than {self.max_value // MiB} MiB (or never closed): "
-                "the limit for one record"
-            )
+            raise self._too_large()
         self.fill(pending)
+
+    def _too_large(self) -> HistoryError:
+        size = f"{self.max_value // MiB} MiB" if self.max_value >= MiB else f"{self.max_value} B"
+        return self.error(
+            f"a record larger than {size} (or never closed): the limit for one record; "
+            "split the history into JSONL with one record per line"
+        )
 
     def _decode_error(self, exc: json.JSONDecodeError) -> HistoryError:
         message = f"invalid JSON: {_reason(exc)}"
-        if exc.msg.startswith("Unterminated") or not self.buf[exc.pos :].strip():
+        rest = self.buf[exc.pos :]
+        if exc.msg.startswith("Unterminated") or re.fullmatch(r"[\s\w.+-]*", rest):
             message += " (the file ends too early: truncated?)"
         return self.error(message, exc.pos)
 
@@ -416,8 +461,10 @@ class HistoryReader:
         *,
         skip_bad_lines: bool = False,
         max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+        chunk_chars: int = CHUNK_CHARS,
     ) -> None:
         self.path = Path(path)
+        self.chunk_chars = chunk_chars
         self.skip_bad_lines = skip_bad_lines
         self.max_record_bytes = max_record_bytes
         self.layout = Layout("jsonl")
@@ -426,6 +473,7 @@ class HistoryReader:
         self.bad_lines: list[BadLine] = []
         self._fh: IO[Any] | None = None
         self._scanner: _Scanner | None = None
+        self._learner = _Learner(None)
         self._bom = False
 
     # -- context manager
@@ -435,16 +483,24 @@ class HistoryReader:
         self._bom = head.startswith(codecs.BOM_UTF8)
         kind = _detect_kind(self.path, text, at_eof)
         ascii = _escapes_non_ascii(text)
-        if kind == "jsonl":
-            self.layout = _with_style(
-                Layout("jsonl", _jsonl_style(text, ascii)), ensure_ascii=ascii
-            )
-            self._fh = self.path.open("rb")
-            if self._bom:
-                self._fh.read(len(codecs.BOM_UTF8))
-        else:
-            self._open_json(ascii)
+        try:
+            if kind == "jsonl":
+                style = Style(newline=_jsonl_newline(text), ensure_ascii=ascii)
+                self.layout = Layout("jsonl", style)
+                self._fh = self.path.open("rb")
+                if self._bom:
+                    self._fh.read(len(codecs.BOM_UTF8))
+            else:
+                self._open_json(ascii)
+        except BaseException:
+            self.close()
+            raise
         return self
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
 
     def __exit__(
         self,
@@ -452,27 +508,73 @@ class HistoryReader:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+        self.close()
 
     # -- JSON
     def _open_json(self, ascii: bool) -> None:
         encoding = "utf-8-sig" if self._bom else "utf-8"
         self._fh = self.path.open("r", encoding=encoding, newline="")
-        scanner = _Scanner(self._fh, self.path, self.max_record_bytes)
+        scanner = _Scanner(self._fh, self.path, self.max_record_bytes, self.chunk_chars)
         self._scanner = scanner
         opener = scanner.expect("[{", "a JSON array or object")
+        scanner.ensure(256)
         indent, newline = _indent_after(scanner.buf, scanner.pos)
-        style = Style(indent=indent, newline=newline, ensure_ascii=ascii)
+        self._learner = _Learner(indent)
+        inline, item_sep, key_sep = self._learner.remaining[0]
+        style = Style(indent, item_sep, key_sep, inline, ascii, newline)
         if opener == "[":
             self.layout = Layout("array", style)
             return
-        key = self._read_before(scanner)
-        self.layout = Layout("object", style, key)
+        self.layout = Layout("object", style)
+        key = self._read_before(scanner)  # learns the style as it reads
+        self.layout = replace(self.layout, key=key)
+
+    def _learn(self, test: Callable[[Candidate], bool]) -> None:
+        best = self._learner.keep(test)
+        if best is not None:
+            inline, item_sep, key_sep = best
+            self.layout = _with_style(
+                self.layout, inline_records=inline, item_sep=item_sep, key_sep=key_sep
+            )
+
+    def _learn_record(self, raw: str, record: dict[str, Any]) -> None:
+        style = self.layout.style
+        depth = 1 if self.layout.kind == "array" else 2
+        self._learn(lambda c: _render_as(record, c, style, depth) == raw)
+
+    def _learn_member(self, raw: str, value: Any) -> None:
+        style = self.layout.style
+        if style.indent is None:
+            self._learn(lambda c: _render_as(value, c, style, 0) == raw)
+        else:  # members of a pretty-printed object are never inline
+            self._learn(lambda c: _render_as(value, (False, ",", c[2]), style, 1) == raw)
+
+    def _observe(self, scanner: _Scanner, separator: str) -> None:
+        """Learn from the text right after a ',' or ':' of the container itself."""
+        spaced = scanner.raw_next() == " "
+        if separator == ":":
+            self._learn(lambda c: c[2] == (": " if spaced else ":"))
+        elif self.layout.style.indent is None:
+            self._learn(lambda c: c[1] == (", " if spaced else ","))
+
+    def _member(self, scanner: _Scanner) -> tuple[str, bool]:
+        """Read a key and its ':'; True when its value is the history's list (then on '[')."""
+        if scanner.peek() != '"':
+            raise scanner.error("expected a key in double quotes")
+        key = scanner.value()
+        scanner.expect(":", "':' after a key")
+        self._observe(scanner, ":")
+        is_list = scanner.peek() == "["
+        return key, is_list
+
+    def _member_value(self, scanner: _Scanner) -> Any:
+        scanner.peek()
+        value = scanner.value()
+        self._learn_member(scanner.buf[slice(*scanner.span)], value)
+        return value
 
     def _read_before(self, scanner: _Scanner) -> str:
-        """Read the object's members up to the list; leave the scanner on the list's '['."""
+        """Read the object's members up to the list; leave the scanner inside the list."""
         while True:
             char = scanner.peek()
             if char == "}" or char is None:
@@ -484,16 +586,12 @@ class HistoryReader:
                 )
             if self.before:
                 scanner.expect(",", "',' between the object's keys")
-                scanner.peek()
-            if scanner.peek() != '"':
-                raise scanner.error("expected a key in double quotes")
-            key = scanner.value()
-            scanner.expect(":", "':' after a key")
-            if key in CONTAINER_KEYS and scanner.peek() == "[" and not self._seen(key):
+                self._observe(scanner, ",")
+            key, is_list = self._member(scanner)
+            if key in CONTAINER_KEYS and is_list and not self._seen(key):
                 scanner.pos += 1
                 return str(key)
-            scanner.peek()
-            self.before.append((key, scanner.value()))
+            self.before.append((key, self._member_value(scanner)))
 
     def _seen(self, key: str) -> bool:
         return any(k == key for k, _ in self.before)
@@ -509,6 +607,7 @@ class HistoryReader:
                 break
             if not first:
                 scanner.expect(",", "',' or ']' after a record")
+                self._observe(scanner, ",")
                 char = scanner.peek()
             if char is None:
                 raise scanner.error("the file ends inside the list (truncated?)")
@@ -519,8 +618,7 @@ class HistoryReader:
                     f"{self.path}:{line}:{column}: expected each record of the history to be a "
                     f"JSON object, found {_kind_of(record)}"
                 )
-            if first:
-                self._settle_style(scanner.buf[slice(*scanner.span)], record)
+            self._learn_record(scanner.buf[slice(*scanner.span)], record)
             first = False
             yield Located(line, column, record)
         if self.layout.kind == "object":
@@ -532,28 +630,14 @@ class HistoryReader:
             )
         self.layout = _with_style(self.layout, final_newline=newline)
 
-    def _settle_style(self, raw: str, record: dict[str, Any]) -> None:
-        """Learn the separators (and one-record-per-line lists) from the first record's text."""
-        style = self.layout.style
-        inline = style.indent is not None and "\n" not in raw
-        indent = None if inline else style.indent
-        pad = _pad(style, 1 if self.layout.kind == "array" else 2) if indent is not None else ""
-        item_sep, key_sep = _separators_of(raw, record, indent, pad, style.ensure_ascii)
-        self.layout = _with_style(
-            self.layout, item_sep=item_sep, key_sep=key_sep, inline_records=inline
-        )
-
     def _read_after(self, scanner: _Scanner) -> None:
         while True:
             char = scanner.expect(",}", "',' or '}' in the object")
             if char == "}":
                 return
-            if scanner.peek() != '"':
-                raise scanner.error("expected a key in double quotes")
-            key = scanner.value()
-            scanner.expect(":", "':' after a key")
-            scanner.peek()
-            self.after.append((key, scanner.value()))
+            self._observe(scanner, ",")
+            key, _ = self._member(scanner)
+            self.after.append((key, self._member_value(scanner)))
 
     # -- JSONL
     def _jsonl_records(self) -> Iterator[Located]:
@@ -589,6 +673,10 @@ class HistoryReader:
         if not isinstance(record, dict):
             self._bad(number, f"expected a JSON object, found {_kind_of(record)}")
             return None
+        if self._learner.budget and len(self._learner.remaining) > 1:
+            raw_line = text.rstrip("\r\n")
+            style = self.layout.style
+            self._learn(lambda c: _render_as(record, c, style, 0) == raw_line)
         return Located(number, None, record)
 
     def _bad(self, number: int, reason: str) -> None:
@@ -629,14 +717,9 @@ def _skip_rest_of_line(fh: IO[bytes]) -> None:
             return
 
 
-def _jsonl_style(text: str, ascii: bool) -> Style:
-    first = next((line for line in text.split("\n") if line.strip()), "")
-    newline = "\r\n" if first.endswith("\r") else "\n"
-    item_sep, key_sep = ", ", ": "
-    if _is_object_line(first):
-        raw = first.strip()
-        item_sep, key_sep = _separators_of(raw, json.loads(raw), None, "", ascii)
-    return Style(None, item_sep, key_sep, newline=newline, ensure_ascii=ascii)
+def _jsonl_newline(text: str) -> str:
+    first = text.split("\n", 1)[0]
+    return "\r\n" if first.endswith("\r") and "\n" in text else "\n"
 
 
 def _with_style(layout: Layout, **changes: Any) -> Layout:
@@ -684,66 +767,82 @@ def _record(record: dict[str, Any], style: Style, depth: int) -> str:
     return _value(record, style, depth)
 
 
+LayoutSource = Layout | Callable[[], Layout]
+
+
 def render_history(
-    layout: Layout,
+    layout: LayoutSource,
     records: Iterable[dict[str, Any]],
     before: Sequence[tuple[str, Any]] = (),
     after: Callable[[], Sequence[tuple[str, Any]]] = tuple,
 ) -> Iterator[str]:
     """Yield the text of a history in ``layout``, one chunk per record (streaming).
 
-    ``after`` is called once the records are exhausted (the keys after the list are read last).
+    ``layout`` may be a callable (``lambda: reader.layout``): it is asked again for each record,
+    because a reader settles the style while it reads. ``after`` is called once the records are
+    exhausted (the keys after the list are read last).
     """
-    if layout.kind == "jsonl":
-        yield from _render_jsonl(layout.style, records)
-        return
-    chunks = _render_json(layout, records, before, after)
-    if layout.style.newline == "\n":
-        yield from chunks
+    current: Callable[[], Layout] = layout if callable(layout) else (lambda: layout)
+    kind = current().kind
+    if kind == "jsonl":
+        chunks = _render_jsonl(current, records)
     else:
-        yield from (chunk.replace("\n", layout.style.newline) for chunk in chunks)
+        chunks = _render_json(current, records, before, after)
+    for chunk in chunks:
+        newline = current().style.newline
+        yield chunk if newline == "\n" else chunk.replace("\n", newline)
 
 
-def _render_jsonl(style: Style, records: Iterable[dict[str, Any]]) -> Iterator[str]:
-    end = style.newline
+def _render_jsonl(
+    current: Callable[[], Layout], records: Iterable[dict[str, Any]]
+) -> Iterator[str]:
     for record in records:
-        yield _dumps(record, None, style.item_sep, style.key_sep, style.ensure_ascii) + end
+        style = current().style
+        yield _dumps(record, None, style.item_sep, style.key_sep, style.ensure_ascii) + "\n"
 
 
 def _render_json(
-    layout: Layout,
+    current: Callable[[], Layout],
     records: Iterable[dict[str, Any]],
     before: Sequence[tuple[str, Any]],
     after: Callable[[], Sequence[tuple[str, Any]]],
 ) -> Iterator[str]:
-    style = layout.style
-    pretty = style.indent is not None
-    depth = 1 if layout.kind == "array" else 2
-    open_list = "["
-    if layout.kind == "object":
-        members = [_member(k, v, style, 1) for k, v in before]
-        key = json.dumps(layout.key, ensure_ascii=style.ensure_ascii)
-        members.append(key + style.key_sep + "[")
-        yield "{" + _join_members(members, style, 1)
-        open_list = ""
-    else:
-        yield open_list
+    depth = 1 if current().kind == "array" else 2
     count = 0
     for record in records:
-        sep = ("," if pretty else style.item_sep) if count else ""
-        lead = "\n" + _pad(style, depth) if pretty else ""
+        layout = current()
+        style = layout.style
+        if not count:
+            yield _open_list(layout, before)
+        sep = ("," if style.indent is not None else style.item_sep) if count else ""
+        lead = "\n" + _pad(style, depth) if style.indent is not None else ""
         yield sep + lead + _record(record, style, depth)
         count += 1
-    close = ("\n" + _pad(style, depth - 1) if pretty and count else "") + "]"
+    layout = current()
+    style = layout.style
+    head = "" if count else _open_list(layout, before)
+    close = ("\n" + _pad(style, depth - 1) if style.indent is not None and count else "") + "]"
     if layout.kind == "object":
         rest = [_member(k, v, style, 1) for k, v in after()]
-        close += ("," if pretty else style.item_sep) if rest else ""
-        close += _join_members(rest, style, 1, first=False)
-        close += ("\n" if pretty else "") + "}"
-    yield close + ("\n" if style.final_newline else "")
+        if rest:
+            close += "," if style.indent is not None else style.item_sep
+        close += _join_members(rest, style, 1)
+        close += ("\n" if style.indent is not None else "") + "}"
+    yield head + close + ("\n" if style.final_newline else "")
 
 
-def _join_members(members: list[str], style: Style, depth: int, *, first: bool = True) -> str:
+def _open_list(layout: Layout, before: Sequence[tuple[str, Any]]) -> str:
+    """Everything up to and including the list's '['."""
+    if layout.kind == "array":
+        return "["
+    style = layout.style
+    members = [_member(k, v, style, 1) for k, v in before]
+    key = json.dumps(layout.key, ensure_ascii=style.ensure_ascii)
+    members.append(key + style.key_sep + "[")
+    return "{" + _join_members(members, style, 1)
+
+
+def _join_members(members: list[str], style: Style, depth: int) -> str:
     if style.indent is None:
         return style.item_sep.join(members)
     lead = "\n" + _pad(style, depth)
@@ -752,6 +851,5 @@ def _join_members(members: list[str], style: Style, depth: int, *, first: bool =
 
 def write_history(history: History) -> str:
     """The whole text of an in-memory history, written like its input."""
-    return "".join(
-        render_history(history.layout, history.records, history.before, lambda: history.after)
-    )
+    chunks = render_history(history.layout, history.records, history.before, lambda: history.after)
+    return "".join(chunks)
