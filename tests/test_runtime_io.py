@@ -358,7 +358,7 @@ STYLES = [
 ]
 
 
-@settings(max_examples=300)  # file I/O per example: kept below the CI profile's 2000
+@settings(max_examples=200)  # file I/O per example: kept below the CI profile's 2000
 @given(
     records=records_strategy,
     style=st.sampled_from(STYLES),
