@@ -24,6 +24,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
@@ -217,7 +218,16 @@ def _candidates(indent: int | str | None) -> list[Candidate]:
 def _dumps(
     value: Any, indent: int | str | None, item_sep: str, key_sep: str, ascii: bool = False
 ) -> str:
-    return json.dumps(value, ensure_ascii=ascii, indent=indent, separators=(item_sep, key_sep))
+    return _encoder(indent, item_sep, key_sep, ascii)(value)
+
+
+@cache
+def _encoder(
+    indent: int | str | None, item_sep: str, key_sep: str, ascii: bool
+) -> Callable[[Any], str]:
+    """One encoder per style (json.dumps builds a new one per call when given options)."""
+    encoder = json.JSONEncoder(ensure_ascii=ascii, indent=indent, separators=(item_sep, key_sep))
+    return encoder.encode
 
 
 def _render_as(value: Any, candidate: Candidate, style: Style, depth: int) -> str:
@@ -241,9 +251,13 @@ class _Learner:
         self.remaining = _candidates(indent)
         self.budget = LEARN_SAMPLES
 
+    @property
+    def active(self) -> bool:
+        return len(self.remaining) > 1 and self.budget > 0
+
     def keep(self, test: Callable[[Candidate], bool]) -> Candidate | None:
         """Keep the candidates that pass ``test``; return the new best one if it changed."""
-        if len(self.remaining) <= 1 or self.budget <= 0:
+        if not self.active:
             return None
         self.budget -= 1
         kept = [candidate for candidate in self.remaining if test(candidate)]
@@ -347,10 +361,11 @@ class _Scanner:
     def peek(self) -> str | None:
         """Skip whitespace and return the next character, None at the end of the file."""
         while True:
-            match = _WS.match(self.buf, self.pos)
-            self.pos = match.end() if match else self.pos
-            if self.pos < len(self.buf):
-                return self.buf[self.pos]
+            buf = self.buf
+            pos = _WS.match(buf, self.pos).end()  # type: ignore[union-attr]  # always matches
+            self.pos = pos
+            if pos < len(buf):
+                return buf[pos]
             if not self.fill():
                 return None
 
@@ -606,8 +621,11 @@ class HistoryReader:
                 scanner.pos += 1
                 break
             if not first:
-                scanner.expect(",", "',' or ']' after a record")
-                self._observe(scanner, ",")
+                if char != ",":
+                    scanner.expect(",", "',' or ']' after a record")
+                scanner.pos += 1
+                if self._learner.active:
+                    self._observe(scanner, ",")
                 char = scanner.peek()
             if char is None:
                 raise scanner.error("the file ends inside the list (truncated?)")
@@ -618,7 +636,8 @@ class HistoryReader:
                     f"{self.path}:{line}:{column}: expected each record of the history to be a "
                     f"JSON object, found {_kind_of(record)}"
                 )
-            self._learn_record(scanner.buf[slice(*scanner.span)], record)
+            if self._learner.active:
+                self._learn_record(scanner.buf[slice(*scanner.span)], record)
             first = False
             yield Located(line, column, record)
         if self.layout.kind == "object":
@@ -673,7 +692,7 @@ class HistoryReader:
         if not isinstance(record, dict):
             self._bad(number, f"expected a JSON object, found {_kind_of(record)}")
             return None
-        if self._learner.budget and len(self._learner.remaining) > 1:
+        if self._learner.active:
             raw_line = text.rstrip("\r\n")
             style = self.layout.style
             self._learn(lambda c: _render_as(record, c, style, 0) == raw_line)
