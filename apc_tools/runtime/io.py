@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from apc_tools.findings import CannotRun, Finding, Rule, Severity
 
@@ -96,8 +96,7 @@ class BadLine:
     reason: str
 
 
-@dataclass(frozen=True)
-class Located:
+class Located(NamedTuple):
     """A record and where it starts in the file (1-based; column None for JSONL)."""
 
     line: int
