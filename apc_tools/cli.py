@@ -134,7 +134,7 @@ REPAIR_WIRES = ("auto", "openai-chat", "openai-responses", "anthropic", "gemini"
 @click.option("--in-place", is_flag=True, help="Replace FILE atomically (outside the project).")
 @click.option(
     "--wire", type=click.Choice(REPAIR_WIRES), default="auto", show_default=True,
-    help="The history's wire format (auto: detected from the first 1,000 records).",
+    help="The history's wire format (auto: detected from its first records).",
 )
 @click.option("--check", is_flag=True, help="Only check: report what a provider would reject.")
 @click.option("--skip-bad-lines", is_flag=True, help="JSONL: repair the lines that parse.")

@@ -267,12 +267,15 @@ def _deliver(
 
 
 def _change_findings(changes: Sequence[Any], name: str, places: _Places) -> list[Finding]:
-    from apc_tools.runtime.rules import change_finding
+    """One RPR finding per change, placed at the record's line in the file."""
+    from apc_tools.runtime.rules import CHANGE_RULES
 
     findings = []
     for change in changes:
-        line, column = places.place(change.index)
-        findings.append(change_finding(change, name, line, column))
+        where = f" (call {change.call_id})" if change.call_id else ""
+        message = f"record {change.index + 1}: {change.detail}{where}"
+        rule = CHANGE_RULES[change.kind]
+        findings.append(rule.finding(name, message, *places.place(change.index)))
     return findings
 
 
@@ -303,6 +306,10 @@ def _check(reader: HistoryReader, wire: str, name: str) -> RepairOutcome:
 
 
 def _violation_findings(violations: Sequence[Any], name: str, places: _Places) -> list[Finding]:
-    from apc_tools.runtime.rules import violation_finding
+    """One WIR finding per violation (the provider's own wording), at the record's line."""
+    from apc_tools.runtime.rules import BY_ID
 
-    return [violation_finding(v, name, *places.place(v.index)) for v in violations]
+    return [
+        BY_ID[v.rule].finding(name, f"record {v.index + 1}: {v.message}", *places.place(v.index))
+        for v in violations
+    ]
