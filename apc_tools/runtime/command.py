@@ -152,27 +152,31 @@ def _detect(records: Sequence[dict[str, Any]], name: str) -> str:
 # Where records are (line, column), kept small
 
 
+_MAX_U32 = 2**32 - 1
+
+
 class _Places:
     """Record index -> (line, column) in the file.
 
     JSONL: line = index + offset, and the offset changes only at blank or skipped lines, so
-    only those breakpoints are stored. JSON: one line and one column per record (8 bytes).
+    only those breakpoints are stored. JSON: one line and one column per record (4 bytes each,
+    columns beyond 2**32 - 1 are clamped).
     """
 
     def __init__(self, jsonl: bool) -> None:
         self.jsonl = jsonl
         self.starts: array[int] = array("q")
         self.offsets: array[int] = array("q")
-        self.lines: array[int] = array("L")
-        self.columns: array[int] = array("L")
+        self.lines: array[int] = array("I")
+        self.columns: array[int] = array("I")
         self.count = 0
 
     def add(self, located: Located) -> None:
         index = self.count
         self.count += 1
         if not self.jsonl:
-            self.lines.append(located.line)
-            self.columns.append(located.column or 0)
+            self.lines.append(min(located.line, _MAX_U32))
+            self.columns.append(min(located.column or 0, _MAX_U32))
             return
         offset = located.line - index
         if not self.offsets or self.offsets[-1] != offset:
