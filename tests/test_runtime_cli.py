@@ -204,6 +204,31 @@ def test_json_array_keeps_its_layout(outside: Path) -> None:
     assert out.read_text() == expected
 
 
+def test_history_needing_no_repair_is_written_byte_for_byte(outside: Path) -> None:
+    source = outside / "clean.json"
+    text = json.dumps({"model": "gpt", "messages": CLEAN, "stream": False}, indent=4) + "\n"
+    source.write_text(text)
+    out = outside / "out.json"
+    result = run(source, "-o", out)
+    assert result.exit_code == 0, result.output
+    assert out.read_text() == text
+    assert result.stdout == ""  # no findings, nothing to report
+
+
+def test_findings_point_at_the_line_of_the_record(outside: Path) -> None:
+    path = outside / "h.jsonl"
+    path.write_text("\n" + jsonl(BROKEN[:3]))  # a blank first line: records on lines 2-4
+    result = run(path, "-o", outside / "out.jsonl", "--format", "json")
+    (closed,) = json.loads(result.stdout)["findings"]
+    assert closed["line"] == 4  # the assistant message with the unanswered call
+    assert "record 3" in closed["message"]
+    pretty = outside / "h.json"
+    pretty.write_text(json.dumps(BROKEN[:3], indent=2))
+    result = run(pretty, "-o", outside / "out.json", "--format", "json")
+    (closed,) = json.loads(result.stdout)["findings"]
+    assert (closed["line"], closed["column"]) == (10, 3)
+
+
 # --------------------------------------------------------------------------------------------
 # --check
 

@@ -92,7 +92,7 @@ def run_repair(
     ) as reader:
         if check_only:
             return _check(reader, wire, _name(file))
-        return _repair(reader, wire, _name(file), target, stdout)
+        return _repair(reader, wire, _name(file), target, stdout, in_place)
 
 
 # --------------------------------------------------------------------------------------------
@@ -208,6 +208,7 @@ def _repair(
     name: str,
     target: Path | None,
     stdout: IO[bytes] | None,
+    in_place: bool,
 ) -> RepairOutcome:
     from apc_tools.runtime import RepairStream
 
@@ -235,7 +236,7 @@ def _repair(
     def changed() -> bool:
         return bool(stream is not None and stream.changes) or bool(reader.bad_lines)
 
-    written, text = _deliver(chunks, target, stdout, changed)
+    written, text = _deliver(chunks, target, stdout, changed if in_place else None)
     changes = list(stream.changes) if stream is not None else []
     findings = _change_findings(changes, name, places) + reader.bad_line_findings(name)
     return RepairOutcome(
@@ -254,11 +255,14 @@ def _deliver(
     chunks: Iterator[str],
     target: Path | None,
     stdout: IO[bytes] | None,
-    changed: Callable[[], bool],
+    keep: Callable[[], bool] | None,
 ) -> tuple[bool, str | None]:
-    """Send the repaired text where it goes: (a file was written, the text if kept)."""
+    """Send the repaired text where it goes: (a file was written, the text if kept).
+
+    ``keep`` (for --in-place) is asked at the end whether the file must be replaced at all.
+    """
     if target is not None:
-        return atomic_write(target, chunks, keep=changed), None
+        return atomic_write(target, chunks, keep=keep), None
     if stdout is None:
         return False, "".join(chunks)
     with tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES, mode="w+b") as spool:
