@@ -167,9 +167,10 @@ def repair(
     except OSError as exc:
         fail(f"{exc.filename or file}: {exc.strerror or exc}")
         return
-    if not to_stdout:
+    if to_stdout:  # the history took stdout: the report goes to stderr
+        _emit_to_stderr(outcome.result, fmt, no_color, strict)
+    else:
         emit(outcome.result, fmt, no_color, strict)
-    _emit_to_stderr(outcome.result, fmt, no_color, strict)
 
 
 def _repair_contract(project: Path | None, target: Path) -> Any:

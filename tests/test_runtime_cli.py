@@ -412,6 +412,43 @@ def test_run_repair_as_a_library_call(history: Path, project: Path) -> None:
     assert all(f.path == history.as_posix() for f in outcome.result.findings)
 
 
+def long_history(path: Path, turns: int) -> None:
+    """``turns`` answered tool turns, with three interrupted ones (whatever the length)."""
+    with path.open("w") as fh:
+        for turn in range(turns):
+            call = {**CALL, "id": f"call_{turn}"}
+            fh.write(json.dumps({"role": "user", "content": f"step {turn}"}) + "\n")
+            fh.write(json.dumps({"role": "assistant", "content": None, "tool_calls": [call]}))
+            fh.write("\n")
+            if turn not in (1, turns // 2, turns - 1):
+                result = {"role": "tool", "tool_call_id": call["id"], "content": "x" * 200}
+                fh.write(json.dumps(result) + "\n")
+
+
+def peak_memory_of_repair(source: Path, out: Path) -> int:
+    import tracemalloc
+
+    from apc_tools.runtime.command import run_repair
+
+    tracemalloc.start()
+    try:
+        outcome = run_repair(source, out=out)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert outcome.changes == 3
+    return peak
+
+
+def test_jsonl_repair_memory_does_not_grow_with_the_file(outside: Path) -> None:
+    small, large = outside / "small.jsonl", outside / "large.jsonl"
+    long_history(small, 4_000)  # about 1.2 MB: past the 1 MiB write buffer
+    long_history(large, 12_000)  # about 3.6 MB: held in memory it would cost tens of MB
+    peak_small = peak_memory_of_repair(small, outside / "s.out.jsonl")
+    peak_large = peak_memory_of_repair(large, outside / "l.out.jsonl")
+    assert peak_large < peak_small + 256 * 1024, (peak_small, peak_large)
+
+
 def test_the_real_command_never_prints_a_traceback(outside: Path) -> None:
     path = outside / "bin.json"
     path.write_bytes(b"\x00\x01\x02")

@@ -34,7 +34,7 @@ from apc_tools.findings import CannotRun, Finding, Rule, Severity
 CONTAINER_KEYS = ("messages", "input", "contents")
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 MiB = 1 << 20
-DEFAULT_MAX_RECORD_BYTES = 256 * MiB
+DEFAULT_MAX_RECORD_BYTES = 64 * MiB
 """The largest single record (one JSONL line, one element of a JSON list) accepted."""
 
 HEAD_BYTES = 1 * MiB  # how much of the file the layout detection looks at
