@@ -158,7 +158,7 @@ def repair(
     try:
         outcome = run_repair(
             file, out=out, in_place=in_place, wire=wire, check_only=check,
-            skip_bad_lines=skip_bad_lines, contract=_repair_contract(project, out or file),
+            skip_bad_lines=skip_bad_lines, contract=_repair_contract(project, file, out, in_place),
             stdout=sys.stdout.buffer if to_stdout else None,
         )
     except CannotRun as exc:
@@ -173,16 +173,26 @@ def repair(
         emit(outcome.result, fmt, no_color, strict)
 
 
-def _repair_contract(project: Path | None, target: Path) -> Any:
-    """The contract of --project, of the cwd's project, or else of the target's project."""
+def _repair_contract(
+    project: Path | None, file: Path, out: Path | None, in_place: bool
+) -> Any:
+    """The contract of --project or of the cwd's project; the project around the target (if
+    any other) is checked here too, so no APC project's tree is ever written."""
     from apc_tools.contract.validate import load_contract
+    from apc_tools.runtime.store import ensure_outside
 
-    if project is not None:
-        contract = load_contract(project)
-        if contract is None:
-            fail(f"--project {project}: no APC project there (.apc/project.json or AGENTS.md)")
-        return contract
-    return load_contract(Path.cwd()) or load_contract(target.absolute().parent)
+    contract = load_contract(project if project is not None else Path.cwd())
+    if project is not None and contract is None:
+        fail(f"--project {project}: no APC project there (.apc/project.json or AGENTS.md)")
+    target = out if out is not None else file if in_place else None
+    if target is not None:
+        folder = target.absolute().parent
+        while not folder.is_dir() and folder != folder.parent:
+            folder = folder.parent
+        around = load_contract(folder)
+        if around is not None and (contract is None or around.root != contract.root):
+            ensure_outside(around, target)
+    return contract
 
 
 def _emit_to_stderr(result: Result, fmt: str, no_color: bool, strict: bool) -> None:

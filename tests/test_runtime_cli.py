@@ -145,6 +145,17 @@ def test_out_inside_a_project_found_from_the_target(
     assert not (project / "src" / "x.jsonl").exists()
 
 
+def test_out_inside_another_project_is_refused(
+    project: Path, history: Path, git_repo: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = git_repo({"AGENTS.md": "# Other\n"}, name="other")
+    monkeypatch.chdir(project)
+    result = run(history, "-o", other / "new" / "x.jsonl")
+    assert result.exit_code == 2
+    assert "inside the project tree" in result.stderr
+    assert not (other / "new").exists()
+
+
 def test_in_place_inside_the_project_is_refused(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
