@@ -128,22 +128,41 @@ REPAIR_WIRES = ("auto", "openai-chat", "openai-responses", "anthropic", "gemini"
 @main.command()
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
 @click.option(
-    "-o", "--output", "out", type=click.Path(path_type=Path, dir_okay=False),
+    "-o",
+    "--output",
+    "out",
+    type=click.Path(path_type=Path, dir_okay=False),
     help="Write the repaired history to OUT (outside the project tree).",
 )
 @click.option("--in-place", is_flag=True, help="Replace FILE atomically (outside the project).")
 @click.option(
-    "--wire", type=click.Choice(REPAIR_WIRES), default="auto", show_default=True,
+    "--wire",
+    type=click.Choice(REPAIR_WIRES),
+    default="auto",
+    show_default=True,
     help="The history's wire format (auto: detected from its first records).",
 )
 @click.option("--check", is_flag=True, help="Only check: report what a provider would reject.")
 @click.option("--skip-bad-lines", is_flag=True, help="JSONL: repair the lines that parse.")
-@click.option("--project", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="The APC project whose tree must not be written (default: found from cwd).")
+@click.option(
+    "--project",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="The APC project whose tree must not be written (default: found from cwd).",
+)
 @common_options
 def repair(
-    file: Path, out: Path | None, in_place: bool, wire: str, check: bool, skip_bad_lines: bool,
-    project: Path | None, fmt: str, strict: bool, config: Path | None, no_color: bool,
+    file: Path,
+    out: Path | None,
+    in_place: bool,
+    wire: str,
+    check: bool,
+    skip_bad_lines: bool,
+    project: Path | None,
+    fmt: str,
+    strict: bool,
+    config: Path | None,
+    no_color: bool,
 ) -> None:
     """Close tool calls an interrupted turn left unanswered.
 
@@ -157,8 +176,13 @@ def repair(
     to_stdout = out is None and not in_place and not check
     try:
         outcome = run_repair(
-            file, out=out, in_place=in_place, wire=wire, check_only=check,
-            skip_bad_lines=skip_bad_lines, contract=_repair_contract(project, file, out, in_place),
+            file,
+            out=out,
+            in_place=in_place,
+            wire=wire,
+            check_only=check,
+            skip_bad_lines=skip_bad_lines,
+            contract=_repair_contract(project, file, out, in_place),
             stdout=sys.stdout.buffer if to_stdout else None,
         )
     except CannotRun as exc:
@@ -173,9 +197,7 @@ def repair(
         emit(outcome.result, fmt, no_color, strict)
 
 
-def _repair_contract(
-    project: Path | None, file: Path, out: Path | None, in_place: bool
-) -> Any:
+def _repair_contract(project: Path | None, file: Path, out: Path | None, in_place: bool) -> Any:
     """The contract of --project or of the cwd's project; the project around the target (if
     any other) is checked here too, so no APC project's tree is ever written."""
     from apc_tools.contract.validate import load_contract
@@ -204,4 +226,6 @@ def _emit_to_stderr(result: Result, fmt: str, no_color: bool, strict: bool) -> N
     if text:
         click.echo(text, nl=not text.endswith("\n"), err=True)
     sys.exit(1 if result.failed(strict) else 0)
+
+
 # --- end apc repair -------------------------------------------------------------------------

@@ -457,6 +457,9 @@ class _Scanner:
 # The reader
 
 
+_JSONL_HINT = "; if the file is JSONL (one record per line), name it *.jsonl"
+
+
 class HistoryReader:
     """Open a history file and stream its records. Use as a context manager::
 
@@ -593,10 +596,10 @@ class HistoryReader:
             char = scanner.peek()
             if char == "}" or char is None:
                 found = ", ".join(repr(k) for k, _ in self.before) or "none"
+                hint = " (truncated?)" if char is None else _JSONL_HINT
                 raise HistoryError(
                     f"{self.path}: a JSON object must hold the history as a list under "
-                    f"'messages', 'input' or 'contents' (keys found: {found})"
-                    + (" (truncated?)" if char is None else "")
+                    f"'messages', 'input' or 'contents' (keys found: {found}){hint}"
                 )
             if self.before:
                 scanner.expect(",", "',' between the object's keys")
