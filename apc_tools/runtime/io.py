@@ -9,9 +9,11 @@ largest single record (and, for a JSON object, by the keys around the list):
   read record by record with :meth:`json.JSONDecoder.raw_decode` over a sliding buffer.
 
 Writing mirrors the input: the same layout, the same keys around the list in the same order, the
-same indentation (compact, ``indent=N``, or one record per line inside a pretty-printed list), the
-same separators, line ending and final newline. Text is written with
-``json.dumps(ensure_ascii=False)``.
+same indentation (compact, ``indent=N``, tabs, or one record per line inside a pretty-printed
+list), the same separators, line ending and final newline, with the encoder of ``json.dumps``
+(``ensure_ascii=False`` unless the input escaped its non-ASCII characters). The style is learnt
+from the records as they are read (:class:`_Learner`), so a history that ``json.dumps`` or
+``JSON.stringify`` wrote, and that needs no repair, is written back byte for byte.
 
 Every problem with the file itself is a :class:`HistoryError` (a :class:`CannotRun`: exit 2)
 whose message names the file and, where it has one, the line and column.
@@ -439,9 +441,9 @@ class _Scanner:
         self.fill(pending)
 
     def _too_large(self) -> HistoryError:
-        size = f"{self.max_value // MiB} MiB" if self.max_value >= MiB else f"{self.max_value} B"
         return self.error(
-            f"a record larger than {size} (or never closed): the limit for one record; "
+            f"a record larger than {_size(self.max_value)} (or never closed): the limit for one "
+            "record; "
             "split the history into JSONL with one record per line"
         )
 
@@ -672,7 +674,7 @@ class HistoryReader:
             number += 1
             if len(raw) > self.max_record_bytes and not raw.endswith(b"\n"):
                 _skip_rest_of_line(fh)
-                self._bad(number, f"longer than {self.max_record_bytes // MiB} MiB")
+                self._bad(number, f"longer than {_size(self.max_record_bytes)}")
                 continue
             located = self._jsonl_record(number, raw)
             if located is not None:
@@ -720,6 +722,10 @@ class HistoryReader:
         return [
             BAD_LINE.finding(name, f"line left out: {b.reason}", b.line) for b in self.bad_lines
         ]
+
+
+def _size(count: int) -> str:
+    return f"{count // MiB} MiB" if count >= MiB else f"{count} bytes"
 
 
 def _reason(exc: json.JSONDecodeError) -> str:
