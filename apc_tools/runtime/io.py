@@ -443,8 +443,7 @@ class _Scanner:
     def _too_large(self) -> HistoryError:
         return self.error(
             f"a record larger than {_size(self.max_value)} (or never closed): the limit for one "
-            "record; "
-            "split the history into JSONL with one record per line"
+            "record; split the history into JSONL with one record per line"
         )
 
     def _decode_error(self, exc: json.JSONDecodeError) -> HistoryError:
