@@ -132,6 +132,7 @@ REPAIR_WIRES = ("auto", "openai-chat", "openai-responses", "anthropic", "gemini"
     "--output",
     "out",
     type=click.Path(path_type=Path, dir_okay=False),
+    metavar="OUT",
     help="Write the repaired history to OUT (outside the project tree).",
 )
 @click.option("--in-place", is_flag=True, help="Replace FILE atomically (outside the project).")
