@@ -226,6 +226,28 @@ def test_history_needing_no_repair_is_written_byte_for_byte(outside: Path) -> No
     assert result.stdout == ""  # no findings, nothing to report
 
 
+def test_unchanged_records_keep_their_exact_text(outside: Path) -> None:
+    """Records the repair does not touch are copied as read: escapes, numbers, spacing."""
+    lines = [
+        '{"role":"user","content":"a \\u003cb\\u003e tag","n":1e5,"f":1.50}',
+        '{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function",'
+        '"function":{"name":"ls","arguments":"{}"}}]}',
+        '{"role":"user",  "content":"next"}',
+    ]
+    source = outside / "go.jsonl"
+    source.write_text("\r\n".join(lines) + "\r\n")
+    out = outside / "out.jsonl"
+    result = run(source, "-o", out)
+    assert result.exit_code == 0, result.output
+    written = out.read_bytes().decode().split("\r\n")
+    assert written[:2] == lines[:2]
+    synthetic = json.loads(written[2])
+    assert synthetic == {"role": "tool", "tool_call_id": "c1", "content": SYNTHETIC}
+    assert written[2] == json.dumps(synthetic, separators=(",", ":"))  # the file's style
+    assert written[3] == lines[2]
+    assert written[4] == ""
+
+
 def test_findings_point_at_the_line_of_the_record(outside: Path) -> None:
     path = outside / "h.jsonl"
     path.write_text("\n" + jsonl(BROKEN[:3]))  # a blank first line: records on lines 2-4

@@ -20,6 +20,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from array import array
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, islice
@@ -33,6 +34,8 @@ from apc_tools.runtime.io import (
     HistoryReader,
     Layout,
     Located,
+    RawText,
+    Record,
     render_history,
 )
 from apc_tools.runtime.store import atomic_write, ensure_outside
@@ -199,6 +202,41 @@ class _Places:
 
 
 # --------------------------------------------------------------------------------------------
+# Unchanged records are written as they were read
+
+
+class _Passthrough:
+    """Pairs the records coming out of the repair with the records fed to it.
+
+    A record that comes out equal to one fed in (the repair never mutates its input) is written
+    as the text it was read from, byte for byte: numbers, escapes and spacing stay as they were,
+    and nothing is encoded again. Outputs come in input order; a record the repair dropped or
+    changed is skipped. Only records not yet out are held (at most ``LIMIT``).
+    """
+
+    WINDOW = 16
+    LIMIT = 4096
+
+    def __init__(self) -> None:
+        self.pending: deque[tuple[dict[str, Any], str]] = deque()
+
+    def fed(self, located: Located) -> None:
+        self.pending.append((located.record, located.raw))
+        if len(self.pending) > self.LIMIT:
+            self.pending.popleft()
+
+    def out(self, record: dict[str, Any]) -> Record:
+        for index, (source, raw) in enumerate(self.pending):
+            if index == self.WINDOW:
+                break
+            if source == record:
+                for _ in range(index + 1):
+                    self.pending.popleft()
+                return RawText(raw)
+        return record
+
+
+# --------------------------------------------------------------------------------------------
 # Repair
 
 
@@ -221,15 +259,20 @@ def _repair(
     stream = RepairStream(wire_name) if wire_name is not None else None
     places = _Places(reader.layout.kind == "jsonl")
 
-    def repaired() -> Iterator[dict[str, Any]]:
+    passthrough = _Passthrough()
+
+    def repaired() -> Iterator[Record]:
         for item in chain(head, located):
             places.add(item)
             if stream is None:
-                yield item.record
-            else:
-                yield from stream.feed(item.record)
+                yield RawText(item.raw)
+                continue
+            passthrough.fed(item)
+            for record in stream.feed(item.record):
+                yield passthrough.out(record)
         if stream is not None:
-            yield from stream.finish()
+            for record in stream.finish():
+                yield passthrough.out(record)
 
     chunks = render_history(reader.layout, repaired(), reader.before, lambda: reader.after)
 

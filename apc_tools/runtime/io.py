@@ -12,8 +12,8 @@ Writing mirrors the input: the same layout, the same keys around the list in the
 same indentation (compact, ``indent=N``, tabs, or one record per line inside a pretty-printed
 list), the same separators, line ending and final newline, with the encoder of ``json.dumps``
 (``ensure_ascii=False`` unless the input escaped its non-ASCII characters). The style is learnt
-from the records as they are read (:class:`_Learner`), so a history that ``json.dumps`` or
-``JSON.stringify`` wrote, and that needs no repair, is written back byte for byte.
+from the records as they are read (:class:`_Learner`); and a caller may hand back a record's
+text as read (:class:`RawText`) to have it copied byte for byte.
 
 Every problem with the file itself is a :class:`HistoryError` (a :class:`CannotRun`: exit 2)
 whose message names the file and, where it has one, the line and column.
@@ -99,11 +99,22 @@ class BadLine:
 
 
 class Located(NamedTuple):
-    """A record and where it starts in the file (1-based; column None for JSONL)."""
+    """A record, where it starts in the file (1-based; column None for JSONL), and its text."""
 
     line: int
     column: int | None
     record: dict[str, Any]
+    raw: str
+
+
+class RawText(str):
+    """A record's text exactly as read, given to :func:`render_history` instead of the record
+    when the record comes out of the repair unchanged: it is written byte for byte."""
+
+    __slots__ = ()
+
+
+Record = dict[str, Any] | RawText
 
 
 @dataclass
@@ -262,8 +273,7 @@ class _Learner:
             return None
         self.budget -= 1
         kept = [candidate for candidate in self.remaining if test(candidate)]
-        if not kept:  # written by something else: keep the best guess so far
-            self.budget = 0
+        if not kept:  # no candidate writes this one (say "1e5" or "\u003c"): ask the next
             return None
         best = kept[0] if kept[0] != self.remaining[0] else None
         self.remaining = kept
@@ -642,7 +652,7 @@ class HistoryReader:
             if self._learner.active:
                 self._learn_record(scanner.buf[slice(*scanner.span)], record)
             first = False
-            yield Located(line, column, record)
+            yield Located(line, column, record, scanner.buf[slice(*scanner.span)])
         if self.layout.kind == "object":
             self._read_after(scanner)
         blank, newline = scanner.rest_is_blank()
@@ -695,11 +705,11 @@ class HistoryReader:
         if not isinstance(record, dict):
             self._bad(number, f"expected a JSON object, found {_kind_of(record)}")
             return None
+        raw_line = text.rstrip("\r\n")
         if self._learner.active:
-            raw_line = text.rstrip("\r\n")
             style = self.layout.style
             self._learn(lambda c: _render_as(record, c, style, 0) == raw_line)
-        return Located(number, None, record)
+        return Located(number, None, record, raw_line)
 
     def _bad(self, number: int, reason: str) -> None:
         if not self.skip_bad_lines:
@@ -787,7 +797,9 @@ def _pad(style: Style, depth: int) -> str:
     return unit * depth
 
 
-def _record(record: dict[str, Any], style: Style, depth: int) -> str:
+def _record(record: Record, style: Style, depth: int) -> str:
+    if type(record) is RawText:
+        return record.replace("\r\n", "\n") if style.newline != "\n" else record
     if style.inline_records:
         return _dumps(record, None, style.item_sep, style.key_sep, style.ensure_ascii)
     return _value(record, style, depth)
@@ -798,7 +810,7 @@ LayoutSource = Layout | Callable[[], Layout]
 
 def render_history(
     layout: LayoutSource,
-    records: Iterable[dict[str, Any]],
+    records: Iterable[Record],
     before: Sequence[tuple[str, Any]] = (),
     after: Callable[[], Sequence[tuple[str, Any]]] = tuple,
 ) -> Iterator[str]:
@@ -819,17 +831,18 @@ def render_history(
         yield chunk if newline == "\n" else chunk.replace("\n", newline)
 
 
-def _render_jsonl(
-    current: Callable[[], Layout], records: Iterable[dict[str, Any]]
-) -> Iterator[str]:
+def _render_jsonl(current: Callable[[], Layout], records: Iterable[Record]) -> Iterator[str]:
     for record in records:
+        if type(record) is RawText:
+            yield record + "\n"
+            continue
         style = current().style
         yield _dumps(record, None, style.item_sep, style.key_sep, style.ensure_ascii) + "\n"
 
 
 def _render_json(
     current: Callable[[], Layout],
-    records: Iterable[dict[str, Any]],
+    records: Iterable[Record],
     before: Sequence[tuple[str, Any]],
     after: Callable[[], Sequence[tuple[str, Any]]],
 ) -> Iterator[str]:
