@@ -497,3 +497,67 @@ def test_the_real_command_never_prints_a_traceback(outside: Path) -> None:
     assert done.stderr.startswith("apc: error: ")
     assert "binary file" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# --------------------------------------------------------------------------------------------
+# Property: the file-level repair writes exactly what the library's repair returns
+
+
+def chat_records() -> Any:
+    from hypothesis import strategies as st
+
+    ids = st.sampled_from(["c1", "c2", "c3"])
+    call = ids.map(
+        lambda i: {"id": i, "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    )
+    return st.lists(
+        st.one_of(
+            st.builds(lambda t: {"role": "user", "content": t}, st.text(max_size=5)),
+            st.builds(
+                lambda cs: {"role": "assistant", "content": None, "tool_calls": cs},
+                st.lists(call, min_size=1, max_size=3),
+            ),
+            st.builds(lambda i: {"role": "tool", "tool_call_id": i, "content": "ok"}, ids),
+            st.just({"role": "assistant", "content": "done"}),
+            st.just({"role": "system", "content": "sys"}),
+        ),
+        max_size=12,
+    )
+
+
+LAYOUT_WRITERS: dict[str, Callable[[list[dict[str, Any]]], str]] = {
+    "h.jsonl": lambda rs: "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rs),
+    "a.json": lambda rs: json.dumps(rs, ensure_ascii=False),
+    "p.json": lambda rs: json.dumps(rs, indent=2, ensure_ascii=False) + "\n",
+    "o.json": lambda rs: json.dumps({"model": "m", "messages": rs, "n": 1}, separators=(",", ":")),
+}
+
+
+def parse_output(name: str, text: str) -> list[dict[str, Any]]:
+    if name.endswith(".jsonl"):
+        return [json.loads(line) for line in text.splitlines()]
+    value = json.loads(text)
+    return value["messages"] if isinstance(value, dict) else value
+
+
+def test_file_repair_equals_library_repair(tmp_path_factory: pytest.TempPathFactory) -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from apc_tools.runtime import repair
+    from apc_tools.runtime.command import run_repair
+
+    @settings(max_examples=150, deadline=None)
+    @given(records=chat_records(), name=st.sampled_from(sorted(LAYOUT_WRITERS)))
+    def check(records: list[dict[str, Any]], name: str) -> None:
+        if not records and name.endswith(".jsonl"):
+            return  # an empty file is not a history
+        path = tmp_path_factory.mktemp("prop") / name
+        path.write_text(LAYOUT_WRITERS[name](records), encoding="utf-8")
+        outcome = run_repair(path, wire="openai-chat")
+        assert outcome.text is not None
+        expected = repair(records, "openai-chat")
+        assert parse_output(name, outcome.text) == list(expected.records)
+        assert outcome.changes == len(expected.changes)
+
+    check()
