@@ -192,10 +192,7 @@ def repair(
     except OSError as exc:
         fail(f"{exc.filename or file}: {exc.strerror or exc}")
         return
-    if to_stdout:  # the history took stdout: the report goes to stderr
-        _emit_to_stderr(outcome.result, fmt, no_color, strict)
-    else:
-        emit(outcome.result, fmt, no_color, strict)
+    _emit_repair(outcome.result, fmt, no_color, strict, err=to_stdout)
 
 
 def _repair_contract(project: Path | None, file: Path, out: Path | None, in_place: bool) -> Any:
@@ -218,14 +215,18 @@ def _repair_contract(project: Path | None, file: Path, out: Path | None, in_plac
     return contract
 
 
-def _emit_to_stderr(result: Result, fmt: str, no_color: bool, strict: bool) -> None:
-    from apc_tools.catalog import registry
+def _emit_repair(result: Result, fmt: str, no_color: bool, strict: bool, *, err: bool) -> None:
+    """Like emit(), to stderr when the history took stdout. Only the runtime family's rules can
+    appear, so the registry is theirs (loading every contract check would slow each run)."""
+    from apc_tools.findings import Registry
     from apc_tools.report import render
+    from apc_tools.runtime.command import repair_rules
 
-    color = use_color(no_color, sys.stderr)
-    text = render(result, fmt, registry(), color=color, version=__version__)
+    registry = Registry.of(repair_rules())
+    color = use_color(no_color, sys.stderr if err else sys.stdout)
+    text = render(result, fmt, registry, color=color, version=__version__)
     if text:
-        click.echo(text, nl=not text.endswith("\n"), err=True)
+        click.echo(text, nl=not text.endswith("\n"), err=err)
     sys.exit(1 if result.failed(strict) else 0)
 
 

@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from apc_tools.contract.model import Contract
-from apc_tools.findings import CannotRun, Finding, Result
+from apc_tools.findings import CannotRun, Finding, Result, Rule
 from apc_tools.runtime.io import (
     DEFAULT_MAX_RECORD_BYTES,
+    IO_RULES,
     HistoryReader,
     Layout,
     Located,
@@ -96,6 +97,14 @@ def run_repair(
         if check_only:
             return _check(reader, wire, _name(file))
         return _repair(reader, wire, _name(file), target, stdout, in_place)
+
+
+def repair_rules() -> tuple[Rule, ...]:
+    """Every rule ``apc repair`` can raise: the runtime family (and the file I/O rule)."""
+    from apc_tools.runtime.rules import RULES
+
+    known = {rule.id for rule in RULES}
+    return (*RULES, *(rule for rule in IO_RULES if rule.id not in known))
 
 
 # --------------------------------------------------------------------------------------------
