@@ -220,10 +220,10 @@ def test_history_needing_no_repair_is_written_byte_for_byte(outside: Path) -> No
     text = json.dumps({"model": "gpt", "messages": CLEAN, "stream": False}, indent=4) + "\n"
     source.write_text(text)
     out = outside / "out.json"
-    result = run(source, "-o", out)
+    result = run(source, "-o", out, "--format", "json")
     assert result.exit_code == 0, result.output
     assert out.read_text() == text
-    assert result.stdout == ""  # no findings, nothing to report
+    assert json.loads(result.stdout)["findings"] == []
 
 
 def test_unchanged_records_keep_their_exact_text(outside: Path) -> None:
