@@ -203,7 +203,7 @@ def _repair_contract(project: Path | None, file: Path, out: Path | None, in_plac
 
     contract = load_contract(project if project is not None else Path.cwd())
     if project is not None and contract is None:
-        fail(f"--project {project}: no APC project there (.apc/project.json or AGENTS.md)")
+        fail(f"--project {project}: no APC project there (no .apc/ or AGENTS.md)")
     target = out if out is not None else file if in_place else None
     if target is not None:
         folder = target.absolute().parent
