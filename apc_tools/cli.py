@@ -198,10 +198,9 @@ def repair(
 def _repair_contract(project: Path | None, file: Path, out: Path | None, in_place: bool) -> Any:
     """The contract of --project or of the cwd's project; the project around the target (if
     any other) is checked here too, so no APC project's tree is ever written."""
-    from apc_tools.contract.validate import load_contract
     from apc_tools.runtime.store import ensure_outside
 
-    contract = load_contract(project if project is not None else Path.cwd())
+    contract = _load_contract(project if project is not None else Path.cwd())
     if project is not None and contract is None:
         fail(f"--project {project}: no APC project there (no .apc/ or AGENTS.md)")
     target = out if out is not None else file if in_place else None
@@ -209,10 +208,22 @@ def _repair_contract(project: Path | None, file: Path, out: Path | None, in_plac
         folder = target.absolute().parent
         while not folder.is_dir() and folder != folder.parent:
             folder = folder.parent
-        around = load_contract(folder)
+        around = _load_contract(folder)
         if around is not None and (contract is None or around.root != contract.root):
             ensure_outside(around, target)
     return contract
+
+
+def _load_contract(start: Path) -> Any:
+    """load_contract(start), skipped (None) when no folder above holds .apc/ or AGENTS.md: the
+    common case of runtime storage, where loading the contract checks would cost more than the
+    repair of a small history."""
+    chains = [(f, *f.parents) for f in (start.absolute(), start.resolve())]  # symlinks too
+    if not any((p / ".apc").is_dir() or (p / "AGENTS.md").is_file() for c in chains for p in c):
+        return None
+    from apc_tools.contract.validate import load_contract
+
+    return load_contract(start)
 
 
 def _emit_repair(result: Result, fmt: str, no_color: bool, strict: bool, *, err: bool) -> None:
