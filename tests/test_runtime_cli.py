@@ -156,6 +156,18 @@ def test_out_inside_another_project_is_refused(
     assert not (other / "new").exists()
 
 
+def test_out_inside_the_project_through_a_symlinked_cwd_is_refused(
+    project: Path, history: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    link = outside / "shortcut"
+    link.symlink_to(project)
+    monkeypatch.chdir(link)
+    result = run(history, "-o", "out.jsonl")
+    assert result.exit_code == 2
+    assert "inside the project tree" in result.stderr
+    assert not (project / "out.jsonl").exists()
+
+
 def test_in_place_inside_the_project_is_refused(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
