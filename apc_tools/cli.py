@@ -140,17 +140,26 @@ def schema(name: str | None) -> None:
 
 
 # --- apc repair: owned by the runtime module (apc_tools.runtime.command) ---------------------
+REPAIR_WIRES = ("auto", "openai-chat", "openai-responses", "anthropic", "gemini", "bedrock")
+
+
 @main.command()
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
-@click.option("-o", "--output", "out", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="OUT",
+    help="Write the repaired history to OUT (outside the project tree).",
+)
 @click.option("--in-place", is_flag=True, help="Replace FILE atomically (outside the project).")
 @click.option(
     "--wire",
-    type=click.Choice(
-        ["auto", "openai-chat", "openai-responses", "anthropic", "gemini", "bedrock"]
-    ),
+    type=click.Choice(REPAIR_WIRES),
     default="auto",
     show_default=True,
+    help="The history's wire format (auto: detected from its first records).",
 )
 @click.option("--check", is_flag=True, help="Only check: report what a provider would reject.")
 @click.option("--skip-bad-lines", is_flag=True, help="JSONL: repair the lines that parse.")
@@ -174,8 +183,80 @@ def repair(
     config: Path | None,
     no_color: bool,
 ) -> None:
-    """Close tool calls an interrupted turn left unanswered (report of changes on stdout)."""
-    fail("repair is not available yet")
+    """Close tool calls an interrupted turn left unanswered.
+
+    The repaired history goes to OUT (-o), back into FILE (--in-place), or to stdout; the report
+    of changes goes to stdout, or to stderr when the history itself is on stdout. Exit 0: done
+    (or, with --check, a provider would accept FILE); 1: --check found what a provider rejects;
+    2: could not run (bad input, or a target inside the project tree).
+    """
+    from apc_tools.runtime.command import run_repair
+
+    to_stdout = out is None and not in_place and not check
+    try:
+        outcome = run_repair(
+            file,
+            out=out,
+            in_place=in_place,
+            wire=wire,
+            check_only=check,
+            skip_bad_lines=skip_bad_lines,
+            contract=_repair_contract(project, file, out, in_place),
+            stdout=sys.stdout.buffer if to_stdout else None,
+        )
+    except CannotRun as exc:
+        fail(str(exc))
+        return
+    except OSError as exc:
+        fail(f"{exc.filename or file}: {exc.strerror or exc}")
+        return
+    _emit_repair(outcome.result, fmt, no_color, strict, err=to_stdout)
+
+
+def _repair_contract(project: Path | None, file: Path, out: Path | None, in_place: bool) -> Any:
+    """The contract of --project or of the cwd's project; the project around the target (if
+    any other) is checked here too, so no APC project's tree is ever written."""
+    from apc_tools.runtime.store import ensure_outside
+
+    contract = _load_contract(project if project is not None else Path.cwd())
+    if project is not None and contract is None:
+        fail(f"--project {project}: no APC project there (no .apc/ or AGENTS.md)")
+    target = out if out is not None else file if in_place else None
+    if target is not None:
+        folder = target.absolute().parent
+        while not folder.is_dir() and folder != folder.parent:
+            folder = folder.parent
+        around = _load_contract(folder)
+        if around is not None and (contract is None or around.root != contract.root):
+            ensure_outside(around, target)
+    return contract
+
+
+def _load_contract(start: Path) -> Any:
+    """load_contract(start), skipped (None) when no folder above holds .apc/ or AGENTS.md: the
+    common case of runtime storage, where loading the contract checks would cost more than the
+    repair of a small history."""
+    chains = [(f, *f.parents) for f in (start.absolute(), start.resolve())]  # symlinks too
+    if not any((p / ".apc").is_dir() or (p / "AGENTS.md").is_file() for c in chains for p in c):
+        return None
+    from apc_tools.contract.validate import load_contract
+
+    return load_contract(start)
+
+
+def _emit_repair(result: Result, fmt: str, no_color: bool, strict: bool, *, err: bool) -> None:
+    """Like emit(), to stderr when the history took stdout. Only the runtime family's rules can
+    appear, so the registry is theirs (loading every contract check would slow each run)."""
+    from apc_tools.findings import Registry
+    from apc_tools.report import render
+    from apc_tools.runtime.command import repair_rules
+
+    registry = Registry.of(repair_rules())
+    color = use_color(no_color, sys.stderr if err else sys.stdout)
+    text = render(result, fmt, registry, color=color, version=__version__)
+    if text:
+        click.echo(text, nl=not text.endswith("\n"), err=err)
+    sys.exit(1 if result.failed(strict) else 0)
 
 
 # --- end apc repair -------------------------------------------------------------------------

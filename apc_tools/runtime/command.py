@@ -1,0 +1,375 @@
+"""``apc repair`` as a library call: read a history file, repair or check it, write it safely.
+
+:func:`run_repair` streams: records are read one at a time, fed to
+:class:`~apc_tools.runtime.RepairStream`, and written as soon as the stream says they are final,
+so a JSONL file of any length is repaired with memory bounded by the open tool calls (plus, for
+line numbers, one entry per skipped or blank line). Where the repaired history goes:
+
+* ``out``: a new file outside the project tree, written atomically;
+* ``in_place``: the input file itself (outside the project tree), replaced atomically, and only
+  when something changed;
+* otherwise ``stdout`` (a binary stream) if given, after the whole file was read successfully
+  (a broken line never leaves half a history on stdout); else the text is in the outcome.
+
+``check_only`` writes nothing: it reports, with the provider's own wording, what a provider
+would reject (this holds the records in memory).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from array import array
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import chain, islice
+from pathlib import Path
+from typing import IO, Any
+
+from apc_tools.contract.model import Contract
+from apc_tools.findings import CannotRun, Finding, Result, Rule
+from apc_tools.runtime.io import (
+    DEFAULT_MAX_RECORD_BYTES,
+    IO_RULES,
+    HistoryReader,
+    Layout,
+    Located,
+    RawText,
+    Record,
+    render_history,
+)
+from apc_tools.runtime.store import atomic_write, ensure_outside
+
+DETECT_WINDOW = 1000
+"""With ``--wire auto``, the wire format is detected from this many leading records."""
+
+SPOOL_BYTES = 32 << 20  # stdout output is held in memory up to this size, then in a temp file
+
+
+class RepairUsageError(CannotRun):
+    """The options do not fit together, or name something that cannot be used."""
+
+
+@dataclass(frozen=True)
+class RepairOutcome:
+    """What :func:`run_repair` did.
+
+    ``result`` holds one finding per change (repair) or per violation (check), plus one per
+    JSONL line left out. ``destination`` is the file written, None when the history went to
+    ``stdout`` or ``text``, or nothing was written (``--check``, or ``--in-place`` with nothing
+    to change: then ``written`` is False).
+    """
+
+    result: Result
+    wire: str | None
+    layout: Layout
+    records: int
+    changes: int
+    destination: Path | None = None
+    written: bool = False
+    text: str | None = None
+
+
+def run_repair(
+    file: Path,
+    *,
+    out: Path | None = None,
+    in_place: bool = False,
+    wire: str = "auto",
+    check_only: bool = False,
+    skip_bad_lines: bool = False,
+    contract: Contract | None = None,
+    stdout: IO[bytes] | None = None,
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+) -> RepairOutcome:
+    """Repair (or with ``check_only``, check) the history in ``file``. See the module doc.
+
+    Raises :class:`~apc_tools.findings.CannotRun` (exit 2) for bad options, a file that is not
+    a history, a target inside the project tree of ``contract``, or a failed write; the input
+    file is then untouched.
+    """
+    _check_options(file, out, in_place, wire, check_only)
+    target = _target(file, out, in_place, contract)
+    with HistoryReader(
+        file, skip_bad_lines=skip_bad_lines, max_record_bytes=max_record_bytes
+    ) as reader:
+        if check_only:
+            return _check(reader, wire, _name(file))
+        return _repair(reader, wire, _name(file), target, stdout, in_place)
+
+
+def repair_rules() -> tuple[Rule, ...]:
+    """Every rule ``apc repair`` can raise: the runtime family (and the file I/O rule)."""
+    from apc_tools.runtime.rules import RULES
+
+    known = {rule.id for rule in RULES}
+    return (*RULES, *(rule for rule in IO_RULES if rule.id not in known))
+
+
+# --------------------------------------------------------------------------------------------
+# Options and targets
+
+
+def _name(file: Path) -> str:
+    return file.as_posix()
+
+
+def _check_options(
+    file: Path, out: Path | None, in_place: bool, wire: str, check_only: bool
+) -> None:
+    from apc_tools.runtime import WIRES
+
+    if wire != "auto" and wire not in WIRES:
+        raise RepairUsageError(f"unknown wire format {wire!r}; use auto or one of: {_wires()}")
+    if out is not None and in_place:
+        raise RepairUsageError("use either -o OUT or --in-place, not both")
+    if check_only and (out is not None or in_place):
+        raise RepairUsageError("--check writes nothing; drop -o/--in-place")
+    if out is not None and out.is_dir():
+        raise RepairUsageError(f"-o {out}: is a folder; name the file to write")
+    if out is not None and out.exists() and file.exists() and out.samefile(file):
+        raise RepairUsageError(
+            f"-o {out} is the input file; use --in-place to replace it (outside the project)"
+        )
+
+
+def _target(file: Path, out: Path | None, in_place: bool, contract: Contract | None) -> Path | None:
+    if in_place:
+        return ensure_outside(contract, file)
+    if out is not None:
+        return ensure_outside(contract, out)
+    return None
+
+
+def _wires() -> str:
+    from apc_tools.runtime import WIRES
+
+    return ", ".join(WIRES)
+
+
+def _detect(records: Sequence[dict[str, Any]], name: str) -> str:
+    from apc_tools.runtime import UnknownWire, detect_wire
+
+    try:
+        return detect_wire(records)
+    except UnknownWire as exc:
+        raise RepairUsageError(
+            f"{name}: cannot tell the wire format from the first {len(records)} records "
+            f"({exc}); name it with --wire ({_wires()})"
+        ) from None
+
+
+# --------------------------------------------------------------------------------------------
+# Where records are (line, column), kept small
+
+
+_MAX_U32 = 2**32 - 1
+
+
+class _Places:
+    """Record index -> (line, column) in the file.
+
+    JSONL: line = index + offset, and the offset changes only at blank or skipped lines, so
+    only those breakpoints are stored. JSON: one line and one column per record (4 bytes each,
+    columns beyond 2**32 - 1 are clamped).
+    """
+
+    def __init__(self, jsonl: bool) -> None:
+        self.jsonl = jsonl
+        self.starts: array[int] = array("q")
+        self.offsets: array[int] = array("q")
+        self.lines: array[int] = array("I")
+        self.columns: array[int] = array("I")
+        self.count = 0
+
+    def add(self, located: Located) -> None:
+        index = self.count
+        self.count += 1
+        if not self.jsonl:
+            self.lines.append(min(located.line, _MAX_U32))
+            self.columns.append(min(located.column or 0, _MAX_U32))
+            return
+        offset = located.line - index
+        if not self.offsets or self.offsets[-1] != offset:
+            self.starts.append(index)
+            self.offsets.append(offset)
+
+    def place(self, index: int) -> tuple[int | None, int | None]:
+        if not 0 <= index < self.count:
+            return None, None
+        if not self.jsonl:
+            return self.lines[index], self.columns[index] or None
+        low, high = 0, len(self.starts) - 1
+        while low < high:  # the last breakpoint at or before index
+            middle = (low + high + 1) // 2
+            if self.starts[middle] <= index:
+                low = middle
+            else:
+                high = middle - 1
+        return index + self.offsets[low], None
+
+
+# --------------------------------------------------------------------------------------------
+# Unchanged records are written as they were read
+
+
+class _Passthrough:
+    """Pairs the records coming out of the repair with the records fed to it.
+
+    A record that comes out equal to one fed in (the repair never mutates its input) is written
+    as the text it was read from, byte for byte: numbers, escapes and spacing stay as they were,
+    and nothing is encoded again. Outputs come in input order; a record the repair dropped or
+    changed is skipped. Only records not yet out are held (at most ``LIMIT``).
+    """
+
+    WINDOW = 16
+    LIMIT = 4096
+
+    def __init__(self) -> None:
+        self.pending: deque[tuple[dict[str, Any], str]] = deque()
+
+    def fed(self, located: Located) -> None:
+        self.pending.append((located.record, located.raw))
+        if len(self.pending) > self.LIMIT:
+            self.pending.popleft()
+
+    def out(self, record: dict[str, Any]) -> Record:
+        for index, (source, raw) in enumerate(self.pending):
+            if index == self.WINDOW:
+                break
+            if source == record:
+                for _ in range(index + 1):
+                    self.pending.popleft()
+                return RawText(raw)
+        return record
+
+
+# --------------------------------------------------------------------------------------------
+# Repair
+
+
+def _repair(
+    reader: HistoryReader,
+    wire: str,
+    name: str,
+    target: Path | None,
+    stdout: IO[bytes] | None,
+    in_place: bool,
+) -> RepairOutcome:
+    from apc_tools.runtime import RepairStream
+
+    located = reader.records()
+    head: list[Located] = []
+    wire_name: str | None = wire
+    if wire == "auto":
+        head = list(islice(located, DETECT_WINDOW))
+        wire_name = _detect([item.record for item in head], name) if head else None
+    stream = RepairStream(wire_name) if wire_name is not None else None
+    places = _Places(reader.layout.kind == "jsonl")
+
+    passthrough = _Passthrough()
+
+    def repaired() -> Iterator[Record]:
+        for item in chain(head, located):
+            places.add(item)
+            if stream is None:
+                yield RawText(item.raw)
+                continue
+            passthrough.fed(item)
+            for record in stream.feed(item.record):
+                yield passthrough.out(record)
+        if stream is not None:
+            for record in stream.finish():
+                yield passthrough.out(record)
+
+    chunks = render_history(reader.layout, repaired(), reader.before, lambda: reader.after)
+
+    def changed() -> bool:
+        return bool(stream is not None and stream.changes) or bool(reader.bad_lines)
+
+    written, text = _deliver(chunks, target, stdout, changed if in_place else None)
+    changes = list(stream.changes) if stream is not None else []
+    findings = _change_findings(changes, name, places) + reader.bad_line_findings(name)
+    return RepairOutcome(
+        result=Result.of(findings, 1),
+        wire=wire_name,
+        layout=reader.layout,
+        records=places.count,
+        changes=len(changes),
+        destination=target if written else None,
+        written=written,
+        text=text,
+    )
+
+
+def _deliver(
+    chunks: Iterator[str],
+    target: Path | None,
+    stdout: IO[bytes] | None,
+    keep: Callable[[], bool] | None,
+) -> tuple[bool, str | None]:
+    """Send the repaired text where it goes: (a file was written, the text if kept).
+
+    ``keep`` (for --in-place) is asked at the end whether the file must be replaced at all.
+    """
+    if target is not None:
+        return atomic_write(target, chunks, keep=keep), None
+    if stdout is None:
+        return False, "".join(chunks)
+    with tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES, mode="w+b") as spool:
+        for chunk in chunks:
+            spool.write(chunk.encode("utf-8"))
+        spool.seek(0)
+        shutil.copyfileobj(spool, stdout)
+        stdout.flush()
+    return False, None
+
+
+def _change_findings(changes: Sequence[Any], name: str, places: _Places) -> list[Finding]:
+    """One RPR finding per change, placed at the record's line in the file."""
+    from apc_tools.runtime.rules import CHANGE_RULES
+
+    findings = []
+    for change in changes:
+        where = f" (call {change.call_id})" if change.call_id else ""
+        message = f"record {change.index + 1}: {change.detail}{where}"
+        rule = CHANGE_RULES[change.kind]
+        findings.append(rule.finding(name, message, *places.place(change.index)))
+    return findings
+
+
+# --------------------------------------------------------------------------------------------
+# Check
+
+
+def _check(reader: HistoryReader, wire: str, name: str) -> RepairOutcome:
+    from apc_tools.runtime import check
+
+    places = _Places(reader.layout.kind == "jsonl")
+    records: list[dict[str, Any]] = []
+    for item in reader.records():
+        places.add(item)
+        records.append(item.record)
+    wire_name: str | None = wire
+    if wire == "auto":
+        wire_name = _detect(records[:DETECT_WINDOW], name) if records else None
+    violations = check(records, wire_name) if wire_name is not None else ()
+    findings = _violation_findings(violations, name, places) + reader.bad_line_findings(name)
+    return RepairOutcome(
+        result=Result.of(findings, 1),
+        wire=wire_name,
+        layout=reader.layout,
+        records=len(records),
+        changes=0,
+    )
+
+
+def _violation_findings(violations: Sequence[Any], name: str, places: _Places) -> list[Finding]:
+    """One WIR finding per violation (the provider's own wording), at the record's line."""
+    from apc_tools.runtime.rules import BY_ID
+
+    return [
+        BY_ID[v.rule].finding(name, f"record {v.index + 1}: {v.message}", *places.place(v.index))
+        for v in violations
+    ]
