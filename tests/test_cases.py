@@ -9,11 +9,14 @@ optional ``case.json`` changes what is run:
 - ``{"generate": {"AGENTS.md": 1100000}}`` writes a file of that many bytes (``"fifo"``: a FIFO)
   before the run, for inputs that do not belong in git;
 - ``{"command": "repair-check", "wire": "anthropic", "file": "history.json"}`` runs the provider
-  conformance checker and the repair report on a history (a JSON array of wire records).
+  conformance checker and the repair report on a history (a JSON array of wire records);
+- ``{"command": "repair", "file": "h.jsonl", "args": {"skip_bad_lines": true}}`` runs
+  ``apc repair`` on a history file with those options (the repaired text is discarded).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -68,6 +71,13 @@ def run_case(case: Path, tmp_path: Path) -> list[Finding]:
         history = json.loads(file.read_text(encoding="utf-8"))
         wire = spec["wire"]
         return check_findings(history, wire, file.name) + repair_findings(history, wire, file.name)
+    if command == "repair":
+        from apc_tools.runtime.command import run_repair
+
+        outcome = run_repair(
+            work / spec.get("file", "history.jsonl"), **spec.get("args", {}), stdout=io.BytesIO()
+        )
+        return list(outcome.result.findings)
     raise AssertionError(f"{case}: unknown command {command!r}")
 
 

@@ -29,9 +29,10 @@ from typing import IO, Any
 
 from apc_tools.contract.model import Contract
 from apc_tools.findings import CannotRun, Finding, Result, Rule
+from apc_tools.runtime.adapters import detect_wire
+from apc_tools.runtime.conformance import check
 from apc_tools.runtime.io import (
     DEFAULT_MAX_RECORD_BYTES,
-    IO_RULES,
     HistoryReader,
     Layout,
     Located,
@@ -39,6 +40,9 @@ from apc_tools.runtime.io import (
     Record,
     render_history,
 )
+from apc_tools.runtime.model import WIRES, UnknownWire
+from apc_tools.runtime.repair import RepairStream
+from apc_tools.runtime.rules import BY_ID, CHANGE_RULES, RULES
 from apc_tools.runtime.store import atomic_write, ensure_outside
 
 DETECT_WINDOW = 1000
@@ -101,10 +105,7 @@ def run_repair(
 
 def repair_rules() -> tuple[Rule, ...]:
     """Every rule ``apc repair`` can raise: the runtime family (and the file I/O rule)."""
-    from apc_tools.runtime.rules import RULES
-
-    known = {rule.id for rule in RULES}
-    return (*RULES, *(rule for rule in IO_RULES if rule.id not in known))
+    return RULES
 
 
 # --------------------------------------------------------------------------------------------
@@ -118,8 +119,6 @@ def _name(file: Path) -> str:
 def _check_options(
     file: Path, out: Path | None, in_place: bool, wire: str, check_only: bool
 ) -> None:
-    from apc_tools.runtime import WIRES
-
     if wire != "auto" and wire not in WIRES:
         raise RepairUsageError(f"unknown wire format {wire!r}; use auto or one of: {_wires()}")
     if out is not None and in_place:
@@ -143,14 +142,10 @@ def _target(file: Path, out: Path | None, in_place: bool, contract: Contract | N
 
 
 def _wires() -> str:
-    from apc_tools.runtime import WIRES
-
     return ", ".join(WIRES)
 
 
 def _detect(records: Sequence[dict[str, Any]], name: str) -> str:
-    from apc_tools.runtime import UnknownWire, detect_wire
-
     try:
         return detect_wire(records)
     except UnknownWire as exc:
@@ -257,8 +252,6 @@ def _repair(
     stdout: IO[bytes] | None,
     in_place: bool,
 ) -> RepairOutcome:
-    from apc_tools.runtime import RepairStream
-
     located = reader.records()
     head: list[Located] = []
     wire_name: str | None = wire
@@ -328,8 +321,6 @@ def _deliver(
 
 def _change_findings(changes: Sequence[Any], name: str, places: _Places) -> list[Finding]:
     """One RPR finding per change, placed at the record's line in the file."""
-    from apc_tools.runtime.rules import CHANGE_RULES
-
     findings = []
     for change in changes:
         where = f" (call {change.call_id})" if change.call_id else ""
@@ -344,8 +335,6 @@ def _change_findings(changes: Sequence[Any], name: str, places: _Places) -> list
 
 
 def _check(reader: HistoryReader, wire: str, name: str) -> RepairOutcome:
-    from apc_tools.runtime import check
-
     places = _Places(reader.layout.kind == "jsonl")
     records: list[dict[str, Any]] = []
     for item in reader.records():
@@ -367,8 +356,6 @@ def _check(reader: HistoryReader, wire: str, name: str) -> RepairOutcome:
 
 def _violation_findings(violations: Sequence[Any], name: str, places: _Places) -> list[Finding]:
     """One WIR finding per violation (the provider's own wording), at the record's line."""
-    from apc_tools.runtime.rules import BY_ID
-
     return [
         BY_ID[v.rule].finding(name, f"record {v.index + 1}: {v.message}", *places.place(v.index))
         for v in violations

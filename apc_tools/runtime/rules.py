@@ -10,6 +10,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from apc_tools.findings import Rule, Severity
+from apc_tools.runtime.io import IO_RULES
 
 FAMILY = "runtime"
 
@@ -217,6 +218,7 @@ RULES: tuple[Rule, ...] = (
     WIR006,
     WIR007,
     WIR008,
+    *IO_RULES,
 )
 
 BY_ID = MappingProxyType({rule.id: rule for rule in RULES})
