@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import click
 
 from apc_tools import __version__
-from apc_tools.findings import CannotRun, Result
+from apc_tools.findings import CannotRun, Registry, Result
 
 F = TypeVar("F", bound=Callable[..., Any])
 FORMATS = ("text", "json", "sarif", "github")
@@ -52,15 +52,28 @@ def common_options(func: F) -> F:
     return func
 
 
-def emit(result: Result, fmt: str, no_color: bool, strict: bool) -> None:
-    from apc_tools.catalog import registry
+def emit(
+    result: Result,
+    fmt: str,
+    no_color: bool,
+    strict: bool,
+    *,
+    registry: Registry | None = None,
+    err: bool = False,
+) -> None:
+    """Render ``result`` (to stderr with ``err``) and exit 0 or 1. The registry defaults to the
+    whole catalog; a command whose rules are known may pass a smaller one."""
     from apc_tools.report import render
 
-    color = use_color(no_color)
-    text = render(result, fmt, registry(), color=color, version=__version__)
+    if registry is None:
+        from apc_tools.catalog import registry as catalog
+
+        registry = catalog()
+    color = use_color(no_color, sys.stderr if err else sys.stdout)
+    text = render(result, fmt, registry, color=color, version=__version__)
     if text:
-        # click strips ANSI codes when stdout is not a terminal unless told otherwise
-        click.echo(text, nl=not text.endswith("\n"), color=color)
+        # click strips ANSI codes when the stream is not a terminal unless told otherwise
+        click.echo(text, nl=not text.endswith("\n"), color=color, err=err)
     sys.exit(1 if result.failed(strict) else 0)
 
 
@@ -210,7 +223,10 @@ def repair(
     except OSError as exc:
         fail(f"{exc.filename or file}: {exc.strerror or exc}")
         return
-    _emit_repair(outcome.result, fmt, no_color, strict, err=to_stdout)
+    from apc_tools.runtime.rules import RULES as REPAIR_RULES
+
+    # only the runtime family's rules can appear: loading every contract check would slow a run
+    emit(outcome.result, fmt, no_color, strict, registry=Registry.of(REPAIR_RULES), err=to_stdout)
 
 
 def _repair_contract(project: Path | None, file: Path, out: Path | None, in_place: bool) -> Any:
@@ -242,21 +258,6 @@ def _load_contract(start: Path) -> Any:
     from apc_tools.contract.validate import load_contract
 
     return load_contract(start)
-
-
-def _emit_repair(result: Result, fmt: str, no_color: bool, strict: bool, *, err: bool) -> None:
-    """Like emit(), to stderr when the history took stdout. Only the runtime family's rules can
-    appear, so the registry is theirs (loading every contract check would slow each run)."""
-    from apc_tools.findings import Registry
-    from apc_tools.report import render
-    from apc_tools.runtime.command import repair_rules
-
-    registry = Registry.of(repair_rules())
-    color = use_color(no_color, sys.stderr if err else sys.stdout)
-    text = render(result, fmt, registry, color=color, version=__version__)
-    if text:
-        click.echo(text, nl=not text.endswith("\n"), err=err)
-    sys.exit(1 if result.failed(strict) else 0)
 
 
 # --- end apc repair -------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from apc_tools.contract.model import Contract
-from apc_tools.findings import CannotRun, Finding, Result, Rule
+from apc_tools.findings import CannotRun, Finding, Result
 from apc_tools.runtime.adapters import detect_wire
 from apc_tools.runtime.conformance import check
 from apc_tools.runtime.io import (
@@ -42,7 +42,7 @@ from apc_tools.runtime.io import (
 )
 from apc_tools.runtime.model import WIRES, UnknownWire
 from apc_tools.runtime.repair import RepairStream
-from apc_tools.runtime.rules import BY_ID, CHANGE_RULES, RULES
+from apc_tools.runtime.rules import BY_ID, CHANGE_RULES
 from apc_tools.runtime.store import atomic_write, ensure_outside
 
 DETECT_WINDOW = 1000
@@ -101,11 +101,6 @@ def run_repair(
         if check_only:
             return _check(reader, wire, _name(file))
         return _repair(reader, wire, _name(file), target, stdout, in_place)
-
-
-def repair_rules() -> tuple[Rule, ...]:
-    """Every rule ``apc repair`` can raise: the runtime family (and the file I/O rule)."""
-    return RULES
 
 
 # --------------------------------------------------------------------------------------------
