@@ -10,7 +10,7 @@ generated.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from types import MappingProxyType
@@ -73,6 +73,22 @@ class Rule:
             message=message,
             commit=commit,
         )
+
+
+RuleMaker = Callable[[str, str, Severity, str, str, str, str], Rule]
+
+
+def rule_family(family: str) -> RuleMaker:
+    """The constructor a check module uses for its rules:
+    ``_rule = rule_family("skills")``, then ``_rule(id, name, severity, summary, explanation,
+    good, bad)``."""
+
+    def make(
+        rid: str, name: str, severity: Severity, summary: str, explanation: str, good: str, bad: str
+    ) -> Rule:
+        return Rule(rid, name, severity, summary, explanation, good, bad, family)
+
+    return make
 
 
 @dataclass(frozen=True, order=False)

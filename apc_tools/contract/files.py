@@ -11,14 +11,13 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from apc_tools.findings import Finding, Rule, Severity
+from apc_tools.findings import Finding, Severity, rule_family
 
 FAMILY = "input"
 MAX_BYTES = 1024 * 1024
 
 
-def _rule(rid: str, name: str, sev: Severity, summary: str, expl: str, good: str, bad: str) -> Rule:
-    return Rule(rid, name, sev, summary, expl, good, bad, FAMILY)
+_rule = rule_family(FAMILY)
 
 
 IO_BINARY = _rule(

@@ -25,13 +25,12 @@ from dataclasses import dataclass, field
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
-from apc_tools.findings import Rule, Severity
+from apc_tools.findings import Rule, Severity, rule_family
 
 FAMILY = "parse"
 
 
-def _rule(rid: str, name: str, sev: Severity, summary: str, expl: str, good: str, bad: str) -> Rule:
-    return Rule(rid, name, sev, summary, expl, good, bad, FAMILY)
+_rule = rule_family(FAMILY)
 
 
 YAML_SYNTAX = _rule(

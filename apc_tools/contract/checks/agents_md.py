@@ -15,14 +15,13 @@ from urllib.parse import unquote
 from apc_tools.contract import detect
 from apc_tools.contract.checks._content import hit_findings, secret_findings
 from apc_tools.contract.project import Doc, Project
-from apc_tools.findings import Finding, Rule, Severity
+from apc_tools.findings import Finding, Severity, rule_family
 
 FAMILY = "agents-md"
 CODEX_LIMIT = 32 * 1024  # Codex project_doc_max_bytes default
 
 
-def _rule(rid: str, name: str, sev: Severity, summary: str, expl: str, good: str, bad: str) -> Rule:
-    return Rule(rid, name, sev, summary, expl, good, bad, FAMILY)
+_rule = rule_family(FAMILY)
 
 
 MISSING = _rule(

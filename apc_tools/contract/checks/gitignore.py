@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from apc_tools.contract.project import Doc, Project
-from apc_tools.findings import Finding, Rule, Severity
+from apc_tools.findings import Finding, Severity, rule_family
 
 FAMILY = "gitignore"
 
@@ -38,8 +38,7 @@ SAFE_DEFAULTS: tuple[str, ...] = (
 )
 
 
-def _rule(rid: str, name: str, sev: Severity, summary: str, expl: str, good: str, bad: str) -> Rule:
-    return Rule(rid, name, sev, summary, expl, good, bad, FAMILY)
+_rule = rule_family(FAMILY)
 
 
 MISSING_ENTRIES = _rule(

@@ -17,15 +17,14 @@ from apc_tools.contract import detect
 from apc_tools.contract.parse import Located, Pos
 from apc_tools.contract.project import Doc, Project
 from apc_tools.contract.schemas import SchemaError
-from apc_tools.findings import Finding, Rule, Severity
+from apc_tools.findings import Finding, Severity, rule_family
 
 FAMILY = "mcps"
 
 JsonPath = tuple[str | int, ...]
 
 
-def _rule(rid: str, name: str, sev: Severity, summary: str, expl: str, good: str, bad: str) -> Rule:
-    return Rule(rid, name, sev, summary, expl, good, bad, FAMILY)
+_rule = rule_family(FAMILY)
 
 
 SHAPE = _rule(

@@ -14,13 +14,12 @@ from pathlib import PurePosixPath
 from apc_tools.contract import detect
 from apc_tools.contract.checks._content import local_path_findings, secret_findings
 from apc_tools.contract.project import Doc, Project
-from apc_tools.findings import Finding, Rule, Severity
+from apc_tools.findings import Finding, Severity, rule_family
 
 FAMILY = "memory"
 
 
-def _rule(rid: str, name: str, sev: Severity, summary: str, expl: str, good: str, bad: str) -> Rule:
-    return Rule(rid, name, sev, summary, expl, good, bad, FAMILY)
+_rule = rule_family(FAMILY)
 
 
 ORPHAN = _rule(

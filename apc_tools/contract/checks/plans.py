@@ -16,7 +16,7 @@ from typing import Any
 
 from apc_tools.contract.checks import _support as fm
 from apc_tools.contract.project import Doc, Project
-from apc_tools.findings import Finding, Rule, Severity
+from apc_tools.findings import Finding, Severity, rule_family
 
 FAMILY = "plans"
 _DATE = re.compile(
@@ -24,8 +24,7 @@ _DATE = re.compile(
 )
 
 
-def _rule(rid: str, name: str, sev: Severity, summary: str, expl: str, good: str, bad: str) -> Rule:
-    return Rule(rid, name, sev, summary, expl, good, bad, FAMILY)
+_rule = rule_family(FAMILY)
 
 
 GOOD = (

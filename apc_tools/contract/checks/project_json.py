@@ -15,13 +15,12 @@ from datetime import datetime
 from apc_tools.contract.parse import Located, Pos
 from apc_tools.contract.project import Doc, Project
 from apc_tools.contract.schemas import SchemaError
-from apc_tools.findings import Finding, Rule, Severity
+from apc_tools.findings import Finding, Rule, Severity, rule_family
 
 FAMILY = "project"
 
 
-def _rule(rid: str, name: str, sev: Severity, summary: str, expl: str, good: str, bad: str) -> Rule:
-    return Rule(rid, name, sev, summary, expl, good, bad, FAMILY)
+_rule = rule_family(FAMILY)
 
 
 GOOD = '{"name": "demo", "apc": "0.1.0", "version": "0.1.0", "created": "2026-05-08T00:00:00Z"}'

@@ -23,14 +23,13 @@ from apc_tools.contract.checks import _support as fm
 from apc_tools.contract.globs import any_match
 from apc_tools.contract.parse import Pos
 from apc_tools.contract.project import Doc, Project
-from apc_tools.findings import Finding, Rule, Severity
+from apc_tools.findings import Finding, Severity, rule_family
 
 FAMILY = "rules"
 CURSOR = ".cursor/rules/"
 
 
-def _rule(rid: str, name: str, sev: Severity, summary: str, expl: str, good: str, bad: str) -> Rule:
-    return Rule(rid, name, sev, summary, expl, good, bad, FAMILY)
+_rule = rule_family(FAMILY)
 
 
 GOOD = '---\ndescription: API conventions\nglobs:\n  - "src/api/**/*.ts"\nalwaysApply: false\n---\n'

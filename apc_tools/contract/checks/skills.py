@@ -45,7 +45,7 @@ from typing import Any
 from apc_tools.contract.checks import _support as fm
 from apc_tools.contract.parse import Pos
 from apc_tools.contract.project import Doc, Project
-from apc_tools.findings import Finding, Rule, Severity
+from apc_tools.findings import Finding, Severity, rule_family
 
 FAMILY = "skills"
 MAX_NAME = 64
@@ -53,8 +53,7 @@ SPEC_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*\Z")
 _KEY = re.compile(r"^([A-Za-z_][\w.-]*):")
 
 
-def _rule(rid: str, name: str, sev: Severity, summary: str, expl: str, good: str, bad: str) -> Rule:
-    return Rule(rid, name, sev, summary, expl, good, bad, FAMILY)
+_rule = rule_family(FAMILY)
 
 
 GOOD = (
