@@ -46,6 +46,11 @@ def test_sample_repo_is_clean() -> None:
     assert data["summary"]["files"] >= 12
 
 
+def test_this_repository_validates_clean_under_its_own_policy() -> None:
+    done = apc("validate", ".", "--strict")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_errors_exit_1_and_name_file_line_col(tmp_path: Path) -> None:
     write_tree(tmp_path, {"AGENTS.md": "# A\n", "skills/x/SKILL.md": BAD_SKILL})
     done = apc("validate", ".", "--no-color", cwd=tmp_path)
