@@ -225,7 +225,13 @@ class _Passthrough:
             self.pending.popleft()
 
     def out(self, record: dict[str, Any]) -> Record:
-        for index, (source, raw) in enumerate(self.pending):
+        pending = self.pending
+        if pending:  # the common case: the oldest record fed comes out unchanged
+            source, raw = pending[0]
+            if source is record or source == record:
+                pending.popleft()
+                return RawText(raw)
+        for index, (source, raw) in enumerate(pending):
             if index == self.WINDOW:
                 break
             if source == record:
@@ -259,17 +265,20 @@ def _repair(
     passthrough = _Passthrough()
 
     def repaired() -> Iterator[Record]:
-        for item in chain(head, located):
-            places.add(item)
-            if stream is None:
+        add = places.add
+        if stream is None:
+            for item in chain(head, located):
+                add(item)
                 yield RawText(item.raw)
-                continue
-            passthrough.fed(item)
-            for record in stream.feed(item.record):
-                yield passthrough.out(record)
-        if stream is not None:
-            for record in stream.finish():
-                yield passthrough.out(record)
+            return
+        fed, feed, out = passthrough.fed, stream.feed, passthrough.out
+        for item in chain(head, located):
+            add(item)
+            fed(item)
+            for record in feed(item.record):
+                yield out(record)
+        for record in stream.finish():
+            yield out(record)
 
     chunks = render_history(reader.layout, repaired(), reader.before, lambda: reader.after)
 

@@ -307,6 +307,8 @@ def _indent_after(text: str, pos: int) -> tuple[int | str | None, str]:
 
 _WS = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
+# raw_decode without its Python wrapper: (value, end), or StopIteration / JSONDecodeError
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 
 
 class _Scanner:
@@ -415,6 +417,28 @@ class _Scanner:
             self.span = (self.pos, end)
             self.pos = end
             return value
+
+    def next_object(self) -> tuple[int, int, dict[str, Any], str] | None:
+        """The fast path between records of a list: ``,`` then a whole JSON object, all in
+        the buffer. Returns (line, column, object, text), or None, having consumed nothing, so
+        that the general path (:meth:`peek`, :meth:`expect`, :meth:`value`) decides."""
+        buf = self.buf
+        pos = _WS.match(buf, self.pos).end()  # type: ignore[union-attr]  # always matches
+        if buf[pos : pos + 1] != ",":
+            return None
+        pos = _WS.match(buf, pos + 1).end()  # type: ignore[union-attr]
+        if buf[pos : pos + 1] != "{":
+            return None
+        try:
+            value, end = _SCAN(buf, pos)  # a dict: it ends at its "}", so it is whole
+        except (StopIteration, ValueError):  # cut by the end of the buffer, or invalid
+            return None
+        if end - pos > self.max_value:
+            return None
+        line, column = self.where(pos)
+        self.span = (pos, end)
+        self.pos = end
+        return line, column, value, buf[pos:end]
 
     def ensure(self, size: int) -> None:
         """Have ``size`` characters ahead in the buffer, or all that is left of the file."""
@@ -627,8 +651,13 @@ class HistoryReader:
     def _json_records(self) -> Iterator[Located]:
         scanner = self._scanner
         assert scanner is not None
-        first = True
+        first, learning = True, self._learner.active
         while True:
+            if not first and not learning:
+                found = scanner.next_object()
+                if found is not None:
+                    yield Located(*found)
+                    continue
             char = scanner.peek()
             if char == "]":
                 scanner.pos += 1
@@ -651,7 +680,7 @@ class HistoryReader:
                 )
             if self._learner.active:
                 self._learn_record(scanner.buf[slice(*scanner.span)], record)
-            first = False
+            first, learning = False, self._learner.active
             yield Located(line, column, record, scanner.buf[slice(*scanner.span)])
         if self.layout.kind == "object":
             self._read_after(scanner)
@@ -675,17 +704,25 @@ class HistoryReader:
     def _jsonl_records(self) -> Iterator[Located]:
         fh = self._fh
         assert fh is not None
+        readline, limit, scan = fh.readline, self.max_record_bytes, _SCAN
+        learning = self._learner.active
         number = 0
         while True:
-            raw = fh.readline(self.max_record_bytes + 1)
+            raw = readline(limit + 1)
             if not raw:
                 return
             number += 1
-            if len(raw) > self.max_record_bytes and not raw.endswith(b"\n"):
+            if not learning and raw[:1] == b"{" and len(raw) <= limit:
+                located = _compact_line(scan, number, raw)
+                if located is not None:
+                    yield located
+                    continue
+            if len(raw) > limit and not raw.endswith(b"\n"):
                 _skip_rest_of_line(fh)
                 self._bad(number, f"longer than {_size(self.max_record_bytes)}")
                 continue
             located = self._jsonl_record(number, raw)
+            learning = self._learner.active
             if located is not None:
                 yield located
 
@@ -731,6 +768,24 @@ class HistoryReader:
         return [
             BAD_LINE.finding(name, f"line left out: {b.reason}", b.line) for b in self.bad_lines
         ]
+
+
+def _compact_line(
+    scan: Callable[[str, int], tuple[Any, int]], number: int, raw: bytes
+) -> Located | None:
+    """The fast path of the JSONL reader: a line that is one JSON object and nothing else
+    (bar its line ending), or None to let :meth:`HistoryReader._jsonl_record` decide."""
+    try:
+        text = raw.decode("utf-8")
+        record, end = scan(text, 0)  # on "{": a dict, as json.loads(text) would return
+    except (UnicodeDecodeError, StopIteration, ValueError):
+        return None
+    tail = len(text) - end
+    if tail == 0:
+        return Located(number, None, record, text)
+    if (tail == 1 and text[end] == "\n") or (tail == 2 and text[end:] == "\r\n"):
+        return Located(number, None, record, text[:end])
+    return None
 
 
 def _size(count: int) -> str:

@@ -142,6 +142,7 @@ class RepairStream:
         self, wire: str, *, close_trailing: bool = True, continuation: bool = False
     ) -> None:
         self._adapter: Adapter = adapter_for(wire)
+        self._parse = self._adapter.parse
         self.wire = wire
         self.changes: list[Change] = []
         self._close_trailing = close_trailing
@@ -158,27 +159,26 @@ class RepairStream:
         self._index += 1
         if not isinstance(record, dict) and not isinstance(record, Mapping):
             raise BadRecord(self._index, record)
-        msg = self._adapter.parse(record)
+        msg = self._parse(record)
         if not self._started:
             return self._leading(msg)
         if self._prefix:
             if msg.results and not msg.calls:
                 return [dict(record)]
             self._prefix = False
-        if msg.empty_assistant:
+        if msg.kind == "assistant" and not msg.calls and not msg.content:  # empty_assistant
             self._note("dropped-empty", None, "dropped an assistant message with no content")
             return []
-        out: list[dict[str, Any]] = []
-        if self._turn is not None:
-            if self._joins_turn(self._turn, msg):
-                self._join(self._turn, msg)
-                return []
-            closed, consumed = self._close(msg)
-            out += closed
-            if consumed:  # merged into the turn's result message
-                return out
-        out += self._start(msg)
-        return out
+        turn = self._turn
+        if turn is None:  # most records: no call is open
+            return self._start(msg)
+        if self._joins_turn(turn, msg):
+            self._join(turn, msg)
+            return []
+        out, consumed = self._close(msg)
+        if consumed:  # merged into the turn's result message
+            return out
+        return out + self._start(msg)
 
     def finish(self) -> list[dict[str, Any]]:
         """The end of the history: close (or, if asked, leave open) the last turn."""
@@ -213,7 +213,9 @@ class RepairStream:
             self._open(msg)
             return []
         kept = self._orphans(msg) if msg.results else [dict(msg.raw)]
-        return self._flush_pending() + kept if kept else []
+        if not kept:
+            return []
+        return self._flush_pending() + kept if self._pending else kept
 
     def _open(self, msg: Message) -> None:
         turn = _Turn()
