@@ -17,20 +17,16 @@ would reject (this holds the records in memory).
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, islice
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from apc_tools.contract.model import Contract
 from apc_tools.findings import CannotRun, Finding, Result
 from apc_tools.runtime.adapters import detect_wire
-from apc_tools.runtime.conformance import check
 from apc_tools.runtime.io import (
     DEFAULT_MAX_RECORD_BYTES,
     HistoryReader,
@@ -44,6 +40,9 @@ from apc_tools.runtime.model import WIRES, UnknownWire
 from apc_tools.runtime.repair import RepairStream
 from apc_tools.runtime.rules import BY_ID, CHANGE_RULES
 from apc_tools.runtime.store import atomic_write, ensure_outside
+
+if TYPE_CHECKING:  # the contract model is only read, through the object the caller passes
+    from apc_tools.contract.model import Contract
 
 DETECT_WINDOW = 1000
 """With ``--wire auto``, the wire format is detected from this many leading records."""
@@ -314,6 +313,9 @@ def _deliver(
         return atomic_write(target, chunks, keep=keep), None
     if stdout is None:
         return False, "".join(chunks)
+    import shutil
+    import tempfile
+
     with tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES, mode="w+b") as spool:
         for chunk in chunks:
             spool.write(chunk.encode("utf-8"))
@@ -339,6 +341,8 @@ def _change_findings(changes: Sequence[Any], name: str, places: _Places) -> list
 
 
 def _check(reader: HistoryReader, wire: str, name: str) -> RepairOutcome:
+    from apc_tools.runtime.conformance import check
+
     places = _Places(reader.layout.kind == "jsonl")
     records: list[dict[str, Any]] = []
     for item in reader.records():

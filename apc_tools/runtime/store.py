@@ -15,9 +15,12 @@ import tempfile
 from collections.abc import Callable, Iterable
 from contextlib import suppress
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from apc_tools.contract.model import Contract
 from apc_tools.findings import CannotRun
+
+if TYPE_CHECKING:  # only its ``root`` is read, from the object the caller passes
+    from apc_tools.contract.model import Contract
 
 WRITE_BUFFER = 1 << 20
 
