@@ -176,8 +176,9 @@ class _Places:
         index = self.count
         self.count += 1
         if not self.jsonl:
-            self.lines.append(min(located.line, _MAX_U32))
-            self.columns.append(min(located.column or 0, _MAX_U32))
+            line, column = located.line, located.column or 0
+            self.lines.append(line if line < _MAX_U32 else _MAX_U32)
+            self.columns.append(column if column < _MAX_U32 else _MAX_U32)
             return
         offset = located.line - index
         if not self.offsets or self.offsets[-1] != offset:

@@ -422,13 +422,18 @@ class _Scanner:
         """The fast path between records of a list: ``,`` then a whole JSON object, all in
         the buffer. Returns (line, column, object, text), or None, having consumed nothing, so
         that the general path (:meth:`peek`, :meth:`expect`, :meth:`value`) decides."""
-        buf = self.buf
-        pos = _WS.match(buf, self.pos).end()  # type: ignore[union-attr]  # always matches
-        if buf[pos : pos + 1] != ",":
-            return None
-        pos = _WS.match(buf, pos + 1).end()  # type: ignore[union-attr]
-        if buf[pos : pos + 1] != "{":
-            return None
+        buf, pos = self.buf, self.pos
+        if buf.startswith(", {", pos):  # json.dumps' separator, then the most common ones
+            pos += 2
+        elif buf.startswith(",{", pos):
+            pos += 1
+        else:
+            pos = _WS.match(buf, pos).end()  # type: ignore[union-attr]  # always matches
+            if buf[pos : pos + 1] != ",":
+                return None
+            pos = _WS.match(buf, pos + 1).end()  # type: ignore[union-attr]
+            if buf[pos : pos + 1] != "{":
+                return None
         try:
             value, end = _SCAN(buf, pos)  # a dict: it ends at its "}", so it is whole
         except (StopIteration, ValueError):  # cut by the end of the buffer, or invalid
@@ -903,14 +908,21 @@ def _render_json(
 ) -> Iterator[str]:
     depth = 1 if current().kind == "array" else 2
     count = 0
+    known: Layout | None = None  # the layout sep and lead were computed for
+    sep = lead = ""
     for record in records:
         layout = current()
         style = layout.style
         if not count:
             yield _open_list(layout, before)
-        sep = ("," if style.indent is not None else style.item_sep) if count else ""
-        lead = "\n" + _pad(style, depth) if style.indent is not None else ""
-        yield sep + lead + _record(record, style, depth)
+        if layout is not known:  # the reader settles the style while it reads
+            known = layout
+            sep = "," if style.indent is not None else style.item_sep
+            lead = "\n" + _pad(style, depth) if style.indent is not None else ""
+        if type(record) is RawText and style.newline == "\n":
+            yield sep + lead + record if count else lead + record
+        else:
+            yield (sep + lead if count else lead) + _record(record, style, depth)
         count += 1
     layout = current()
     style = layout.style
