@@ -79,7 +79,6 @@ input (the input is never mutated).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from apc_tools.findings import Finding
@@ -99,25 +98,44 @@ __all__ = ["RepairStream", "findings_for", "is_synthetic", "repair"]
 _MERGE_INTO_USER = frozenset({"anthropic", "bedrock"})
 
 
-@dataclass
 class _Slot:
-    call: Call
-    index: int
-    answered: bool = False
+    """One call of the open turn, and whether a result answered it."""
+
+    __slots__ = ("answered", "call", "index")
+
+    def __init__(self, call: Call, index: int) -> None:
+        self.call = call
+        self.index = index
+        self.answered = False
 
 
-@dataclass
 class _Turn:
-    """The open turn: call record(s), slots and the results gathered so far."""
+    """The open turn: call record(s), slots and the results gathered so far.
 
-    head: list[dict[str, Any]] = field(default_factory=list)
-    slots: list[_Slot] = field(default_factory=list)
-    outputs: list[dict[str, Any]] = field(default_factory=list)
-    seen_output: bool = False
-    result_raw: Mapping[str, Any] | None = None
-    result_blocks: list[Any] = field(default_factory=list)
-    extra: list[Any] = field(default_factory=list)
-    changed: bool = False
+    (Plain classes, not dataclasses: these are private, and the repair path is timed from the
+    process start, where every dataclass costs its generated code.)
+    """
+
+    __slots__ = (
+        "changed",
+        "extra",
+        "head",
+        "outputs",
+        "result_blocks",
+        "result_raw",
+        "seen_output",
+        "slots",
+    )
+
+    def __init__(self) -> None:
+        self.head: list[dict[str, Any]] = []
+        self.slots: list[_Slot] = []
+        self.outputs: list[dict[str, Any]] = []
+        self.seen_output = False
+        self.result_raw: Mapping[str, Any] | None = None
+        self.result_blocks: list[Any] = []
+        self.extra: list[Any] = []
+        self.changed = False
 
     def answer(self, result: Result) -> str:
         """Match ``result`` to a slot: "ok", "duplicate" or "orphan"."""
