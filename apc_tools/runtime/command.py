@@ -271,12 +271,15 @@ def _repair(
                 add(item)
                 yield RawText(item.raw)
             return
-        fed, feed, out = passthrough.fed, stream.feed, passthrough.out
+        fed, feed, out, pending = passthrough.fed, stream.feed, passthrough.out, passthrough.pending
         for item in chain(head, located):
             add(item)
             fed(item)
             for record in feed(item.record):
-                yield out(record)
+                if pending and pending[0][0] == record:  # passthrough.out, inline
+                    yield RawText(pending.popleft()[1])
+                else:
+                    yield out(record)
         for record in stream.finish():
             yield out(record)
 

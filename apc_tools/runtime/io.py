@@ -418,9 +418,9 @@ class _Scanner:
             self.pos = end
             return value
 
-    def next_object(self) -> tuple[int, int, dict[str, Any], str] | None:
+    def next_object(self) -> Located | None:
         """The fast path between records of a list: ``,`` then a whole JSON object, all in
-        the buffer. Returns (line, column, object, text), or None, having consumed nothing, so
+        the buffer. Returns the record as read, or None, having consumed nothing, so
         that the general path (:meth:`peek`, :meth:`expect`, :meth:`value`) decides."""
         buf, pos = self.buf, self.pos
         if buf.startswith(", {", pos):  # json.dumps' separator, then the most common ones
@@ -440,10 +440,19 @@ class _Scanner:
             return None
         if end - pos > self.max_value:
             return None
-        line, column = self.where(pos)
+        start, line, column = self.cursor  # self.where(pos), inline: this runs per record
+        if pos < start:
+            line, column = self.where(pos)
+        elif newlines := buf.count("\n", start, pos):
+            line += newlines
+            column = pos - buf.rindex("\n", start, pos)
+            self.cursor = (pos, line, column)
+        else:
+            column += pos - start
+            self.cursor = (pos, line, column)
         self.span = (pos, end)
         self.pos = end
-        return line, column, value, buf[pos:end]
+        return Located(line, column, value, buf[pos:end])
 
     def ensure(self, size: int) -> None:
         """Have ``size`` characters ahead in the buffer, or all that is left of the file."""
@@ -661,7 +670,7 @@ class HistoryReader:
             if not first and not learning:
                 found = scanner.next_object()
                 if found is not None:
-                    yield Located(*found)
+                    yield found
                     continue
             char = scanner.peek()
             if char == "]":
@@ -886,18 +895,22 @@ def render_history(
         chunks = _render_jsonl(current, records)
     else:
         chunks = _render_json(current, records, before, after)
-    for chunk in chunks:
-        newline = current().style.newline
-        yield chunk if newline == "\n" else chunk.replace("\n", newline)
+    yield from chunks
+
+
+def _lines(text: str, style: Style) -> str:
+    """``text`` with the style's line ending (the renderers write "\n")."""
+    return text if style.newline == "\n" else text.replace("\n", style.newline)
 
 
 def _render_jsonl(current: Callable[[], Layout], records: Iterable[Record]) -> Iterator[str]:
     for record in records:
-        if type(record) is RawText:
-            yield record + "\n"
-            continue
         style = current().style
-        yield _dumps(record, None, style.item_sep, style.key_sep, style.ensure_ascii) + "\n"
+        if type(record) is RawText:
+            yield record + "\n" if style.newline == "\n" else _lines(record + "\n", style)
+            continue
+        text = _dumps(record, None, style.item_sep, style.key_sep, style.ensure_ascii) + "\n"
+        yield _lines(text, style)
 
 
 def _render_json(
@@ -914,7 +927,7 @@ def _render_json(
         layout = current()
         style = layout.style
         if not count:
-            yield _open_list(layout, before)
+            yield _lines(_open_list(layout, before), style)
         if layout is not known:  # the reader settles the style while it reads
             known = layout
             sep = "," if style.indent is not None else style.item_sep
@@ -922,7 +935,7 @@ def _render_json(
         if type(record) is RawText and style.newline == "\n":
             yield sep + lead + record if count else lead + record
         else:
-            yield (sep + lead if count else lead) + _record(record, style, depth)
+            yield _lines((sep + lead if count else lead) + _record(record, style, depth), style)
         count += 1
     layout = current()
     style = layout.style
@@ -934,7 +947,7 @@ def _render_json(
             close += "," if style.indent is not None else style.item_sep
         close += _join_members(rest, style, 1)
         close += ("\n" if style.indent is not None else "") + "}"
-    yield head + close + ("\n" if style.final_newline else "")
+    yield _lines(head + close + ("\n" if style.final_newline else ""), style)
 
 
 def _open_list(layout: Layout, before: Sequence[tuple[str, Any]]) -> str:
