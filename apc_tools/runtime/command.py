@@ -217,12 +217,10 @@ class _Passthrough:
     LIMIT = 4096
 
     def __init__(self) -> None:
-        self.pending: deque[tuple[dict[str, Any], str]] = deque()
+        self.pending: deque[tuple[dict[str, Any], str]] = deque(maxlen=self.LIMIT)
 
     def fed(self, located: Located) -> None:
-        self.pending.append((located.record, located.raw))
-        if len(self.pending) > self.LIMIT:
-            self.pending.popleft()
+        self.pending.append((located.record, located.raw))  # the oldest goes beyond LIMIT
 
     def out(self, record: dict[str, Any]) -> Record:
         pending = self.pending
@@ -271,10 +269,11 @@ def _repair(
                 add(item)
                 yield RawText(item.raw)
             return
-        fed, feed, out, pending = passthrough.fed, stream.feed, passthrough.out, passthrough.pending
+        feed, out, pending = stream.feed, passthrough.out, passthrough.pending
+        push = pending.append  # passthrough.fed, inline
         for item in chain(head, located):
             add(item)
-            fed(item)
+            push((item.record, item.raw))
             for record in feed(item.record):
                 if pending and pending[0][0] == record:  # passthrough.out, inline
                     yield RawText(pending.popleft()[1])

@@ -196,7 +196,7 @@ def _detect_kind(path: Path, text: str, at_eof: bool) -> str:
 
 
 def _object_or_jsonl(path: Path, text: str, at_eof: bool) -> str:
-    lines = text.split("\n")
+    lines = text.split("\n", 64)  # 64 lines at most are looked at; the rest stays in one piece
     complete = lines if at_eof else lines[:-1]
     nonblank = [line for line in complete[:64] if line.strip()]
     suffix_says_jsonl = path.suffix.lower() in JSONL_SUFFIXES
