@@ -6,7 +6,6 @@ Exit codes: 0 nothing at error level, 1 findings at error level (or warnings wit
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -15,20 +14,16 @@ from typing import Any, TypeVar
 import click
 
 from apc_tools import __version__
+from apc_tools.entry import (
+    FORMATS,
+    REPAIR_WIRES,
+    repair_command,
+    repair_registry,
+    use_color,
+)
 from apc_tools.findings import CannotRun, Registry, Result
 
 F = TypeVar("F", bound=Callable[..., Any])
-FORMATS = ("text", "json", "sarif", "github")
-
-
-def use_color(no_color: bool, stream: Any = None) -> bool:
-    """--no-color and NO_COLOR turn colour off, FORCE_COLOR on; otherwise only on a terminal."""
-    if no_color or os.environ.get("NO_COLOR"):
-        return False
-    if os.environ.get("FORCE_COLOR"):
-        return True
-    stream = stream or sys.stdout
-    return bool(getattr(stream, "isatty", lambda: False)())
 
 
 def common_options(func: F) -> F:
@@ -153,7 +148,7 @@ def schema(name: str | None) -> None:
 
 
 # --- apc repair: owned by the runtime module (apc_tools.runtime.command) ---------------------
-REPAIR_WIRES = ("auto", "openai-chat", "openai-responses", "anthropic", "gemini", "bedrock")
+# The body is apc_tools.entry.repair_command, which apc_tools.entry also runs without click.
 
 
 @main.command()
@@ -203,61 +198,14 @@ def repair(
     (or, with --check, a provider would accept FILE); 1: --check found what a provider rejects;
     2: could not run (bad input, or a target inside the project tree).
     """
-    from apc_tools.runtime.command import run_repair
-
-    to_stdout = out is None and not in_place and not check
     try:
-        outcome = run_repair(
-            file,
-            out=out,
-            in_place=in_place,
-            wire=wire,
-            check_only=check,
-            skip_bad_lines=skip_bad_lines,
-            contract=_repair_contract(project, file, out, in_place),
-            stdout=sys.stdout.buffer if to_stdout else None,
+        result, to_stdout = repair_command(
+            file, out, in_place, wire, check, skip_bad_lines, project
         )
     except CannotRun as exc:
         fail(str(exc))
         return
-    except OSError as exc:
-        fail(f"{exc.filename or file}: {exc.strerror or exc}")
-        return
-    from apc_tools.runtime.rules import RULES as REPAIR_RULES
-
-    # only the runtime family's rules can appear: loading every contract check would slow a run
-    emit(outcome.result, fmt, no_color, strict, registry=Registry.of(REPAIR_RULES), err=to_stdout)
-
-
-def _repair_contract(project: Path | None, file: Path, out: Path | None, in_place: bool) -> Any:
-    """The contract of --project or of the cwd's project; the project around the target (if
-    any other) is checked here too, so no APC project's tree is ever written."""
-    from apc_tools.runtime.store import ensure_outside
-
-    contract = _load_contract(project if project is not None else Path.cwd())
-    if project is not None and contract is None:
-        fail(f"--project {project}: no APC project there (no .apc/ or AGENTS.md)")
-    target = out if out is not None else file if in_place else None
-    if target is not None:
-        folder = target.absolute().parent
-        while not folder.is_dir() and folder != folder.parent:
-            folder = folder.parent
-        around = _load_contract(folder)
-        if around is not None and (contract is None or around.root != contract.root):
-            ensure_outside(around, target)
-    return contract
-
-
-def _load_contract(start: Path) -> Any:
-    """load_contract(start), skipped (None) when no folder above holds .apc/ or AGENTS.md: the
-    common case of runtime storage, where loading the contract checks would cost more than the
-    repair of a small history."""
-    chains = [(f, *f.parents) for f in (start.absolute(), start.resolve())]  # symlinks too
-    if not any((p / ".apc").is_dir() or (p / "AGENTS.md").is_file() for c in chains for p in c):
-        return None
-    from apc_tools.contract.validate import load_contract
-
-    return load_contract(start)
+    emit(result, fmt, no_color, strict, registry=repair_registry(), err=to_stdout)
 
 
 # --- end apc repair -------------------------------------------------------------------------

@@ -160,6 +160,8 @@ class Registry:
 
 @dataclass(frozen=True)
 class Summary:
+    """How many findings of each severity, and how many files were looked at."""
+
     error: int
     warning: int
     info: int

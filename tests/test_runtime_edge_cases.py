@@ -432,3 +432,22 @@ def test_synthetic_results_say_exactly_the_marker_text_and_flag_an_error(wire: s
         },
     }[wire]
     assert synthetic == expected
+
+
+def test_bedrock_user_text_stays_after_the_synthetic_results() -> None:
+    """docs/repair.md states this placement and why: the results first, then the user's own
+    blocks, in the one user message (no turn is invented); text before results is what the
+    checker reports (WIR004)."""
+    text = {"text": "Never mind"}
+    call = {"toolUse": {"toolUseId": "t1", "name": "ls", "input": {}}}
+    history = [
+        {"role": "user", "content": [{"text": "List the files"}]},
+        {"role": "assistant", "content": [call]},
+        {"role": "user", "content": [text]},
+    ]
+    result = repaired("bedrock", history)
+    assert len(result.records) == 3
+    first, second = result.records[2]["content"]
+    assert "toolResult" in first and second == text
+    swapped = {"role": "user", "content": [second, first]}
+    assert [v.rule for v in check([*result.records[:2], swapped], "bedrock")] == ["WIR004"]

@@ -392,3 +392,111 @@ def test_any_history_round_trips(
         chunks = list(render_history(reader.layout, read, reader.before, lambda: reader.after))
     assert read == records
     assert "".join(chunks) == text
+
+
+# --------------------------------------------------------------------------------------------
+# Property: the readers' fast paths (a compact JSONL line; ", {...}" in a list) read exactly
+# what the general path reads, whatever surrounds the records
+
+
+small_records = st.dictionaries(st.sampled_from(["role", "content", "n"]), json_values, max_size=3)
+jsonl_lines = st.one_of(
+    st.builds(
+        lambda record, lead, trail, end: (lead + dumps(record) + trail + end).encode(),
+        small_records,
+        st.sampled_from(["", " ", "\t"]),
+        st.sampled_from(["", " ", "\r", "\r\r"]),
+        st.sampled_from(["\n", "\r\n"]),
+    ),
+    st.sampled_from(
+        [
+            b"\n",
+            b"  \r\n",
+            b"{broken\n",
+            b"[1]\n",
+            b'"text"\n',
+            b"{}{}\n",
+            b'{"a": 1} x\n',
+            '\ufeff{"a": 1}\n'.encode(),
+            b'{"a": "\xe9"}\n',
+            b'{"a": "tab\tinside"}\n',
+            b"{}",
+        ]
+    ),
+)
+
+
+def expected_jsonl(lines: list[bytes], limit: int) -> tuple[list[tuple[int, Any, str]], list[int]]:
+    """What the module doc promises for each line: a record (with its text), a bad line, or
+    nothing (a blank line)."""
+    records, bad = [], []
+    for number, raw in enumerate(lines, 1):
+        if len(raw) > limit + raw.endswith(b"\n"):
+            bad.append(number)
+            continue
+        try:
+            text = raw.decode("utf-8")
+            if not text.strip():
+                continue
+            value = json.loads(text)
+        except ValueError:  # UnicodeDecodeError and JSONDecodeError alike
+            bad.append(number)
+            continue
+        if isinstance(value, dict):
+            records.append((number, value, text.rstrip("\r\n")))
+        else:
+            bad.append(number)
+    return records, bad
+
+
+@given(
+    lines=st.lists(jsonl_lines, max_size=8),
+    last_newline=st.booleans(),
+    limit=st.sampled_from([1 << 20, 12, 30]),
+)
+def test_jsonl_lines_read_as_documented(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[bytes], last_newline: bool, limit: int
+) -> None:
+    # The first record makes the file JSONL and settles the style (", " and ": "), so that the
+    # later lines are read by the fast path where it applies; the last line may lack its "\n".
+    first = b'{"role": "user", "content": "hi"}\n'
+    lines = [first, *(line.rstrip(b"\n") + b"\n" for line in lines)]
+    if not last_newline:
+        lines[-1] = lines[-1].rstrip(b"\r\n")
+    path = tmp_path_factory.mktemp("jl") / "h.jsonl"
+    path.write_bytes(b"".join(lines))
+    records, bad = expected_jsonl(lines, max(limit, 16))
+    with HistoryReader(path, skip_bad_lines=True, max_record_bytes=max(limit, 16)) as reader:
+        assert reader.layout.kind == "jsonl"
+        read = [(r.line, r.record, r.raw) for r in reader.records()]
+        assert [b.line for b in reader.bad_lines] == bad
+    assert read == records
+
+
+@given(
+    records=st.lists(small_records, min_size=1, max_size=6),
+    spaces=st.lists(st.sampled_from(["", " ", "\n", "\r\n  ", "\t"]), min_size=24, max_size=24),
+    chunk=st.sampled_from([1, 5, 16, 1 << 20]),
+)
+def test_json_list_records_read_with_their_text_and_place(
+    tmp_path_factory: pytest.TempPathFactory,
+    records: list[dict[str, Any]],
+    spaces: list[str],
+    chunk: int,
+) -> None:
+    gaps = iter(spaces)
+    texts = [dumps(r) for r in records]
+    text = "[" + next(gaps)
+    places = []
+    for index, record_text in enumerate(texts):
+        if index:
+            text += next(gaps) + "," + next(gaps)
+        lines = text.split("\n")
+        places.append((len(lines), len(lines[-1]) + 1))
+        text += record_text
+    text += next(gaps) + "]"
+    path = tmp_path_factory.mktemp("js") / "h.json"
+    path.write_text(text, encoding="utf-8", newline="")
+    with HistoryReader(path, chunk_chars=chunk) as reader:
+        read = [(r.line, r.column, r.record, r.raw) for r in reader.records()]
+    assert read == [(*p, r, t) for p, r, t in zip(places, records, texts, strict=True)]

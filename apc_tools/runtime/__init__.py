@@ -30,8 +30,9 @@ Findings: :func:`apc_tools.runtime.repair.findings_for` (RPR rules) and
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from apc_tools.runtime.adapters import detect_wire
-from apc_tools.runtime.conformance import check
 from apc_tools.runtime.model import (
     SYNTHETIC_TEXT,
     WIRES,
@@ -42,6 +43,23 @@ from apc_tools.runtime.model import (
     Violation,
 )
 from apc_tools.runtime.repair import RepairStream, is_synthetic, repair
+
+if TYPE_CHECKING:
+    from apc_tools.runtime.conformance import check
+
+
+def __getattr__(name: str) -> Any:
+    """``check`` is imported on first use: ``apc repair`` without --check never needs it."""
+    if name == "check":
+        from apc_tools.runtime.conformance import check
+
+        return check
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), "check"})
+
 
 __all__ = [
     "SYNTHETIC_TEXT",

@@ -17,20 +17,16 @@ would reject (this holds the records in memory).
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, islice
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from apc_tools.contract.model import Contract
 from apc_tools.findings import CannotRun, Finding, Result
 from apc_tools.runtime.adapters import detect_wire
-from apc_tools.runtime.conformance import check
 from apc_tools.runtime.io import (
     DEFAULT_MAX_RECORD_BYTES,
     HistoryReader,
@@ -44,6 +40,9 @@ from apc_tools.runtime.model import WIRES, UnknownWire
 from apc_tools.runtime.repair import RepairStream
 from apc_tools.runtime.rules import BY_ID, CHANGE_RULES
 from apc_tools.runtime.store import atomic_write, ensure_outside
+
+if TYPE_CHECKING:  # the contract model is only read, through the object the caller passes
+    from apc_tools.contract.model import Contract
 
 DETECT_WINDOW = 1000
 """With ``--wire auto``, the wire format is detected from this many leading records."""
@@ -177,8 +176,9 @@ class _Places:
         index = self.count
         self.count += 1
         if not self.jsonl:
-            self.lines.append(min(located.line, _MAX_U32))
-            self.columns.append(min(located.column or 0, _MAX_U32))
+            line, column = located.line, located.column or 0
+            self.lines.append(line if line < _MAX_U32 else _MAX_U32)
+            self.columns.append(column if column < _MAX_U32 else _MAX_U32)
             return
         offset = located.line - index
         if not self.offsets or self.offsets[-1] != offset:
@@ -217,15 +217,19 @@ class _Passthrough:
     LIMIT = 4096
 
     def __init__(self) -> None:
-        self.pending: deque[tuple[dict[str, Any], str]] = deque()
+        self.pending: deque[tuple[dict[str, Any], str]] = deque(maxlen=self.LIMIT)
 
     def fed(self, located: Located) -> None:
-        self.pending.append((located.record, located.raw))
-        if len(self.pending) > self.LIMIT:
-            self.pending.popleft()
+        self.pending.append((located.record, located.raw))  # the oldest goes beyond LIMIT
 
     def out(self, record: dict[str, Any]) -> Record:
-        for index, (source, raw) in enumerate(self.pending):
+        pending = self.pending
+        if pending:  # the common case: the oldest record fed comes out unchanged
+            source, raw = pending[0]
+            if source is record or source == record:
+                pending.popleft()
+                return RawText(raw)
+        for index, (source, raw) in enumerate(pending):
             if index == self.WINDOW:
                 break
             if source == record:
@@ -259,17 +263,24 @@ def _repair(
     passthrough = _Passthrough()
 
     def repaired() -> Iterator[Record]:
-        for item in chain(head, located):
-            places.add(item)
-            if stream is None:
+        add = places.add
+        if stream is None:
+            for item in chain(head, located):
+                add(item)
                 yield RawText(item.raw)
-                continue
-            passthrough.fed(item)
-            for record in stream.feed(item.record):
-                yield passthrough.out(record)
-        if stream is not None:
-            for record in stream.finish():
-                yield passthrough.out(record)
+            return
+        feed, out, pending = stream.feed, passthrough.out, passthrough.pending
+        push = pending.append  # passthrough.fed, inline
+        for item in chain(head, located):
+            add(item)
+            push((item.record, item.raw))
+            for record in feed(item.record):
+                if pending and pending[0][0] == record:  # passthrough.out, inline
+                    yield RawText(pending.popleft()[1])
+                else:
+                    yield out(record)
+        for record in stream.finish():
+            yield out(record)
 
     chunks = render_history(reader.layout, repaired(), reader.before, lambda: reader.after)
 
@@ -305,6 +316,9 @@ def _deliver(
         return atomic_write(target, chunks, keep=keep), None
     if stdout is None:
         return False, "".join(chunks)
+    import shutil
+    import tempfile
+
     with tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES, mode="w+b") as spool:
         for chunk in chunks:
             spool.write(chunk.encode("utf-8"))
@@ -330,6 +344,8 @@ def _change_findings(changes: Sequence[Any], name: str, places: _Places) -> list
 
 
 def _check(reader: HistoryReader, wire: str, name: str) -> RepairOutcome:
+    from apc_tools.runtime.conformance import check
+
     places = _Places(reader.layout.kind == "jsonl")
     records: list[dict[str, Any]] = []
     for item in reader.records():

@@ -196,7 +196,7 @@ def _detect_kind(path: Path, text: str, at_eof: bool) -> str:
 
 
 def _object_or_jsonl(path: Path, text: str, at_eof: bool) -> str:
-    lines = text.split("\n")
+    lines = text.split("\n", 64)  # 64 lines at most are looked at; the rest stays in one piece
     complete = lines if at_eof else lines[:-1]
     nonblank = [line for line in complete[:64] if line.strip()]
     suffix_says_jsonl = path.suffix.lower() in JSONL_SUFFIXES
@@ -307,6 +307,8 @@ def _indent_after(text: str, pos: int) -> tuple[int | str | None, str]:
 
 _WS = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
+# raw_decode without its Python wrapper: (value, end), or StopIteration / JSONDecodeError
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 
 
 class _Scanner:
@@ -415,6 +417,42 @@ class _Scanner:
             self.span = (self.pos, end)
             self.pos = end
             return value
+
+    def next_object(self) -> Located | None:
+        """The fast path between records of a list: ``,`` then a whole JSON object, all in
+        the buffer. Returns the record as read, or None, having consumed nothing, so
+        that the general path (:meth:`peek`, :meth:`expect`, :meth:`value`) decides."""
+        buf, pos = self.buf, self.pos
+        if buf.startswith(", {", pos):  # json.dumps' separator, then the most common ones
+            pos += 2
+        elif buf.startswith(",{", pos):
+            pos += 1
+        else:
+            pos = _WS.match(buf, pos).end()  # type: ignore[union-attr]  # always matches
+            if buf[pos : pos + 1] != ",":
+                return None
+            pos = _WS.match(buf, pos + 1).end()  # type: ignore[union-attr]
+            if buf[pos : pos + 1] != "{":
+                return None
+        try:
+            value, end = _SCAN(buf, pos)  # a dict: it ends at its "}", so it is whole
+        except (StopIteration, ValueError):  # cut by the end of the buffer, or invalid
+            return None
+        if end - pos > self.max_value:
+            return None
+        start, line, column = self.cursor  # self.where(pos), inline: this runs per record
+        if pos < start:
+            line, column = self.where(pos)
+        elif newlines := buf.count("\n", start, pos):
+            line += newlines
+            column = pos - buf.rindex("\n", start, pos)
+            self.cursor = (pos, line, column)
+        else:
+            column += pos - start
+            self.cursor = (pos, line, column)
+        self.span = (pos, end)
+        self.pos = end
+        return Located(line, column, value, buf[pos:end])
 
     def ensure(self, size: int) -> None:
         """Have ``size`` characters ahead in the buffer, or all that is left of the file."""
@@ -627,8 +665,13 @@ class HistoryReader:
     def _json_records(self) -> Iterator[Located]:
         scanner = self._scanner
         assert scanner is not None
-        first = True
+        first, learning = True, self._learner.active
         while True:
+            if not first and not learning:
+                found = scanner.next_object()
+                if found is not None:
+                    yield found
+                    continue
             char = scanner.peek()
             if char == "]":
                 scanner.pos += 1
@@ -651,7 +694,7 @@ class HistoryReader:
                 )
             if self._learner.active:
                 self._learn_record(scanner.buf[slice(*scanner.span)], record)
-            first = False
+            first, learning = False, self._learner.active
             yield Located(line, column, record, scanner.buf[slice(*scanner.span)])
         if self.layout.kind == "object":
             self._read_after(scanner)
@@ -675,17 +718,25 @@ class HistoryReader:
     def _jsonl_records(self) -> Iterator[Located]:
         fh = self._fh
         assert fh is not None
+        readline, limit, scan = fh.readline, self.max_record_bytes, _SCAN
+        learning = self._learner.active
         number = 0
         while True:
-            raw = fh.readline(self.max_record_bytes + 1)
+            raw = readline(limit + 1)
             if not raw:
                 return
             number += 1
-            if len(raw) > self.max_record_bytes and not raw.endswith(b"\n"):
+            if not learning and raw[:1] == b"{" and len(raw) <= limit:
+                located = _compact_line(scan, number, raw)
+                if located is not None:
+                    yield located
+                    continue
+            if len(raw) > limit and not raw.endswith(b"\n"):
                 _skip_rest_of_line(fh)
                 self._bad(number, f"longer than {_size(self.max_record_bytes)}")
                 continue
             located = self._jsonl_record(number, raw)
+            learning = self._learner.active
             if located is not None:
                 yield located
 
@@ -731,6 +782,24 @@ class HistoryReader:
         return [
             BAD_LINE.finding(name, f"line left out: {b.reason}", b.line) for b in self.bad_lines
         ]
+
+
+def _compact_line(
+    scan: Callable[[str, int], tuple[Any, int]], number: int, raw: bytes
+) -> Located | None:
+    """The fast path of the JSONL reader: a line that is one JSON object and nothing else
+    (bar its line ending), or None to let :meth:`HistoryReader._jsonl_record` decide."""
+    try:
+        text = raw.decode("utf-8")
+        record, end = scan(text, 0)  # on "{": a dict, as json.loads(text) would return
+    except (UnicodeDecodeError, StopIteration, ValueError):
+        return None
+    tail = len(text) - end
+    if tail == 0:
+        return Located(number, None, record, text)
+    if (tail == 1 and text[end] == "\n") or (tail == 2 and text[end:] == "\r\n"):
+        return Located(number, None, record, text[:end])
+    return None
 
 
 def _size(count: int) -> str:
@@ -826,18 +895,22 @@ def render_history(
         chunks = _render_jsonl(current, records)
     else:
         chunks = _render_json(current, records, before, after)
-    for chunk in chunks:
-        newline = current().style.newline
-        yield chunk if newline == "\n" else chunk.replace("\n", newline)
+    yield from chunks
+
+
+def _lines(text: str, style: Style) -> str:
+    """``text`` with the style's line ending (the renderers write "\n")."""
+    return text if style.newline == "\n" else text.replace("\n", style.newline)
 
 
 def _render_jsonl(current: Callable[[], Layout], records: Iterable[Record]) -> Iterator[str]:
     for record in records:
-        if type(record) is RawText:
-            yield record + "\n"
-            continue
         style = current().style
-        yield _dumps(record, None, style.item_sep, style.key_sep, style.ensure_ascii) + "\n"
+        if type(record) is RawText:
+            yield record + "\n" if style.newline == "\n" else _lines(record + "\n", style)
+            continue
+        text = _dumps(record, None, style.item_sep, style.key_sep, style.ensure_ascii) + "\n"
+        yield _lines(text, style)
 
 
 def _render_json(
@@ -848,14 +921,21 @@ def _render_json(
 ) -> Iterator[str]:
     depth = 1 if current().kind == "array" else 2
     count = 0
+    known: Layout | None = None  # the layout sep and lead were computed for
+    sep = lead = ""
     for record in records:
         layout = current()
         style = layout.style
         if not count:
-            yield _open_list(layout, before)
-        sep = ("," if style.indent is not None else style.item_sep) if count else ""
-        lead = "\n" + _pad(style, depth) if style.indent is not None else ""
-        yield sep + lead + _record(record, style, depth)
+            yield _lines(_open_list(layout, before), style)
+        if layout is not known:  # the reader settles the style while it reads
+            known = layout
+            sep = "," if style.indent is not None else style.item_sep
+            lead = "\n" + _pad(style, depth) if style.indent is not None else ""
+        if type(record) is RawText and style.newline == "\n":
+            yield sep + lead + record if count else lead + record
+        else:
+            yield _lines((sep + lead if count else lead) + _record(record, style, depth), style)
         count += 1
     layout = current()
     style = layout.style
@@ -867,7 +947,7 @@ def _render_json(
             close += "," if style.indent is not None else style.item_sep
         close += _join_members(rest, style, 1)
         close += ("\n" if style.indent is not None else "") + "}"
-    yield head + close + ("\n" if style.final_newline else "")
+    yield _lines(head + close + ("\n" if style.final_newline else ""), style)
 
 
 def _open_list(layout: Layout, before: Sequence[tuple[str, Any]]) -> str:

@@ -67,6 +67,8 @@ class Violation:
 
 @dataclass(frozen=True)
 class RepairResult:
+    """The repaired records and every change made, in order."""
+
     records: tuple[dict[str, Any], ...]
     changes: tuple[Change, ...]
 

@@ -79,7 +79,6 @@ input (the input is never mutated).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from apc_tools.findings import Finding
@@ -99,25 +98,44 @@ __all__ = ["RepairStream", "findings_for", "is_synthetic", "repair"]
 _MERGE_INTO_USER = frozenset({"anthropic", "bedrock"})
 
 
-@dataclass
 class _Slot:
-    call: Call
-    index: int
-    answered: bool = False
+    """One call of the open turn, and whether a result answered it."""
+
+    __slots__ = ("answered", "call", "index")
+
+    def __init__(self, call: Call, index: int) -> None:
+        self.call = call
+        self.index = index
+        self.answered = False
 
 
-@dataclass
 class _Turn:
-    """The open turn: call record(s), slots and the results gathered so far."""
+    """The open turn: call record(s), slots and the results gathered so far.
 
-    head: list[dict[str, Any]] = field(default_factory=list)
-    slots: list[_Slot] = field(default_factory=list)
-    outputs: list[dict[str, Any]] = field(default_factory=list)
-    seen_output: bool = False
-    result_raw: Mapping[str, Any] | None = None
-    result_blocks: list[Any] = field(default_factory=list)
-    extra: list[Any] = field(default_factory=list)
-    changed: bool = False
+    (Plain classes, not dataclasses: these are private, and the repair path is timed from the
+    process start, where every dataclass costs its generated code.)
+    """
+
+    __slots__ = (
+        "changed",
+        "extra",
+        "head",
+        "outputs",
+        "result_blocks",
+        "result_raw",
+        "seen_output",
+        "slots",
+    )
+
+    def __init__(self) -> None:
+        self.head: list[dict[str, Any]] = []
+        self.slots: list[_Slot] = []
+        self.outputs: list[dict[str, Any]] = []
+        self.seen_output = False
+        self.result_raw: Mapping[str, Any] | None = None
+        self.result_blocks: list[Any] = []
+        self.extra: list[Any] = []
+        self.changed = False
 
     def answer(self, result: Result) -> str:
         """Match ``result`` to a slot: "ok", "duplicate" or "orphan"."""
@@ -142,6 +160,7 @@ class RepairStream:
         self, wire: str, *, close_trailing: bool = True, continuation: bool = False
     ) -> None:
         self._adapter: Adapter = adapter_for(wire)
+        self._parse = self._adapter.parse
         self.wire = wire
         self.changes: list[Change] = []
         self._close_trailing = close_trailing
@@ -158,27 +177,26 @@ class RepairStream:
         self._index += 1
         if not isinstance(record, dict) and not isinstance(record, Mapping):
             raise BadRecord(self._index, record)
-        msg = self._adapter.parse(record)
+        msg = self._parse(record)
         if not self._started:
             return self._leading(msg)
         if self._prefix:
             if msg.results and not msg.calls:
                 return [dict(record)]
             self._prefix = False
-        if msg.empty_assistant:
+        if msg.kind == "assistant" and not msg.calls and not msg.content:  # empty_assistant
             self._note("dropped-empty", None, "dropped an assistant message with no content")
             return []
-        out: list[dict[str, Any]] = []
-        if self._turn is not None:
-            if self._joins_turn(self._turn, msg):
-                self._join(self._turn, msg)
-                return []
-            closed, consumed = self._close(msg)
-            out += closed
-            if consumed:  # merged into the turn's result message
-                return out
-        out += self._start(msg)
-        return out
+        turn = self._turn
+        if turn is None:  # most records: no call is open
+            return self._start(msg)
+        if self._joins_turn(turn, msg):
+            self._join(turn, msg)
+            return []
+        out, consumed = self._close(msg)
+        if consumed:  # merged into the turn's result message
+            return out
+        return out + self._start(msg)
 
     def finish(self) -> list[dict[str, Any]]:
         """The end of the history: close (or, if asked, leave open) the last turn."""
@@ -213,7 +231,9 @@ class RepairStream:
             self._open(msg)
             return []
         kept = self._orphans(msg) if msg.results else [dict(msg.raw)]
-        return self._flush_pending() + kept if kept else []
+        if not kept:
+            return []
+        return self._flush_pending() + kept if self._pending else kept
 
     def _open(self, msg: Message) -> None:
         turn = _Turn()

@@ -9,15 +9,18 @@ immutable :class:`~apc_tools.contract.model.Contract`.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
-import tempfile
 from collections.abc import Callable, Iterable
 from contextlib import suppress
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from apc_tools.contract.model import Contract
 from apc_tools.findings import CannotRun
+
+if TYPE_CHECKING:  # only its ``root`` is read, from the object the caller passes
+    from apc_tools.contract.model import Contract
 
 WRITE_BUFFER = 1 << 20
 
@@ -101,10 +104,9 @@ def atomic_write(
         raise StoreError(f"cannot write {path}: the folder {folder} does not exist")
     mode = _mode_for(path)
     try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".apc-tmp", dir=folder)
+        fd, tmp = _new_temporary(folder, path.name)
     except OSError as exc:
         raise StoreError(f"cannot write in {folder}: {exc.strerror or exc}") from None
-    tmp = Path(tmp_name)
     try:
         _write_all(fd, chunks)
         if keep is not None and not keep():
@@ -118,6 +120,22 @@ def atomic_write(
         raise
     _fsync_folder(folder)
     return True
+
+
+_TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+_TEMP_FLAGS |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _new_temporary(folder: Path, name: str) -> tuple[int, Path]:
+    """Create ``.<name>.<random>.apc-tmp`` in ``folder``, readable by its owner only, as
+    ``tempfile.mkstemp`` does (without importing tempfile, shutil and random on every run)."""
+    for _ in range(100):
+        candidate = folder / f".{name}.{os.urandom(6).hex()}.apc-tmp"
+        try:
+            return os.open(candidate, _TEMP_FLAGS, 0o600), candidate
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", str(folder))
 
 
 def _write_all(fd: int, chunks: Iterable[str | bytes]) -> None:

@@ -4,26 +4,29 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from importlib import import_module
 from typing import Any
 
-from apc_tools.runtime.adapters.anthropic import Anthropic
 from apc_tools.runtime.adapters.base import Adapter, BlockAdapter
-from apc_tools.runtime.adapters.bedrock import Bedrock
-from apc_tools.runtime.adapters.gemini import Gemini
-from apc_tools.runtime.adapters.openai_chat import OpenAIChat
 from apc_tools.runtime.adapters.openai_responses import (
     MODEL_TYPES,
     OUTPUT_FOR,
     OUTPUT_TYPES,
-    OpenAIResponses,
 )
 from apc_tools.runtime.model import WIRES, BadRecord, UnknownWire
 
 __all__ = ["ADAPTERS", "Adapter", "BlockAdapter", "adapter_for", "detect_wire"]
 
-ADAPTERS: dict[str, Adapter] = {
-    a.wire: a for a in (OpenAIChat(), OpenAIResponses(), Anthropic(), Gemini(), Bedrock())
+#: wire -> (module of this package, adapter class). A module is imported when its wire is
+#: first asked for: a run repairs one wire format, and every module costs its start.
+_CLASSES = {
+    "openai-chat": ("openai_chat", "OpenAIChat"),
+    "openai-responses": ("openai_responses", "OpenAIResponses"),
+    "anthropic": ("anthropic", "Anthropic"),
+    "gemini": ("gemini", "Gemini"),
+    "bedrock": ("bedrock", "Bedrock"),
 }
+_MADE: dict[str, Adapter] = {}
 
 DETECT_WINDOW = 50
 
@@ -41,12 +44,22 @@ _BEDROCK_KEYS = frozenset({"toolUse", "toolResult", "reasoningContent", "cachePo
 
 
 def adapter_for(wire: str) -> Adapter:
-    try:
-        return ADAPTERS[wire]
-    except KeyError:
-        raise UnknownWire(
-            f"unknown wire format {wire!r}: expected one of {', '.join(WIRES)}"
-        ) from None
+    adapter = _MADE.get(wire)
+    if adapter is not None:
+        return adapter
+    if wire not in _CLASSES:
+        raise UnknownWire(f"unknown wire format {wire!r}: expected one of {', '.join(WIRES)}")
+    module, name = _CLASSES[wire]
+    adapter = getattr(import_module(f"{__name__}.{module}"), name)()
+    _MADE[wire] = adapter
+    return adapter
+
+
+def __getattr__(name: str) -> Any:
+    """``ADAPTERS`` (wire -> adapter, every wire) is made on first use."""
+    if name == "ADAPTERS":
+        return {wire: adapter_for(wire) for wire in WIRES}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _block_vote(block: Any) -> str | None:

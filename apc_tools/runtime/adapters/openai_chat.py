@@ -16,9 +16,20 @@ from apc_tools.runtime.model import SYNTHETIC_TEXT, Call, Message, Result, text_
 _CONTENT_KEYS = ("content", "function_call", "refusal", "audio")
 
 
+def _has_content(raw: Mapping[str, Any]) -> bool:
+    """Anything besides calls: any of ``_CONTENT_KEYS`` (spelt out: this runs per record)."""
+    get = raw.get
+    return (
+        nonempty(get("content"))
+        or nonempty(get("function_call"))
+        or nonempty(get("refusal"))
+        or nonempty(get("audio"))
+    )
+
+
 def _calls(raw: Mapping[str, Any]) -> tuple[Call, ...]:
     tool_calls = raw.get("tool_calls")
-    if not isinstance(tool_calls, list):
+    if not isinstance(tool_calls, list) or not tool_calls:
         return ()
     calls = []
     for pos, entry in enumerate(tool_calls):
@@ -35,18 +46,16 @@ class OpenAIChat(Adapter):
 
     def parse(self, raw: Mapping[str, Any]) -> Message:
         role = raw.get("role")
-        if role in ("system", "developer"):
-            return Message("system", raw, content=True)
         if role == "user":
-            return Message("user", raw, content=True)
+            return Message("user", raw, (), (), True)
+        if role == "assistant":
+            return Message("assistant", raw, _calls(raw), (), _has_content(raw))
         if role == "tool":
             result = Result(text_id(raw.get("tool_call_id")), text_id(raw.get("name")))
-            return Message("tool", raw, results=(result,))
-        if role == "assistant":
-            content = any(nonempty(raw.get(key)) for key in _CONTENT_KEYS)
-            calls = _calls(raw) if "tool_calls" in raw else ()
-            return Message("assistant", raw, calls, (), content)
-        return Message("other", raw, content=True)
+            return Message("tool", raw, (), (result,), False)
+        if role in ("system", "developer"):
+            return Message("system", raw, (), (), True)
+        return Message("other", raw, (), (), True)
 
     def synthetic(self, call: Call) -> dict[str, Any]:
         record: dict[str, Any] = {"role": "tool"}
