@@ -29,6 +29,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from installed import compile_apc
+
 ROOT = Path(__file__).resolve().parent.parent
 
 PLAIN_JSON = (
@@ -126,6 +129,7 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, default=None, help="generate into this folder")
     args = parser.parse_args()
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",")]
+    compile_apc()
     with tempfile.TemporaryDirectory(prefix="apc-bench-") as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)

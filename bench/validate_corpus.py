@@ -36,6 +36,9 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from installed import compile_apc
+
 ROOT = Path(__file__).resolve().parent.parent
 # ../shared/corpus beside the checkout (as in CI), else the team's shared folder.
 CORPUS_CANDIDATES = (ROOT.parent / "shared" / "corpus", Path("/work/shared/corpus"))
@@ -340,6 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
     parser.add_argument("--keep", action="store_true", help="keep the staged tree (path printed)")
     options = parser.parse_args(argv)
+    compile_apc()
     if not options.corpus.is_dir():
         print(f"corpus not found: {options.corpus}", file=sys.stderr)
         return 2
