@@ -547,7 +547,8 @@ LAYOUT_WRITERS: dict[str, Callable[[list[dict[str, Any]]], str]] = {
 
 def parse_output(name: str, text: str) -> list[dict[str, Any]]:
     if name.endswith(".jsonl"):
-        return [json.loads(line) for line in text.splitlines()]
+        # JSONL lines end at "\n" only: str.splitlines() would also split at U+0085, U+2028...
+        return [json.loads(line) for line in text.split("\n") if line.strip()]
     value = json.loads(text)
     return value["messages"] if isinstance(value, dict) else value
 
@@ -573,3 +574,19 @@ def test_file_repair_equals_library_repair(tmp_path_factory: pytest.TempPathFact
         assert outcome.changes == len(expected.changes)
 
     check()
+
+
+def test_jsonl_values_with_unicode_line_separators_survive(tmp_path: Path) -> None:
+    from apc_tools.runtime.command import run_repair
+
+    records = [
+        {"role": "user", "content": "a\x85b\u2028c\u2029d\x0be"},
+        {"role": "assistant", "content": "ok"},
+    ]
+    path = tmp_path / "h.jsonl"
+    path.write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8"
+    )
+    outcome = run_repair(path, wire="openai-chat")
+    assert outcome.text is not None
+    assert parse_output("h.jsonl", outcome.text) == records
