@@ -17,7 +17,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
-from apc_tools.runtime.model import Call, Message, Result
+from apc_tools.runtime.model import Call, Kind, Message, Result
 
 
 class Adapter(ABC):
@@ -44,6 +44,27 @@ class BlockAdapter(Adapter):
 
     blocks = True
     key = "content"
+    model_role: object = "assistant"  # the role of records that make calls
+    user_roles: tuple[object, ...] = ("user",)  # the roles of records that carry results
+
+    def parse(self, raw: Mapping[str, Any]) -> Message:
+        """Calls from a model record's blocks, results from a user record's blocks."""
+        role = raw.get("role")
+        value = raw.get(self.key)
+        blocks = value if isinstance(value, list) else []
+        if role == self.model_role:
+            calls = [
+                c for pos, b in enumerate(blocks) if (c := self.block_call(b, pos)) is not None
+            ]
+            return Message("assistant", raw, tuple(calls), (), len(calls) < len(blocks))
+        if role in self.user_roles:
+            results = [
+                r for pos, b in enumerate(blocks) if (r := self.block_result(b, pos)) is not None
+            ]
+            content = len(results) < len(blocks)
+            kind: Kind = "tool" if results and not content else "user"
+            return Message(kind, raw, (), tuple(results), content)
+        return Message("other", raw, content=True)
 
     def items(self, raw: Mapping[str, Any]) -> list[Any]:
         """The record's blocks as a list (a plain string content becomes one text block)."""

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from apc_tools.runtime.adapters.base import BlockAdapter
-from apc_tools.runtime.model import SYNTHETIC_TEXT, Call, Kind, Message, Result, text_id
+from apc_tools.runtime.model import SYNTHETIC_TEXT, Call, Result, text_id
 
 
 def _inner(block: Any, key: str) -> dict[str, Any] | None:
@@ -41,26 +41,6 @@ class Bedrock(BlockAdapter):
         if inner is None:
             return None
         return Result(text_id(inner.get("toolUseId")), None, pos)
-
-    def parse(self, raw: Mapping[str, Any]) -> Message:
-        role = raw.get("role")
-        value = raw.get("content")
-        blocks = value if isinstance(value, list) else []
-        if role == "assistant":
-            calls = []
-            for pos, block in enumerate(blocks):
-                if (call := self.block_call(block, pos)) is not None:
-                    calls.append(call)
-            return Message("assistant", raw, tuple(calls), (), len(calls) < len(blocks))
-        if role == "user":
-            results = []
-            for pos, block in enumerate(blocks):
-                if (result := self.block_result(block, pos)) is not None:
-                    results.append(result)
-            content = len(results) < len(blocks)
-            kind: Kind = "tool" if results and not content else "user"
-            return Message(kind, raw, (), tuple(results), content)
-        return Message("other", raw, content=True)
 
     def synthetic(self, call: Call) -> dict[str, Any]:
         inner: dict[str, Any] = {}

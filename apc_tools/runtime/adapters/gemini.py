@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from apc_tools.runtime.adapters.base import BlockAdapter
-from apc_tools.runtime.model import SYNTHETIC_TEXT, Call, Kind, Message, Result, text_id
+from apc_tools.runtime.model import SYNTHETIC_TEXT, Call, Result, text_id
 
 _CALL = ("functionCall", "function_call")
 _RESPONSE = ("functionResponse", "function_response")
@@ -36,6 +36,8 @@ def _inner(block: Any, keys: tuple[str, ...]) -> tuple[str, dict[str, Any]] | No
 class Gemini(BlockAdapter):
     wire = "gemini"
     key = "parts"
+    model_role = "model"
+    user_roles = ("user", "function", None)
 
     def text_block(self, text: str) -> dict[str, Any]:
         return {"text": text}
@@ -53,26 +55,6 @@ class Gemini(BlockAdapter):
             return None
         inner = found[1]
         return Result(text_id(inner.get("id")), text_id(inner.get("name")), pos)
-
-    def parse(self, raw: Mapping[str, Any]) -> Message:
-        role = raw.get("role")
-        value = raw.get(self.key)
-        blocks = value if isinstance(value, list) else []
-        if role == "model":
-            calls = []
-            for pos, block in enumerate(blocks):
-                if (call := self.block_call(block, pos)) is not None:
-                    calls.append(call)
-            return Message("assistant", raw, tuple(calls), (), len(calls) < len(blocks))
-        if role in ("user", "function", None):
-            results = []
-            for pos, block in enumerate(blocks):
-                if (result := self.block_result(block, pos)) is not None:
-                    results.append(result)
-            content = len(results) < len(blocks)
-            kind: Kind = "tool" if results and not content else "user"
-            return Message(kind, raw, (), tuple(results), content)
-        return Message("other", raw, content=True)
 
     def synthetic(self, call: Call) -> dict[str, Any]:
         inner: dict[str, Any] = {}
