@@ -3,18 +3,14 @@ raise, whatever the file holds."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from apc_tools.contract.checks.gitignore import missing_defaults
-from apc_tools.contract.files import TextFile
-from apc_tools.contract.project import Project, classify
-from apc_tools.contract.validate import check_project, parse_doc
 from tests.checks_base import BASE
+from tests.memory_project import check_texts
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=40),
@@ -34,21 +30,11 @@ SERVERS = st.dictionaries(
 )
 
 
-ROOT = Path("/nonexistent/apc-tools-property-root")
-
-
 def _validate(files: dict[str, str]) -> None:
     """Parse and check an in-memory project (no disk: the checks see only these texts)."""
     tree = {**BASE, **files}
-    project = Project(ROOT, "", files=frozenset(tree))
-    for rel, text in tree.items():
-        kind = classify(rel)
-        assert kind is not None and isinstance(text, str)
-        data = text.encode("utf-8", errors="surrogatepass")
-        read = TextFile(rel, text, hashlib.sha256(data).hexdigest(), had_bom=False)
-        doc, _ = parse_doc(kind, rel, read)
-        project.docs.append(doc)
-    check_project(project)
+    assert all(isinstance(text, str) for text in tree.values())
+    check_texts(tree)  # type: ignore[arg-type]
 
 
 @given(st.text(max_size=400), st.text(max_size=400))

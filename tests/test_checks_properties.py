@@ -4,16 +4,12 @@ a check raise, in either profile, and every finding of these families has a posi
 
 from __future__ import annotations
 
-import hashlib
 import json
-from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from apc_tools.contract.files import TextFile
-from apc_tools.contract.project import Project
-from apc_tools.contract.validate import check_project, parse_doc
+from tests.memory_project import check_texts
 
 FILES = {
     ".apc/agents/rev.md": "agent",
@@ -86,19 +82,13 @@ def block_yaml(value: object, indent: str = "") -> str:
 
 
 def run(front: str, profile: str) -> None:
-    project = Project(
-        Path("/nonexistent-apc-root"),
-        "",
-        profile,
-        files=frozenset([*FILES, "src/a.ts", ".apc/skills/pricing.md"]),
-        tracked=None,
+    text = "---\n" + front + "---\nBody.\n"
+    _, found = check_texts(
+        dict.fromkeys(FILES, text),
+        profile=profile,
+        extra_files=["src/a.ts", ".apc/skills/pricing.md"],
     )
-    for rel, kind in FILES.items():
-        text = "---\n" + front + "---\nBody.\n"
-        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-        doc, _ = parse_doc(kind, rel, TextFile(rel, text, digest, False))
-        project.docs.append(doc)
-    for finding in check_project(project):
+    for finding in found:
         if finding.rule.startswith(MINE):
             assert finding.line is not None and finding.line >= 1, finding
             assert finding.column is not None and finding.column >= 1, finding

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
-from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from apc_tools.contract.build import build_contract
-from apc_tools.contract.files import TextFile
-from apc_tools.contract.project import Project
-from apc_tools.contract.validate import check_project, parse_doc
+from tests.memory_project import check_texts
 
 FILES = {
     "AGENTS.md": "agents-md",
@@ -72,19 +68,7 @@ mappings = st.dictionaries(keys, values, max_size=6)
 
 
 def run(texts: dict[str, str], profile: str = "default") -> None:
-    project = Project(
-        Path("/nonexistent-apc-root"),
-        "",
-        profile,
-        files=frozenset([*texts, "src/a.ts"]),
-        tracked=None,
-    )
-    for rel, text in texts.items():
-        data = text.encode("utf-8", "surrogatepass")
-        file = TextFile(rel, text, hashlib.sha256(data).hexdigest(), False)
-        doc, _ = parse_doc(FILES[rel], rel, file)
-        project.docs.append(doc)
-    check_project(project)
+    project, _ = check_texts(texts, profile=profile, extra_files=["src/a.ts"])
     build_contract(project)
 
 
