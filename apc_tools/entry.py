@@ -28,7 +28,7 @@ from typing import Any
 
 from apc_tools.findings import CannotRun, Result
 
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "json", "sarif", "github", "gitlab")
 REPAIR_WIRES = ("auto", "openai-chat", "openai-responses", "anthropic", "gemini", "bedrock")
 
 _VALUES = {
