@@ -44,7 +44,54 @@ def common_options(func: F) -> F:
         help="Policy file (default: .apc-tools.yaml at the project root).",
     )(func)
     func = click.option("--no-color", is_flag=True, help="Never colour the output.")(func)
+    func = report_file_option(func)
     return func
+
+
+# --- one run, two outputs: --report-file FORMAT:PATH ------------------------------------------
+# The option is kept in the click context (expose_value=False), not passed to each command: every
+# command with common_options gets it, and emit() writes the files from the same Result.
+REPORT_FILES = "apc.report_files"
+
+
+def report_file_option(func: F) -> F:
+    return click.option(
+        "--report-file",
+        multiple=True,
+        metavar="FORMAT:PATH",
+        expose_value=False,
+        callback=keep_report_files,
+        help="Also write the report in FORMAT to PATH (repeatable), e.g. sarif:apc.sarif.",
+    )(func)
+
+
+def keep_report_files(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> None:
+    ctx.meta[REPORT_FILES] = tuple(parse_report_file(value) for value in values)
+
+
+def parse_report_file(value: str) -> tuple[str, Path]:
+    """``FORMAT:PATH`` -> (format, path); a usage error (exit 2) when either part is wrong."""
+    from apc_tools.report import FORMATS as REPORT_FORMATS
+
+    fmt, sep, path = value.partition(":")
+    if not sep or not path:
+        raise click.BadParameter(f"{value!r} is not FORMAT:PATH (e.g. sarif:apc.sarif)")
+    if fmt not in REPORT_FORMATS:
+        raise click.BadParameter(f"unknown format {fmt!r}; known: {', '.join(REPORT_FORMATS)}")
+    return fmt, Path(path)
+
+
+def write_report_files(result: Result, registry: Registry) -> None:
+    """Write every --report-file of the running command (never coloured); exit 2 on failure."""
+    from apc_tools.report import render
+
+    ctx = click.get_current_context(silent=True)
+    for fmt, path in ctx.meta.get(REPORT_FILES, ()) if ctx is not None else ():
+        text = render(result, fmt, registry, color=False, version=__version__)
+        try:
+            path.write_text(text, encoding="utf-8", errors="replace")
+        except OSError as exc:
+            fail(f"--report-file {path}: {exc.strerror or exc}")
 
 
 def emit(
@@ -64,6 +111,7 @@ def emit(
         from apc_tools.catalog import registry as catalog
 
         registry = catalog()
+    write_report_files(result, registry)
     color = use_color(no_color, sys.stderr if err else sys.stdout)
     text = render(result, fmt, registry, color=color, version=__version__)
     if text:
