@@ -195,6 +195,26 @@ def schema(name: str | None) -> None:
     click.echo(schema_text(name), nl=False)
 
 
+@main.command()
+@click.argument("path", required=False, type=click.Path(path_type=Path), default=".")
+def init(path: Path) -> None:
+    """Scaffold a minimal APC contract in PATH (default: the current folder).
+
+    Creates what is missing of AGENTS.md, .apc/project.json, .apc/.gitignore and .apc-tools.yaml;
+    never overwrites a file or follows a symlink, and says what it left alone. Lists files of
+    other agent tools worth migrating and the root .gitignore lines their runtime state needs.
+    """
+    from apc_tools.contract.scaffold import init_project
+    from apc_tools.report.init_text import render_init
+
+    try:
+        report = init_project(path)
+    except CannotRun as exc:
+        fail(str(exc))
+        return
+    click.echo(render_init(report), nl=False)
+
+
 # --- apc repair: owned by the runtime module (apc_tools.runtime.command) ---------------------
 # The body is apc_tools.entry.repair_command, which apc_tools.entry also runs without click.
 
