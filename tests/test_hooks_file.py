@@ -114,3 +114,22 @@ def test_version_lives_in_one_place() -> None:
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     assert re.findall(r"rev: (\S+)", readme) == [f"v{__version__}"]
     assert re.findall(r"- repo: (\S+)", readme) == [project["urls"]["Repository"]]
+    ci = (REPO_ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    repository = project["urls"]["Repository"].removeprefix("https://github.com/")
+    assert set(re.findall(r"uses: (apc-tools/\S+)", ci)) == {f"{repository}@v{__version__}"}
+    assert set(re.findall(r"git\+(\S+?)@(v[^\s\"]+)", ci)) == {
+        (project["urls"]["Repository"], f"v{__version__}")
+    }
+
+
+def test_this_repository_runs_its_own_hooks() -> None:
+    """.pre-commit-config.yaml runs the published hooks from the development environment:
+    the same entries, `language: system` instead of `python`."""
+    config = YAML(typ="safe").load((REPO_ROOT / ".pre-commit-config.yaml").read_text("utf-8"))
+    [local] = config["repos"]
+    assert local["repo"] == "local"
+    published = hooks()
+    assert [hook["id"] for hook in local["hooks"]] == list(published)
+    for hook in local["hooks"]:
+        assert hook["language"] == "system"
+        assert {**hook, "language": "python"} == published[hook["id"]]
