@@ -27,35 +27,13 @@ def broken_tree(root: Path) -> Path:
 
 def test_annotations_on_stdout_and_sarif_and_gitlab_files_from_one_run(tmp_path: Path) -> None:
     broken_tree(tmp_path)
-    done = apc(
-        "validate",
-        ".",
-        "--format",
-        "github",
-        "--report-file",
-        "sarif:out/apc.sarif",
-        "--report-file",
-        "gitlab:gl.json",
-        "--report-file",
-        "json:report.json",
-        cwd=tmp_path,
-    )
+    reports = ("sarif:out/apc.sarif", "gitlab:gl.json", "json:report.json")
+    args = [arg for value in reports for arg in ("--report-file", value)]
+    done = apc("validate", ".", "--format", "github", *args, cwd=tmp_path)
     assert done.returncode == 2  # out/ does not exist: the file cannot be written
     assert "apc: error: --report-file out/apc.sarif" in done.stderr
     (tmp_path / "out").mkdir()
-    done = apc(
-        "validate",
-        ".",
-        "--format",
-        "github",
-        "--report-file",
-        "sarif:out/apc.sarif",
-        "--report-file",
-        "gitlab:gl.json",
-        "--report-file",
-        "json:report.json",
-        cwd=tmp_path,
-    )
+    done = apc("validate", ".", "--format", "github", *args, cwd=tmp_path)
     assert done.returncode == 1
     annotations = [line for line in done.stdout.splitlines() if line.startswith("::")]
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
