@@ -22,6 +22,7 @@ whose message names the file and, where it has one, the line and column.
 from __future__ import annotations
 
 import codecs
+import io
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -132,18 +133,55 @@ class History:
 # Detection
 
 
-def _head(path: Path) -> tuple[bytes, bool]:
+def _open(path: Path) -> IO[bytes]:
     try:
-        with path.open("rb") as fh:
-            head = fh.read(HEAD_BYTES)
-            at_eof = not fh.read(1)
+        return path.open("rb")
     except IsADirectoryError:
         raise HistoryError(f"{path}: is a folder, not a history file") from None
     except FileNotFoundError:
         raise HistoryError(f"{path}: no such file") from None
     except OSError as exc:
         raise HistoryError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    return head, at_eof
+
+
+def _head(path: Path, fh: IO[bytes]) -> tuple[bytes, bool, IO[bytes]]:
+    """The first bytes for layout detection, whether they are the whole file, and a stream
+    that reads the file from its start again. The file is opened and read once: a pipe
+    (stdin, ``/dev/stdin``, a FIFO) cannot be read a second time."""
+    try:
+        start = fh.tell() if fh.seekable() else None
+        data = fh.read(HEAD_BYTES + 1)
+        if start is not None:
+            fh.seek(start)
+    except OSError as exc:
+        raise HistoryError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    head, at_eof = data[:HEAD_BYTES], len(data) <= HEAD_BYTES
+    return head, at_eof, fh if start is not None else _Replay.wrap(data, fh)
+
+
+class _Replay(io.RawIOBase):
+    """A non-seekable stream with the bytes already read from it put back in front."""
+
+    def __init__(self, read: bytes, rest: IO[bytes]) -> None:
+        super().__init__()
+        self._read, self._rest = memoryview(read), rest
+
+    @classmethod
+    def wrap(cls, read: bytes, rest: IO[bytes]) -> IO[bytes]:
+        return io.BufferedReader(cls(read, rest), CHUNK_CHARS)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._read:
+            count = min(len(buffer), len(self._read))
+            buffer[:count] = self._read[:count]
+            self._read = self._read[count:]
+            return count
+        data = self._rest.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
 
 
 def _head_text(path: Path, head: bytes, at_eof: bool) -> str:
@@ -528,8 +566,10 @@ class HistoryReader:
         skip_bad_lines: bool = False,
         max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
         chunk_chars: int = CHUNK_CHARS,
+        source: IO[bytes] | None = None,
     ) -> None:
         self.path = Path(path)
+        self.source = source  # an open binary stream to read instead of opening ``path``
         self.chunk_chars = chunk_chars
         self.skip_bad_lines = skip_bad_lines
         self.max_record_bytes = max_record_bytes
@@ -544,28 +584,33 @@ class HistoryReader:
 
     # -- context manager
     def __enter__(self) -> HistoryReader:
-        head, at_eof = _head(self.path)
-        text = _head_text(self.path, head, at_eof)
-        self._bom = head.startswith(codecs.BOM_UTF8)
-        kind = _detect_kind(self.path, text, at_eof)
-        ascii = _escapes_non_ascii(text)
+        self._fh = opened = self.source if self.source is not None else _open(self.path)
         try:
+            head, at_eof, binary = _head(self.path, opened)
+            self._fh = binary
+            text = _head_text(self.path, head, at_eof)
+            self._bom = head.startswith(codecs.BOM_UTF8)
+            kind = _detect_kind(self.path, text, at_eof)
+            ascii = _escapes_non_ascii(text)
             if kind == "jsonl":
                 style = Style(newline=_jsonl_newline(text), ensure_ascii=ascii)
                 self.layout = Layout("jsonl", style)
-                self._fh = self.path.open("rb")
                 if self._bom:
-                    self._fh.read(len(codecs.BOM_UTF8))
+                    binary.read(len(codecs.BOM_UTF8))
             else:
-                self._open_json(ascii)
+                self._open_json(binary, ascii)
         except BaseException:
             self.close()
             raise
         return self
 
     def close(self) -> None:
+        """Close the file (a ``source`` stream given by the caller stays open)."""
         if self._fh is not None:
-            self._fh.close()
+            if self.source is None:
+                self._fh.close()
+            elif isinstance(self._fh, io.TextIOWrapper):
+                self._fh.detach()
             self._fh = None
 
     def __exit__(
@@ -577,9 +622,9 @@ class HistoryReader:
         self.close()
 
     # -- JSON
-    def _open_json(self, ascii: bool) -> None:
+    def _open_json(self, binary: IO[bytes], ascii: bool) -> None:
         encoding = "utf-8-sig" if self._bom else "utf-8"
-        self._fh = self.path.open("r", encoding=encoding, newline="")
+        self._fh = io.TextIOWrapper(binary, encoding=encoding, newline="")
         scanner = _Scanner(self._fh, self.path, self.max_record_bytes, self.chunk_chars)
         self._scanner = scanner
         opener = scanner.expect("[{", "a JSON array or object")
