@@ -25,6 +25,7 @@ import codecs
 import io
 import json
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -202,7 +203,7 @@ def _is_object_line(line: str) -> bool:
         return False
     try:
         return isinstance(json.loads(stripped), dict)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
 
 
@@ -447,6 +448,8 @@ class _Scanner:
                     raise self._decode_error(exc) from None
                 self._grow()
                 continue
+            except (ValueError, RecursionError) as exc:  # a huge number, deep nesting
+                raise self.error(_unreadable(exc)) from None
             at_end = end == len(self.buf) and not isinstance(value, dict | list | str)
             if at_end and self.fill():  # a number or literal may go on in the next chunk
                 continue
@@ -474,7 +477,7 @@ class _Scanner:
                 return None
         try:
             value, end = _SCAN(buf, pos)  # a dict: it ends at its "}", so it is whole
-        except (StopIteration, ValueError):  # cut by the end of the buffer, or invalid
+        except (StopIteration, ValueError, RecursionError):  # cut, invalid, or too deep
             return None
         if end - pos > self.max_value:
             return None
@@ -798,6 +801,9 @@ class HistoryReader:
         except json.JSONDecodeError as exc:
             self._bad(number, f"not valid JSON: {_reason(exc)} (column {exc.colno})")
             return None
+        except (ValueError, RecursionError) as exc:  # a huge number, deep nesting
+            self._bad(number, _unreadable(exc))
+            return None
         if not isinstance(record, dict):
             self._bad(number, f"expected a JSON object, found {_kind_of(record)}")
             return None
@@ -837,7 +843,7 @@ def _compact_line(
     try:
         text = raw.decode("utf-8")
         record, end = scan(text, 0)  # on "{": a dict, as json.loads(text) would return
-    except (UnicodeDecodeError, StopIteration, ValueError):
+    except (UnicodeDecodeError, StopIteration, ValueError, RecursionError):
         return None
     tail = len(text) - end
     if tail == 0:
@@ -849,6 +855,14 @@ def _compact_line(
 
 def _size(count: int) -> str:
     return f"{count // MiB} MiB" if count >= MiB else f"{count} bytes"
+
+
+def _unreadable(exc: ValueError | RecursionError) -> str:
+    """Why valid JSON syntax could not be read: Python's own limits, said plainly."""
+    if isinstance(exc, RecursionError):
+        return "JSON nested too deeply to read"
+    limit = sys.get_int_max_str_digits()
+    return f"a number too long to read (more than {limit} digits)"
 
 
 def _reason(exc: json.JSONDecodeError) -> str:
