@@ -180,7 +180,10 @@ class _Replay(io.RawIOBase):
             buffer[:count] = self._read[:count]
             self._read = self._read[count:]
             return count
-        data = self._rest.read(len(buffer))
+        # one read at most (read1): back in Python between reads, so a signal (SIGTERM) is
+        # handled at once instead of after a blocking read for the rest of ``buffer``
+        read = getattr(self._rest, "read1", self._rest.read)
+        data = read(len(buffer))
         buffer[: len(data)] = data
         return len(data)
 
