@@ -245,19 +245,7 @@ def schema(name: str | None) -> None:
     help="The APC project whose tree must not be written (default: found from cwd).",
 )
 @common_options
-def repair(
-    file: Path,
-    out: Path | None,
-    in_place: bool,
-    wire: str,
-    check: bool,
-    skip_bad_lines: bool,
-    project: Path | None,
-    fmt: str,
-    strict: bool,
-    config: Path | None,
-    no_color: bool,
-) -> None:
+def repair(fmt: str, strict: bool, config: Path | None, no_color: bool, **options: Any) -> None:
     """Close tool calls an interrupted turn left unanswered.
 
     FILE may be - (stdin). The repaired history goes to OUT (-o), back into FILE (--in-place),
@@ -265,15 +253,13 @@ def repair(
     on stdout. Exit 0: done (or, with --check, a provider would accept FILE); 1: --check found
     what a provider rejects; 2: could not run (bad input, or a target inside the project tree).
     """
-    if out is not None and str(out) == STDIN:
-        if in_place:
+    if options["out"] is not None and str(options["out"]) == STDIN:
+        if options["in_place"]:
             fail("use either -o OUT or --in-place, not both")
-        out = None
+        options["out"] = None
     try:
         policy = repair_policy(config)
-        result, to_stdout = repair_command(
-            file, out, in_place, wire, check, skip_bad_lines, project
-        )
+        result, to_stdout = repair_command(**options)
     except CannotRun as exc:
         fail(str(exc))
     if policy is not None:
