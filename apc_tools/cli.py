@@ -17,7 +17,8 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 from typing import IO, TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -139,7 +140,29 @@ def common_options(func: F) -> F:
     return func
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class EscapedGroup(click.Group):
+    """A group whose usage errors (click's own "Error: ..." lines, which quote the values given,
+    such as a hostile file name) are escaped like every other message apc prints."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        with _escaped_usage_errors():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with _escaped_usage_errors():
+            return super().invoke(ctx)
+
+
+@contextmanager
+def _escaped_usage_errors() -> Iterator[None]:
+    try:
+        yield
+    except click.ClickException as exc:
+        exc.message = escape(exc.message)  # type: ignore[misc]  # Final in click, set on purpose
+        raise
+
+
+@click.group(cls=EscapedGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="apc")
 def main() -> None:
     """apc-tools: keep the agent contract valid and runtime state out of the repository."""

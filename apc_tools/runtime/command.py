@@ -324,9 +324,14 @@ def _deliver(
     import tempfile
 
     with tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES, mode="w+b") as spool:
-        for chunk in chunks:
-            spool.write(chunk.encode("utf-8"))
-        spool.seek(0)
+        try:
+            for chunk in chunks:
+                spool.write(chunk.encode("utf-8"))
+            spool.seek(0)
+        except OSError as exc:  # the temporary file beyond SPOOL_BYTES (TMPDIR full)
+            raise StoreError(
+                f"cannot hold the history for stdout in a temporary file: {exc.strerror or exc}"
+            ) from None
         try:
             shutil.copyfileobj(spool, stdout)
             stdout.flush()

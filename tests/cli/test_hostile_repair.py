@@ -460,3 +460,13 @@ def test_h4_hostile_file_name_in_an_error_line(work: Path) -> None:
     done = apc("repair", name, "-o", "out/x.json", cwd=work)
     err = one_error_line(done)
     assert "\\x0a::error::boom\\x1b]0;t\\x07" in err and "\x1b" not in err
+
+
+def test_click_usage_errors_are_escaped_too(work: Path) -> None:
+    hostile = "d\n::error::x\x1b[31m"
+    (work / hostile).mkdir()
+    for args in (["repair", hostile], ["repair", "h.json", "--format", hostile], [hostile]):
+        done = apc(*args, cwd=work)
+        err = done.stderr.decode()
+        assert done.returncode == 2 and "Error:" in err, err
+        assert "\x1b" not in err and not any(x.startswith("::") for x in err.splitlines())
