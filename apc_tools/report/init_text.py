@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from apc_tools.contract.scaffold import InitReport
-from apc_tools.report.text import display
+from apc_tools.report.escape import escape as display
 
 
 def render_init(report: InitReport) -> str:
