@@ -197,31 +197,38 @@ class Summary:
     warning: int
     info: int
     files: int
+    skipped: int = 0  # files named on the command line that the command does not look at
 
     @classmethod
-    def of(cls, findings: Iterable[Finding], files: int) -> Summary:
+    def of(cls, findings: Iterable[Finding], files: int, skipped: int = 0) -> Summary:
         counts = {s: 0 for s in Severity}
         for f in findings:
             counts[f.severity] += 1
-        return cls(counts[Severity.ERROR], counts[Severity.WARNING], counts[Severity.INFO], files)
+        errors, warnings, infos = (counts[s] for s in Severity)
+        return cls(errors, warnings, infos, files, skipped)
 
 
 @dataclass(frozen=True)
 class Result:
-    """What a command produced: findings (sorted) and how many files were looked at."""
+    """What a command produced: findings (sorted), how many files were looked at and how many
+    named files were skipped (not the kind of file the command checks)."""
 
     findings: tuple[Finding, ...]
     files: int
     strict: bool = False  # the project's policy asks that warnings fail too
+    skipped: int = 0
 
     @classmethod
-    def of(cls, findings: Iterable[Finding], files: int, *, strict: bool = False) -> Result:
+    def of(
+        cls, findings: Iterable[Finding], files: int, *, strict: bool = False, skipped: int = 0
+    ) -> Result:
         unique = {replace(f, occurrence=1) for f in findings}
-        return cls(_number_occurrences(sorted(unique, key=Finding.sort_key)), files, strict)
+        ordered = _number_occurrences(sorted(unique, key=Finding.sort_key))
+        return cls(ordered, files, strict, skipped)
 
     @property
     def summary(self) -> Summary:
-        return Summary.of(self.findings, self.files)
+        return Summary.of(self.findings, self.files, self.skipped)
 
     def failed(self, strict: bool = False) -> bool:
         """True when the run must exit 1: an error, or a warning under ``--strict``."""

@@ -39,6 +39,12 @@ MARKDOWN_KINDS = frozenset(
 JSON_KINDS = frozenset({"project", "mcps"})
 
 
+LOOKS_FOR = (
+    "AGENTS.md, SKILL.md, .apc/ (project.json, mcps.json, .gitignore, memory.md, agents/, "
+    "skills/, rules/, plans/), .claude/agents/*.md and .cursor/rules/*.mdc"
+)
+
+
 def classify(rel: str) -> str | None:
     """The kind of contract file at the POSIX path ``rel`` (relative to its project), or None."""
     parts = PurePosixPath(rel).parts
@@ -131,7 +137,10 @@ def display_root(root: Path, cwd: Path) -> str:
         return root.as_posix()
     if rel == ".":
         return ""
-    return root.as_posix() if rel.startswith("..") else PurePosixPath(Path(rel)).as_posix()
+    shown = PurePosixPath(Path(rel))
+    if set(shown.parts) == {".."}:  # an ancestor of cwd (a run from a subfolder): as git shows it
+        return shown.as_posix()
+    return root.as_posix() if rel.startswith("..") else shown.as_posix()
 
 
 def walk_files(root: Path) -> list[str]:

@@ -16,6 +16,7 @@ from types import MappingProxyType
 from apc_tools.contract.checks import (
     agents,
     agents_md,
+    discovery,
     gitignore,
     mcps,
     memory,
@@ -30,7 +31,18 @@ from apc_tools.findings import Finding, Rule
 DocCheck = Callable[[Doc, Project], Iterable[Finding]]
 ProjectCheck = Callable[[Project], Iterable[Finding]]
 
-FAMILIES = (agents_md, project_json, agents, memory, skills, rule_files, plans, mcps, gitignore)
+FAMILIES = (
+    discovery,
+    agents_md,
+    project_json,
+    agents,
+    memory,
+    skills,
+    rule_files,
+    plans,
+    mcps,
+    gitignore,
+)
 
 
 def _gather() -> tuple[Mapping[str, tuple[DocCheck, ...]], tuple[ProjectCheck, ...]]:
