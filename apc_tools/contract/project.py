@@ -78,6 +78,21 @@ def classify(rel: str) -> str | None:
     return None
 
 
+def kinds_of(rels: Iterable[str]) -> dict[str, str]:
+    """The kind of each contract file among ``rels`` (files of one project).
+
+    A ``SKILL.md`` below another skill's folder is a reference file of that skill (a document
+    the parent links to), not a skill: kind ``skill-reference``, read but not checked as a skill.
+    """
+    kinds = {rel: kind for rel in rels if (kind := classify(rel)) is not None}
+    skill_dirs = {PurePosixPath(r).parent for r, k in kinds.items() if k == "skill"}
+    skill_dirs.discard(PurePosixPath("."))  # a SKILL.md at the root does not own the tree
+    for rel, kind in kinds.items():
+        if kind == "skill" and any(p in skill_dirs for p in PurePosixPath(rel).parent.parents):
+            kinds[rel] = "skill-reference"
+    return kinds
+
+
 def _under(parents: tuple[str, ...], pair: tuple[str, str]) -> bool:
     return any(parents[i : i + 2] == pair for i in range(len(parents) - 1))
 

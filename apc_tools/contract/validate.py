@@ -24,6 +24,7 @@ from apc_tools.contract.project import (
     Project,
     classify,
     display_root,
+    kinds_of,
     list_files,
     owner,
     project_roots,
@@ -100,8 +101,9 @@ def load_project(
     """Read and parse the contract files ``rels`` (relative to ``root``) of one project."""
     project = Project(root, display, profile, files=all_files, tracked=tracked)
     found: list[Finding] = []
+    kinds = kinds_of(rels)
     for rel in rels:
-        kind = classify(rel)
+        kind = kinds.get(rel)
         if kind is None:
             continue
         shown = project.display_path(rel)

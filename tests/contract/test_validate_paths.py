@@ -22,7 +22,7 @@ TREE = {
     ".apc/skills/.gitkeep": "",
     # a cross-file rule: the skill the agent names does not exist in the project
     ".apc/agents/rev.md": "---\nname: rev\nmodel: inherit\ndescription: R.\nskills: [nope]\n---\n",
-    "skills/x/SKILL.md": "---\nname: other\ndescription: d\n---\n",
+    "skills/x/SKILL.md": "---\nname: other\n---\n",  # no description: Codex skips it
     ".claude/agents/bad.md": "---\nname: [\n---\n",
     ".cursor/rules/r.mdc": "---\nglobs: [\n---\n",
 }
@@ -51,6 +51,7 @@ def test_root_run_sees_every_problem(repo: Path) -> None:
     }
     assert {
         (".apc/agents/rev.md", "AGT006"),
+        ("skills/x/SKILL.md", "SKL002"),
         ("skills/x/SKILL.md", "SKL004"),
         (".claude/agents/bad.md", "YML001"),
         (".cursor/rules/r.mdc", "YML001"),
@@ -63,7 +64,7 @@ def test_file_argument_from_its_subfolder(repo: Path) -> None:
     here = repo / "skills" / "x"
     result = validate([Path("SKILL.md")], cwd=here)
     assert keys(result, here) == under(whole, here / "SKILL.md") != set()
-    assert [f.path for f in result.findings] == ["SKILL.md"]
+    assert {f.path for f in result.findings} == {"SKILL.md"}
 
 
 @pytest.mark.parametrize(
@@ -88,7 +89,7 @@ def test_bare_run_in_a_subfolder_through_the_cli(repo: Path) -> None:
     paths = {f["path"] for f in json.loads(done.stdout)["findings"]}
     assert "SKILL.md" in paths and "../../AGENTS.md" in paths
     one = apc("validate", "SKILL.md", cwd=repo / "skills" / "x")
-    assert one.returncode == 1 and one.stdout.startswith("SKILL.md:2:7: error SKL004"), one
+    assert one.returncode == 1 and one.stdout.startswith("SKILL.md:2:1: error SKL002"), one
 
 
 def test_git_ignored_file_named_explicitly_is_validated(repo: Path) -> None:
@@ -105,7 +106,7 @@ def test_pre_commit_file_list_skips_and_counts_unknown_files(repo: Path) -> None
     outcome = run_validate([repo / n for n in names], cwd=repo)
     assert outcome.skipped == ("README.md", ".apc/skills/.gitkeep", "docs/guide.md")
     assert outcome.result.summary.skipped == 3 and outcome.result.files == 1
-    assert {f.rule for f in outcome.result.findings} == {"SKL004"}
+    assert {f.rule for f in outcome.result.findings} == {"SKL002", "SKL004"}
     done = apc("validate", *names, cwd=repo)
     assert done.returncode == 1, done.stderr
     assert done.stdout.splitlines()[-1].endswith("in 1 file (3 other files skipped)")

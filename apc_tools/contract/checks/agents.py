@@ -74,10 +74,11 @@ FRONTMATTER_MISSING = _rule(
     "AGT002",
     "agent-frontmatter-missing",
     Severity.ERROR,
-    "An agent definition has no YAML frontmatter.",
+    "An agent definition has no YAML frontmatter (in `.claude/agents/`: info, a document).",
     "APC agents and Claude Code subagents are identified by their frontmatter (`name`, "
     "`description`, ...); without it the file is not an agent. Add a `---` fenced block at the "
-    "top.",
+    "top. Among Claude Code subagents a Markdown file without frontmatter (a README, an "
+    "overview) is a document Claude Code does not load as an agent: info, not an error.",
     GOOD,
     ".apc/agents/reviewer.md:\n# Reviewer\nReviews pull requests.\n",
 )
@@ -218,14 +219,26 @@ RULES = (
 
 
 def _no_frontmatter(doc: Doc, what: str) -> Iterator[Finding]:
-    if not doc.has_frontmatter and not fm.opens_frontmatter(doc):
+    if doc.has_frontmatter or fm.opens_frontmatter(doc):
+        return
+    if what == "agent":
         yield FRONTMATTER_MISSING.finding(
             doc.path,
-            f"{what} has no YAML frontmatter; add a `---` block with "
-            + ("name, model and description" if what == "agent" else "name and description"),
+            "agent has no YAML frontmatter; add a `---` block with name, model and description",
             1,
             1,
         )
+        return
+    # A Markdown file without frontmatter among subagents (a README, an overview) is a
+    # document: Claude Code does not load it as a subagent, and nothing is broken.
+    yield FRONTMATTER_MISSING.finding(
+        doc.path,
+        "no YAML frontmatter: Claude Code reads this file as a document, not a subagent; if it "
+        "is meant to be one, add a `---` block with name and description",
+        1,
+        1,
+        severity=Severity.INFO,
+    )
 
 
 def split_list(value: Any) -> list[tuple[int | None, str]]:

@@ -30,6 +30,13 @@ truncating the frontmatter. To get there:
   are warnings (SKL010), so both profiles accept what skills-ref accepts.
 - No frontmatter at all (including an empty file) is an error (SKL001), as in skills-ref.
 
+Severity follows the reading tool (APC-NOTES section 2): outside ``.apc/`` a ``SKILL.md`` is read
+by Claude Code, Codex, Gemini CLI or FastMCP, which load it whatever its name (falling back to
+the folder name), so in the default profile a missing, malformed or mismatched ``name`` (SKL002,
+SKL003, SKL004) is a warning there; inside ``.apc/`` and under ``--profile agentskills`` it is an
+error. A missing ``description`` stays an error (Codex skips such a skill). A ``SKILL.md`` below
+another skill's folder is that skill's reference file (kind ``skill-reference``), not checked.
+
 Flat skills (``.apc/skills/<name>.md``) need no frontmatter (the APC spec's example has none);
 when they have one, ``name`` and ``description`` are checked as above (``name`` equal to the file
 stem) and a missing one is a warning.
@@ -237,12 +244,32 @@ def _owner_name(doc: Doc, project: Project) -> str:
     return (project.root / doc.rel).parent.name
 
 
+def spec_reads(doc: Doc, project: Project) -> bool:
+    """True when the Agent Skills name rules decide whether the file is read: under
+    ``--profile agentskills`` and inside ``.apc/`` (the APC spec reads it). Elsewhere Claude Code,
+    Codex, Gemini CLI and FastMCP load the skill whatever its name (they fall back to the folder
+    name), so the name rules are warnings there (APC-NOTES section 2)."""
+    return project.profile == "agentskills" or doc.rel.startswith(".apc/")
+
+
+def _name_severity(doc: Doc, project: Project) -> Severity:
+    return Severity.ERROR if spec_reads(doc, project) else Severity.WARNING
+
+
+_LOADED_ANYWAY = (
+    " (Claude Code, Codex and Gemini CLI load the skill under its folder name; an error "
+    "under --profile agentskills and inside .apc/)"
+)
+
+
 def _check_name(doc: Doc, project: Project, name: Any) -> Iterator[Finding]:
     pos = fm.value_pos(doc, ("name",))
+    severity = _name_severity(doc, project)
+    note = "" if severity is Severity.ERROR else _LOADED_ANYWAY
     problems = name_problems(name)
     if problems:
-        for message in problems:
-            yield fm.at(NAME_INVALID, doc, pos, f"$.name: {message}")
+        # one cause, one finding: every way the name breaks the rule, in one message
+        yield fm.at(NAME_INVALID, doc, pos, f"$.name: {'; '.join(problems)}{note}", severity)
         return
     assert isinstance(name, str)
     norm, expected = _nfkc(name), _owner_name(doc, project)
@@ -252,7 +279,9 @@ def _check_name(doc: Doc, project: Project, name: Any) -> Iterator[Finding]:
             NAME_MISMATCH,
             doc,
             pos,
-            f"$.name: '{norm}' must equal the skill's {what} '{expected}'; rename one of them",
+            f"$.name: '{norm}' must equal the skill's {what} '{expected}'; rename one of "
+            f"them{note}",
+            severity,
         )
     if not SPEC_NAME.match(name):
         yield fm.at(
@@ -279,15 +308,23 @@ def _instance(doc: Doc) -> dict[str, Any]:
 _FORM_FIX = "skills-ref accepts it, but write the spec's form"
 
 
-def _schema_findings(doc: Doc, instance: Mapping[str, Any], schema: str) -> Iterator[Finding]:
+def _schema_findings(
+    doc: Doc, project: Project, instance: Mapping[str, Any], schema: str
+) -> Iterator[Finding]:
     flat = doc.kind == "skill-flat"
     for error in fm.schema_errors(schema, instance):
         head = fm.where(error)[:1]
         pos = fm.schema_pos(doc, error)
-        if error.validator == "required":
-            rule = FLAT_KEY_MISSING if flat else REQUIRED_KEY
-            fix = "add it" + (" (or drop the frontmatter)" if flat else "")
-            yield fm.at(rule, doc, pos, fm.schema_message(error, fix))
+        if error.validator == "required" and flat:
+            fix = "add it (or drop the frontmatter)"
+            yield fm.at(FLAT_KEY_MISSING, doc, pos, fm.schema_message(error, fix))
+        elif error.validator == "required" and error.key == "name":
+            severity = _name_severity(doc, project)
+            fix = "add it" + ("" if severity is Severity.ERROR else _LOADED_ANYWAY)
+            yield fm.at(REQUIRED_KEY, doc, pos, fm.schema_message(error, fix), severity)
+        elif error.validator == "required":
+            fix = "add it (Codex skips a skill without one; the description is how agents pick it)"
+            yield fm.at(REQUIRED_KEY, doc, pos, fm.schema_message(error, fix))
         elif head == ("name",):
             continue  # checked by _check_name, exactly as skills-ref does
         elif error.validator == "additionalProperties":
@@ -444,7 +481,7 @@ def check_flat_skill(doc: Doc, project: Project) -> Iterator[Finding]:
 def _check_fields(doc: Doc, project: Project) -> Iterator[Finding]:
     schema = _profile_schema(doc, project)
     instance = _instance(doc)
-    yield from _schema_findings(doc, instance, schema)
+    yield from _schema_findings(doc, project, instance, schema)
     yield from _extensions(doc, schema)
     if "name" in instance:
         yield from _check_name(doc, project, instance["name"])
