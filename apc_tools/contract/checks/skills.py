@@ -178,7 +178,9 @@ FIELD_FORM = _rule(
     "metadata, compatibility).",
     "The spec wants `allowed-tools` as one space-separated string, `metadata` as a map of "
     "string keys to string values and `compatibility` non-empty. skills-ref does not check "
-    "these, so this is a warning: write the spec's form.",
+    "these, so this is a warning. For `metadata` the choice is yours: a tool may read its own "
+    "entry as a boolean or an object (OpenClaw's `metadata.openclaw`), and quoting it would "
+    "break that tool.",
     "---\nname: pdf-tools\ndescription: Extract text.\nallowed-tools: Bash(git:*) Read\n---\n",
     "---\nname: pdf-tools\ndescription: Extract text.\nallowed-tools:\n  - Read\n---\n",
 )
@@ -335,7 +337,11 @@ def _schema_findings(
                 fm.schema_message(error, "the agentskills profile allows only the spec's keys"),
                 Severity.ERROR,
             )
-        elif head in (("allowed-tools",), ("metadata",), ("license",)):
+        elif head == ("metadata",):
+            # never "quote it": a tool may read metadata.internal as a boolean, or its own
+            # metadata as an object (OpenClaw); say what the spec expects, leave the choice
+            yield fm.at(FIELD_FORM, doc, pos, fm.schema_message(error, "skills-ref accepts it"))
+        elif head in (("allowed-tools",), ("license",)):
             yield fm.at(FIELD_FORM, doc, pos, fm.schema_message(error, _FORM_FIX))
         else:
             yield fm.at(FIELD_INVALID, doc, pos, fm.schema_message(error, "fix the value"))
@@ -345,7 +351,9 @@ def _schema_findings(
             fix = "move it under `metadata:` or remove it (skills-ref rejects it)"
             yield fm.at(UNKNOWN_KEY, doc, pos, fm.schema_message(warning, fix))
         elif warning.validator != "x-apc-recommended":
-            yield fm.at(FIELD_FORM, doc, pos, fm.schema_message(warning, _FORM_FIX))
+            metadata = fm.where(warning)[:1] == ("metadata",)
+            fix = "skills-ref accepts it" if metadata else _FORM_FIX
+            yield fm.at(FIELD_FORM, doc, pos, fm.schema_message(warning, fix))
 
 
 def _extensions(doc: Doc, schema: str) -> Iterator[Finding]:
@@ -380,8 +388,14 @@ def _not_strict(doc: Doc) -> Iterator[Finding]:
         )
     meta = doc.meta
     if meta is not None:
+        flagged: list[tuple[Any, ...]] = []
         for path, pos in sorted(meta.values.items(), key=lambda item: _pos_key(item[1])):
-            yield from _strict_node(doc, path, pos)
+            if any(path[: len(done)] == done for done in flagged):
+                continue  # one cause, one finding: inside a flow collection already reported
+            found = list(_strict_node(doc, path, pos))
+            if found:
+                flagged.append(path)
+            yield from found
         if meta.ok and not fm.lenient_lines(doc):
             yield from _pure_parser(doc)
     close = fm.line_text(doc, doc.body_line - 1).strip()
