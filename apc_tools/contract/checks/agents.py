@@ -51,6 +51,58 @@ CLAUDE_KEYS = frozenset(
     }
 )
 
+MODEL_ALIASES = ("sonnet", "opus", "haiku", "inherit", "opusplan", "default")
+# an alias (optionally with a context suffix such as `sonnet[1m]`) or a model id: one token
+MODEL_VALUE = re.compile(
+    r"^(?:(?:" + "|".join(MODEL_ALIASES) + r")(?:\[\w+\])?|[A-Za-z0-9][\w.:@/-]*(?:\[\w+\])?)\Z"
+)
+# Claude Code's built-in tool names (code.claude.com tools reference); `mcp__<server>__<tool>`
+# and `Name(pattern)` forms are recognised by their shape.
+CLAUDE_TOOLS = frozenset(
+    {
+        "Agent",
+        "Artifact",
+        "AskUserQuestion",
+        "Bash",
+        "BashOutput",
+        "Edit",
+        "EnterPlanMode",
+        "EnterWorktree",
+        "ExitPlanMode",
+        "ExitWorktree",
+        "Glob",
+        "Grep",
+        "KillBash",
+        "KillShell",
+        "LS",
+        "LSP",
+        "ListMcpResourcesTool",
+        "MultiEdit",
+        "NotebookEdit",
+        "NotebookRead",
+        "ReadMcpResourceTool",
+        "Read",
+        "SendMessage",
+        "Skill",
+        "SlashCommand",
+        "Task",
+        "TaskCreate",
+        "TaskGet",
+        "TaskList",
+        "TaskOutput",
+        "TaskStop",
+        "TaskUpdate",
+        "TeamCreate",
+        "TeamDelete",
+        "TodoRead",
+        "TodoWrite",
+        "ToolSearch",
+        "WebFetch",
+        "WebSearch",
+        "Write",
+    }
+)
+
 
 _rule = rule_family(FAMILY)
 
@@ -197,6 +249,31 @@ CLAUDE_UNKNOWN = _rule(
     ".claude/agents/x.md:\n---\nname: x\ndescription: y\n---\n",
     ".claude/agents/x.md:\n---\nname: x\ndescription: y\nmodle: opus\n---\n",
 )
+CLAUDE_MODEL = _rule(
+    "AGT014",
+    "claude-agent-model-value",
+    Severity.WARNING,
+    "A Claude Code subagent `model` is neither an alias nor a model id (e.g. a display name).",
+    "Claude Code reads `model` as an alias (`sonnet`, `opus`, `haiku`, `inherit`) or a full "
+    "model id (`claude-sonnet-4-5`); a display name such as `Claude Sonnet 4.5` or `Claude "
+    "Sonnet 4 (copilot)` is not a model it can select, so the subagent does not run on the "
+    "model you meant. Write an alias or a model id.",
+    ".claude/agents/x.md:\n---\nname: x\ndescription: y\nmodel: sonnet\n---\n",
+    ".claude/agents/x.md:\n---\nname: x\ndescription: y\nmodel: Claude Sonnet 4.5\n---\n",
+)
+CLAUDE_TOOLS_FOREIGN = _rule(
+    "AGT015",
+    "claude-agent-tools-foreign",
+    Severity.WARNING,
+    "A Claude Code subagent's `tools` names no Claude Code tool (e.g. only VS Code Copilot ids).",
+    "`tools` is an allow-list: a list that holds only names Claude Code does not have "
+    "(`codebase`, `editFiles`, `runCommands` are VS Code Copilot's) gives the subagent no "
+    "tools at all in Claude Code. Use Claude Code's names (Read, Edit, Write, Bash, Glob, Grep, "
+    "WebFetch, ...), `mcp__<server>__<tool>` for MCP tools, or leave `tools` out to inherit "
+    "every tool.",
+    ".claude/agents/x.md:\n---\nname: x\ndescription: y\ntools: Read, Grep\n---\n",
+    ".claude/agents/x.md:\n---\nname: x\ndescription: y\ntools: [codebase, editFiles]\n---\n",
+)
 
 RULES = (
     SLUG_INVALID,
@@ -212,6 +289,8 @@ RULES = (
     CLAUDE_NAME_FORM,
     CLAUDE_FIELD,
     CLAUDE_UNKNOWN,
+    CLAUDE_MODEL,
+    CLAUDE_TOOLS_FOREIGN,
 )
 
 
@@ -426,12 +505,22 @@ def _claude_fields(doc: Doc) -> Iterator[Finding]:
     model = data.get("model")
     if model is not None and not isinstance(model, str):
         yield _claude_type(doc, "model", "sonnet, opus, haiku, inherit or a model id")
+    elif isinstance(model, str) and not MODEL_VALUE.match(model.strip()):
+        yield fm.at(
+            CLAUDE_MODEL,
+            doc,
+            fm.value_pos(doc, ("model",)),
+            f"$.model: '{model.strip()}' is not a model Claude Code can select; write an alias "
+            "(sonnet, opus, haiku, inherit) or a full model id (e.g. claude-sonnet-4-5)",
+        )
     tools = data.get("tools")
     if tools is not None and not (
         isinstance(tools, str)
         or (isinstance(tools, list) and all(isinstance(t, str) for t in tools))
     ):
         yield _claude_type(doc, "tools", "a comma-separated string or a list of tool names")
+    else:
+        yield from _claude_tools(doc, tools)
     color = data.get("color")
     if color is not None and not isinstance(color, str):
         yield _claude_type(doc, "color", "a color name (red, blue, green, ...)")
@@ -443,6 +532,27 @@ def _claude_fields(doc: Doc) -> Iterator[Finding]:
                 fm.key_pos(doc, (key,)),
                 f"{fm.json_path((key,))}: not a Claude Code subagent field; Claude Code ignores it",
             )
+
+
+def claude_tool(name: str) -> bool:
+    """A name Claude Code knows: a built-in tool, ``Tool(pattern)``, ``mcp__...`` or ``*``."""
+    base = name.split("(", 1)[0].strip()
+    return base in CLAUDE_TOOLS or base.startswith("mcp__") or base == "*"
+
+
+def _claude_tools(doc: Doc, tools: Any) -> Iterator[Finding]:
+    names = [name for _, name in split_list(tools)]
+    if not names or any(claude_tool(n) for n in names):
+        return
+    shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
+    yield fm.at(
+        CLAUDE_TOOLS_FOREIGN,
+        doc,
+        fm.value_pos(doc, ("tools",)),
+        f"$.tools: none of {shown} is a Claude Code tool, so this subagent gets no tools in "
+        "Claude Code; use Claude Code's names (Read, Edit, Write, Bash, Glob, Grep, WebFetch, "
+        "mcp__<server>__<tool>) or leave `tools` out to inherit every tool",
+    )
 
 
 def check_claude_agent(doc: Doc, project: Project) -> Iterator[Finding]:
