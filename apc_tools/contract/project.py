@@ -34,14 +34,29 @@ SKIP_DIRS = frozenset(
 )
 
 MARKDOWN_KINDS = frozenset(
-    {"agents-md", "agent", "claude-agent", "memory", "skill", "skill-flat", "rule", "plan"}
+    {
+        "agents-md",
+        "agent",
+        "claude-agent",
+        "memory",
+        "skill",
+        "skill-flat",
+        "rule",
+        "plan",
+        "copilot-scoped",
+        "claude-command",
+    }
 )
+# Instruction files whose readers take the whole text (no frontmatter): never parsed as YAML.
+INSTRUCTION_FILES = {"CLAUDE.md": "claude-md", "GEMINI.md": "gemini-md"}
 JSON_KINDS = frozenset({"project", "mcps"})
 
 
 LOOKS_FOR = (
-    "AGENTS.md, SKILL.md, .apc/ (project.json, mcps.json, .gitignore, memory.md, agents/, "
-    "skills/, rules/, plans/), .claude/agents/*.md and .cursor/rules/*.mdc"
+    "AGENTS.md, CLAUDE.md, GEMINI.md, SKILL.md, .apc/ (project.json, mcps.json, .gitignore, "
+    "memory.md, agents/, skills/, rules/, plans/), .claude/agents/*.md, .claude/commands/*.md, "
+    ".cursor/rules/*.mdc, .github/copilot-instructions.md and "
+    ".github/instructions/*.instructions.md"
 )
 
 
@@ -54,6 +69,14 @@ def classify(rel: str) -> str | None:
         return "agents-md"
     if name == "SKILL.md":
         return "skill"
+    if name in INSTRUCTION_FILES:
+        return INSTRUCTION_FILES[name]
+    if parents[-1:] == (".github",) and name == "copilot-instructions.md":
+        return "copilot-instructions"
+    if _under(parents, (".github", "instructions")) and name.endswith(".instructions.md"):
+        return "copilot-scoped"
+    if _under(parents, (".claude", "commands")) and name.endswith(".md"):
+        return "claude-command"
     if parents[-1:] == (".apc",):
         return {
             "project.json": "project",

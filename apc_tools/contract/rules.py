@@ -53,6 +53,28 @@ BASIS: dict[str, tuple[Basis, str]] = {
     "DSC001": (N, ""),
     "GIG001": (S, "the APC spec's safe defaults; the boundary gate checks what is committed"),
     "GIG002": (S, "the APC spec's safe defaults; the boundary gate checks what is committed"),
+    "CMD001": (A, "Claude Code runs the command and ignores or misreads the value"),
+    "CMD002": (N, ""),
+    "INS001": (
+        R,
+        "Claude Code and Gemini CLI load nothing for an import of a missing file: "
+        "the instructions meant to be there never reach the agent",
+    ),
+    "INS002": (
+        R,
+        "the agent that follows the link finds no file: the instruction points at nothing",
+    ),
+    "INS003": (L, "instruction files are committed and sent to the model with every request"),
+    "INS004": (L, "runtime state in an instructions file: agents read the marker as instructions"),
+    "INS005": (A, "the reader truncates the file or warns about it"),
+    "INS006": (
+        R,
+        "Copilot and VS Code read `applyTo` as a string; another shape never "
+        "matches, so the instructions are never applied",
+    ),
+    "INS007": (A, "the instructions are never applied for that glob"),
+    "INS008": (A, "the instructions are applied only when attached by hand"),
+    "INS009": (A, "Copilot ignores the key or value"),
     "MCP001": (
         R,
         "MCP clients read `mcpServers` entries of this shape and ignore or reject others",

@@ -12,6 +12,8 @@ from apc_tools.findings import Basis, Rule, Severity
 VALIDATE_FAMILIES = (
     "agents-md",
     "agents",
+    "commands",
+    "instructions",
     "discovery",
     "parse",
     "gitignore",

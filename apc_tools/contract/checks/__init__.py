@@ -16,8 +16,10 @@ from types import MappingProxyType
 from apc_tools.contract.checks import (
     agents,
     agents_md,
+    commands,
     discovery,
     gitignore,
+    instructions,
     mcps,
     memory,
     plans,
@@ -42,6 +44,8 @@ FAMILIES = (
     plans,
     mcps,
     gitignore,
+    instructions,
+    commands,
 )
 
 
