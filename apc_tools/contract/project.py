@@ -56,7 +56,7 @@ LOOKS_FOR = (
     "AGENTS.md, CLAUDE.md, GEMINI.md, SKILL.md, .apc/ (project.json, mcps.json, .gitignore, "
     "memory.md, agents/, skills/, rules/, plans/), .claude/agents/*.md, .claude/commands/*.md, "
     ".cursor/rules/*.mdc, .github/copilot-instructions.md and "
-    ".github/instructions/*.instructions.md"
+    ".github/instructions/*.instructions.md (and a Claude Code plugin's agents/ and commands/)"
 )
 
 
@@ -107,13 +107,45 @@ def kinds_of(rels: Iterable[str]) -> dict[str, str]:
     A ``SKILL.md`` below another skill's folder is a reference file of that skill (a document
     the parent links to), not a skill: kind ``skill-reference``, read but not checked as a skill.
     """
+    rels = list(rels)
     kinds = {rel: kind for rel in rels if (kind := classify(rel)) is not None}
+    kinds.update(plugin_kinds(rels, kinds))
     skill_dirs = {PurePosixPath(r).parent for r, k in kinds.items() if k == "skill"}
     skill_dirs.discard(PurePosixPath("."))  # a SKILL.md at the root does not own the tree
     for rel, kind in kinds.items():
         if kind == "skill" and any(p in skill_dirs for p in PurePosixPath(rel).parent.parents):
             kinds[rel] = "skill-reference"
     return kinds
+
+
+PLUGIN_MANIFEST = ".claude-plugin/plugin.json"
+PLUGIN_FOLDERS = {"agents": "claude-agent", "commands": "claude-command"}
+
+
+def plugin_kinds(rels: Iterable[str], known: Mapping[str, str]) -> dict[str, str]:
+    """Claude Code plugins: a folder holding ``.claude-plugin/plugin.json`` has its subagents
+    in ``agents/*.md`` and its slash commands in ``commands/**/*.md`` (read as the ones under
+    ``.claude/``)."""
+    rels = list(rels)
+    roots = {
+        r[: -len(PLUGIN_MANIFEST)]
+        for r in rels
+        if r == PLUGIN_MANIFEST or r.endswith("/" + PLUGIN_MANIFEST)
+    }
+    out: dict[str, str] = {}
+    if not roots:
+        return out
+    for rel in rels:
+        if rel in known or not rel.endswith(".md"):
+            continue
+        for root in roots:
+            head, _, rest = (
+                rel[len(root) :].partition("/") if rel.startswith(root) else ("", "", "")
+            )
+            kind = PLUGIN_FOLDERS.get(head)
+            if kind and rest and (kind == "claude-command" or "/" not in rest):
+                out[rel] = kind
+    return out
 
 
 def _under(parents: tuple[str, ...], pair: tuple[str, str]) -> bool:
