@@ -68,7 +68,9 @@ def test_long_text_report_ends_with_counts_per_rule_and_skipped_files() -> None:
         "   1 warning TST002",
         "12 errors, 1 warning, 0 info in 13 files (2 other files skipped)",
     ]
-    assert json.loads(out(Result.of(many, files=13, skipped=2), "json"))["summary"]["skipped"] == 2
+    report = json.loads(out(Result.of(many, files=13, skipped=2), "json"))
+    assert report["summary"]["skipped"] == 2
+    schema_validator().validate(report)
 
 
 def test_text_lines_and_summary() -> None:
