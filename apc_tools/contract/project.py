@@ -52,6 +52,28 @@ INSTRUCTION_FILES = {"CLAUDE.md": "claude-md", "GEMINI.md": "gemini-md"}
 JSON_KINDS = frozenset({"project", "mcps"})
 
 
+# Every kind of file `apc validate` recognises, and the tool whose reading decides the severity
+# of its findings (docs/validate.md has one row per kind; a test holds the two together).
+KINDS = {
+    "agents-md": "AGENTS.md: Codex, Copilot, Cursor and other agents (and the APC spec)",
+    "claude-md": "CLAUDE.md: Claude Code",
+    "gemini-md": "GEMINI.md: Gemini CLI",
+    "copilot-instructions": ".github/copilot-instructions.md: GitHub Copilot",
+    "copilot-scoped": ".github/instructions/**/*.instructions.md: GitHub Copilot",
+    "project": ".apc/project.json: the APC spec (APX)",
+    "mcps": ".apc/mcps.json: MCP clients (APX)",
+    "apc-gitignore": ".apc/.gitignore: git",
+    "memory": ".apc/memory.md, .apc/agents/<slug>/memory.md: the APC spec (APX)",
+    "agent": ".apc/agents/<slug>.md: the APC spec (APX)",
+    "skill": "SKILL.md: the Agent Skills readers (Claude Code, Codex, Gemini CLI; skills-ref)",
+    "skill-reference": "SKILL.md below another skill's folder: a reference file, not checked",
+    "skill-flat": ".apc/skills/<name>.md: the APC spec (APX)",
+    "rule": ".apc/rules/*.md|.mdc, .cursor/rules/**/*.mdc: Cursor (and APX)",
+    "plan": ".apc/plans/*.md: the APC spec (APX)",
+    "claude-agent": ".claude/agents/**/*.md, a plugin's agents/*.md: Claude Code",
+    "claude-command": ".claude/commands/**/*.md, a plugin's commands/**/*.md: Claude Code",
+}
+
 LOOKS_FOR = (
     "AGENTS.md, CLAUDE.md, GEMINI.md, SKILL.md, .apc/ (project.json, mcps.json, .gitignore, "
     "memory.md, agents/, skills/, rules/, plans/), .claude/agents/*.md, .claude/commands/*.md, "

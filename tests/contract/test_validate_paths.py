@@ -136,3 +136,18 @@ def test_list_files_shows_what_each_file_was_recognised_as(repo: Path) -> None:
     assert ".apc/agents/rev.md: agent" in lines
     assert ".apc/project.json: project" in lines
     assert "README.md: skipped (not an agent-context file)" in lines
+
+
+def test_every_kind_is_documented() -> None:
+    from apc_tools.contract.project import KINDS
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "validate.md").read_text()
+    assert [k for k in KINDS if f"| `{k}` |" not in doc] == []
+
+
+def test_classify_gives_only_documented_kinds() -> None:
+    from apc_tools.contract.project import KINDS, kinds_of
+
+    cases = Path(__file__).resolve().parents[1] / "cases"
+    rels = [p.relative_to(cases).as_posix() for p in cases.rglob("*") if p.is_file()]
+    assert set(kinds_of(rels).values()) <= set(KINDS)
