@@ -42,6 +42,7 @@ SIZE_LIMITS = {
         "Copilot code review reads only the first 4,000 characters of an instructions file",
     ),
 }
+MAX_GLOBS = 64  # applyTo globs checked per file against the file list (a bound on the work)
 SCOPED_KEYS = frozenset({"applyTo", "description", "name", "excludeAgent"})
 EXCLUDE_AGENTS = ("code-review", "coding-agent")
 
@@ -291,7 +292,7 @@ def dead_apply_to(project: Project) -> Iterator[Finding]:
         value = doc.data.get("applyTo") if fm.parsed(doc) else None
         if not isinstance(value, str):
             continue
-        for pattern in split_apply_to(value):
+        for pattern in split_apply_to(value)[:MAX_GLOBS]:
             if pattern in ("*", "**", "**/*") or any_match(pattern, files):
                 continue
             pos = fm.column_of(doc, ("applyTo",), pattern)
