@@ -81,7 +81,8 @@ YAML_LENIENT = _rule(
     "Cursor writes `globs: **/*.ts` unquoted and Claude Code tolerates an unquoted `: ` inside a "
     "description; strict YAML parsers (and many linters) reject both. apc reads the value as the "
     'tools do. For portable YAML write a list (`globs:\\n  - "**/*.ts"`) or quote the '
-    "description; in `.cursor/rules` keep Cursor's own form if quoting breaks matching there.",
+    "description; in `.cursor/rules` keep Cursor's own form if quoting breaks matching there. "
+    "Copilot's `applyTo` must stay one string: quote it, never make it a list.",
     '---\ndescription: "Rules: TypeScript"\nglobs:\n  - "**/*.ts"\n---\n',
     "---\ndescription: Rules: TypeScript\nglobs: **/*.ts\n---\n",
 )
@@ -509,7 +510,7 @@ def load_frontmatter_yaml(text: str, *, line_offset: int) -> Located:
             Problem(
                 YAML_LENIENT,
                 f"'{name}' is not strict YAML; read as plain text the way Cursor and Claude "
-                "Code read it (quote it, or use a YAML list for globs, for portable YAML)",
+                "Code read it (quote the whole value for portable YAML)",
                 index + line_offset,
                 len(name) + 3,
             )
