@@ -251,13 +251,14 @@ CLAUDE_UNKNOWN = _rule(
 )
 CLAUDE_MODEL = _rule(
     "AGT014",
-    "claude-agent-model-value",
+    "agent-model-value",
     Severity.WARNING,
-    "A Claude Code subagent `model` is neither an alias nor a model id (e.g. a display name).",
+    "An agent's `model` is neither an alias nor a model id (e.g. a display name).",
     "Claude Code reads `model` as an alias (`sonnet`, `opus`, `haiku`, `inherit`) or a full "
     "model id (`claude-sonnet-4-5`); a display name such as `Claude Sonnet 4.5` or `Claude "
     "Sonnet 4 (copilot)` is not a model it can select, so the subagent does not run on the "
-    "model you meant. Write an alias or a model id.",
+    "model you meant. The APC spec asks the same of `.apc/agents/*.md` (`inherit` or a model "
+    "id). Write an alias or a model id.",
     ".claude/agents/x.md:\n---\nname: x\ndescription: y\nmodel: sonnet\n---\n",
     ".claude/agents/x.md:\n---\nname: x\ndescription: y\nmodel: Claude Sonnet 4.5\n---\n",
 )
@@ -380,7 +381,20 @@ def _agent_schema(doc: Doc) -> Iterator[Finding]:
             )
 
 
+def _model_value(doc: Doc, reader: str) -> Iterator[Finding]:
+    model = doc.data.get("model")
+    if isinstance(model, str) and model.strip() and not MODEL_VALUE.match(model.strip()):
+        yield fm.at(
+            CLAUDE_MODEL,
+            doc,
+            fm.value_pos(doc, ("model",)),
+            f"$.model: '{model.strip()}' is not a model {reader}; write an alias (sonnet, opus, "
+            "haiku, inherit) or a full model id (e.g. claude-sonnet-4-5)",
+        )
+
+
 def _agent_values(doc: Doc) -> Iterator[Finding]:
+    yield from _model_value(doc, "id (the APC spec: `inherit` or a model id)")
     data = doc.data
     name = data.get("name")
     if isinstance(name, str) and name.strip() and name.strip() != doc.stem:
@@ -505,14 +519,8 @@ def _claude_fields(doc: Doc) -> Iterator[Finding]:
     model = data.get("model")
     if model is not None and not isinstance(model, str):
         yield _claude_type(doc, "model", "sonnet, opus, haiku, inherit or a model id")
-    elif isinstance(model, str) and not MODEL_VALUE.match(model.strip()):
-        yield fm.at(
-            CLAUDE_MODEL,
-            doc,
-            fm.value_pos(doc, ("model",)),
-            f"$.model: '{model.strip()}' is not a model Claude Code can select; write an alias "
-            "(sonnet, opus, haiku, inherit) or a full model id (e.g. claude-sonnet-4-5)",
-        )
+    else:
+        yield from _model_value(doc, "Claude Code can select")
     tools = data.get("tools")
     if tools is not None and not (
         isinstance(tools, str)
