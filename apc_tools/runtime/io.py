@@ -33,7 +33,8 @@ from typing import IO, Any, NamedTuple
 
 from apc_tools.findings import CannotRun, Finding, Rule, Severity
 
-CONTAINER_KEYS = ("messages", "input", "contents")
+LIST_KEYS = ("messages", "input", "contents")
+"""The keys of a JSON object that hold a wire history (Gemini CLI checkpoints add ``history``)."""
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 MiB = 1 << 20
 DEFAULT_MAX_RECORD_BYTES = 64 * MiB
@@ -170,7 +171,7 @@ def _is_object_line(line: str) -> bool:
 
 def _holds_list(line: str) -> bool:
     value = json.loads(line)
-    return any(isinstance(value.get(k), list) for k in CONTAINER_KEYS)
+    return any(isinstance(value.get(k), list) for k in LIST_KEYS)
 
 
 def _detect_kind(path: Path, text: str, at_eof: bool) -> str:
@@ -528,8 +529,10 @@ class HistoryReader:
         skip_bad_lines: bool = False,
         max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
         chunk_chars: int = CHUNK_CHARS,
+        list_keys: tuple[str, ...] = LIST_KEYS,
     ) -> None:
         self.path = Path(path)
+        self.list_keys = list_keys
         self.chunk_chars = chunk_chars
         self.skip_bad_lines = skip_bad_lines
         self.max_record_bytes = max_record_bytes
@@ -654,7 +657,7 @@ class HistoryReader:
                 scanner.expect(",", "',' between the object's keys")
                 self._observe(scanner, ",")
             key, is_list = self._member(scanner)
-            if key in CONTAINER_KEYS and is_list and not self._seen(key):
+            if key in self.list_keys and is_list and not self._seen(key):
                 scanner.pos += 1
                 return str(key)
             self.before.append((key, self._member_value(scanner)))

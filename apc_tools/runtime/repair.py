@@ -101,11 +101,12 @@ _MERGE_INTO_USER = frozenset({"anthropic", "bedrock"})
 class _Slot:
     """One call of the open turn, and whether a result answered it."""
 
-    __slots__ = ("answered", "call", "index")
+    __slots__ = ("answered", "at", "call", "index")
 
-    def __init__(self, call: Call, index: int) -> None:
+    def __init__(self, call: Call, index: int, at: int = 0) -> None:
         self.call = call
         self.index = index
+        self.at = at  # position of the call record in the turn (head + outputs)
         self.answered = False
 
 
@@ -120,6 +121,7 @@ class _Turn:
         "changed",
         "extra",
         "head",
+        "late",
         "outputs",
         "result_blocks",
         "result_raw",
@@ -131,6 +133,7 @@ class _Turn:
         self.head: list[dict[str, Any]] = []
         self.slots: list[_Slot] = []
         self.outputs: list[dict[str, Any]] = []
+        self.late = -1  # Responses: where the first item after an output is, in outputs
         self.seen_output = False
         self.result_raw: Mapping[str, Any] | None = None
         self.result_blocks: list[Any] = []
@@ -184,7 +187,7 @@ class RepairStream:
             if msg.results and not msg.calls:
                 return [dict(record)]
             self._prefix = False
-        if msg.kind == "assistant" and not msg.calls and not msg.content:  # empty_assistant
+        if msg.kind == "assistant" and not msg.calls and not msg.content and _bare(record):
             self._note("dropped-empty", None, "dropped an assistant message with no content")
             return []
         turn = self._turn
@@ -264,13 +267,24 @@ class RepairStream:
     def _joins_turn(self, turn: _Turn, msg: Message) -> bool:
         if msg.results and not msg.calls:
             return True
-        # A Responses model turn is every model item before its first output.
-        return self.wire == "openai-responses" and msg.kind == "assistant" and not turn.seen_output
+        # Responses items need no adjacency: an output answers its call anywhere after it. A
+        # model item (reasoning, hosted tool call, message, more calls) after an output keeps
+        # the turn open while a call is unanswered; closing it there would fabricate a "not run"
+        # output for a call whose real output comes late, and drop that output as an orphan.
+        if self.wire != "openai-responses" or msg.kind != "assistant":
+            return False
+        return not turn.seen_output or any(not slot.answered for slot in turn.slots)
 
     def _join(self, turn: _Turn, msg: Message) -> None:
         if msg.calls or not msg.results:
-            turn.head.append(dict(msg.raw))
-            turn.slots += [_Slot(call, self._index) for call in msg.calls]
+            if turn.seen_output:
+                if turn.late < 0:
+                    turn.late = len(turn.outputs)
+                turn.outputs.append(dict(msg.raw))
+            else:
+                turn.head.append(dict(msg.raw))
+            at = len(turn.head) + len(turn.outputs) - 1
+            turn.slots += [_Slot(call, self._index, at) for call in msg.calls]
         elif isinstance(self._adapter, BlockAdapter):
             self._absorb(turn, self._adapter, msg)
         else:
@@ -337,7 +351,7 @@ class RepairStream:
                 )
             )
         if not isinstance(self._adapter, BlockAdapter):
-            return turn.head + turn.outputs + synthetic, False
+            return _placed(turn, open_slots, synthetic), False
         tail, consumed = self._result_message(turn, self._adapter, synthetic, closing)
         return turn.head + tail, consumed
 
@@ -403,6 +417,38 @@ class RepairStream:
 
     def _note(self, kind: str, call_id: str | None, detail: str) -> None:
         self.changes.append(Change(kind, self._index, call_id, detail))
+
+
+def _placed(
+    turn: _Turn, open_slots: list[_Slot], synthetic: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Record wires: the turn's records with the synthetic results after the real ones and
+    before any later item (Responses), but never before the call they answer."""
+    body = turn.head + turn.outputs
+    if not synthetic:
+        return body
+    boundary = len(turn.head) + (turn.late if turn.late >= 0 else len(turn.outputs))
+    inserts: dict[int, list[dict[str, Any]]] = {}
+    for slot, record in zip(open_slots, synthetic, strict=True):
+        inserts.setdefault(max(boundary, slot.at + 1), []).append(record)
+    out: list[dict[str, Any]] = []
+    for position, record in enumerate(body):
+        out += inserts.get(position, ())
+        out.append(record)
+    return out + inserts.get(len(body), [])
+
+
+#: keys the adapter reads (it found no content and no call in them) or that only label
+_LABELS = frozenset({"role", "type", "id", "status", "name", "content", "tool_calls", "parts"})
+
+
+def _bare(record: Mapping[str, Any]) -> bool:
+    """Only what the adapter read and empty values: a record holding anything else (a
+    ``message`` object of some other format, say) is not an empty assistant message."""
+    return all(
+        key in _LABELS or value is None or (isinstance(value, str | list | dict) and not value)
+        for key, value in record.items()
+    )
 
 
 def repair(

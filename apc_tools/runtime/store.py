@@ -90,6 +90,7 @@ def atomic_write(
     chunks: Iterable[str | bytes],
     *,
     keep: Callable[[], bool] | None = None,
+    before_replace: Callable[[], None] | None = None,
 ) -> bool:
     """Write ``chunks`` (str as UTF-8) to ``path`` atomically; return True if it was replaced.
 
@@ -98,6 +99,8 @@ def atomic_write(
     any exception, the temporary file is removed and the exception re-raised: ``path`` is left
     as it was. ``keep``, if given, is asked after the last chunk; when it returns False the
     temporary file is dropped and ``path`` is not touched (nothing changed, nothing to write).
+    ``before_replace``, if given, runs right before the rename; an exception it raises leaves
+    ``path`` as it is (a live session file that changed meanwhile).
     """
     folder = path.parent
     if not folder.is_dir():
@@ -113,6 +116,8 @@ def atomic_write(
             tmp.unlink()
             return False
         os.chmod(tmp, mode)
+        if before_replace is not None:
+            before_replace()
         os.replace(tmp, path)
     except BaseException:
         with suppress(FileNotFoundError):

@@ -1,0 +1,216 @@
+"""What every session container shares: the file as lines, the add-only plan, the report.
+
+A session file belongs to another program, so its repair is **add-only**: existing lines are
+copied byte for byte (also lines apc cannot parse), new lines are inserted where the tool itself
+would put them, and nothing is dropped, reordered or rewritten (the one exception, Claude Code
+``--reparent``, is asked for and reported). New ids are UUIDv5 of the session id and the call id
+and timestamps are copied from the call, so repairing twice gives the bytes of repairing once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from apc_tools.findings import CannotRun
+
+#: The namespace of every id apc invents (UUIDv5 over "<session id>:<call id>").
+NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/apc-tools/apc-tools/repair")
+
+
+class SessionError(CannotRun):
+    """The session file cannot be repaired as it is (exit 2). The message names the file."""
+
+
+def new_id(session: str, call_id: str) -> str:
+    """The deterministic id of the synthetic record that answers ``call_id``."""
+    return str(uuid.uuid5(NAMESPACE, f"{session}:{call_id}"))
+
+
+@dataclass
+class Line:
+    """One line of the file: its bytes (ending included) and the object it holds, if any."""
+
+    number: int  # 1-based
+    raw: bytes
+    record: dict[str, Any] | None
+    problem: str = ""  # why ``record`` is None
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What the file was when read: compared again right before it is replaced."""
+
+    size: int
+    mtime_ns: int
+    sha256: str
+
+
+@dataclass
+class SessionFile:
+    """A JSONL session file, read whole, kept as its lines."""
+
+    path: Path
+    lines: list[Line]
+    stamp: Stamp
+    final_newline: bool
+    compact: bool = True
+    ensure_ascii: bool = False
+
+    @classmethod
+    def read(cls, path: Path) -> SessionFile:
+        with path.open("rb") as fh:
+            info = _fstat(fh.fileno())
+            data = fh.read()
+        stamp = Stamp(len(data), info, hashlib.sha256(data).hexdigest())
+        parts = data.split(b"\n")
+        final_newline = parts[-1] == b""
+        if final_newline:
+            parts.pop()
+        lines = []
+        last = len(parts) - 1
+        for index, part in enumerate(parts):
+            raw = part + b"\n" if index < last or final_newline else part
+            lines.append(_line(index + 1, raw, index == 0))
+        session = cls(path, lines, stamp, final_newline)
+        session._learn()
+        return session
+
+    def _learn(self) -> None:
+        for line in self.lines:
+            if line.record is not None:
+                text = line.raw.decode("utf-8", errors="replace")
+                self.compact = not _SPACED.match(text)
+                self.ensure_ascii = _escapes(text)
+                return
+
+    def dumps(self, record: dict[str, Any]) -> bytes:
+        """A new line in the file's own style (compact like Claude Code and Codex write)."""
+        separators = (",", ":") if self.compact else (", ", ": ")
+        text = json.dumps(record, separators=separators, ensure_ascii=self.ensure_ascii)
+        return text.encode("utf-8")
+
+    def records(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        """(0-based line index, record) of every line holding a JSON object."""
+        for index, line in enumerate(self.lines):
+            if line.record is not None:
+                yield index, line.record
+
+
+_SPACED = re.compile(r'\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s|\s*\{\s*"(?:[^"\\]|\\.)*":\s*[^,]*?, ')
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _escapes(text: str) -> bool:
+    return "\\u" in text and not _NON_ASCII.search(text)
+
+
+def _fstat(fd: int) -> int:
+    import os
+
+    return os.fstat(fd).st_mtime_ns
+
+
+def _line(number: int, raw: bytes, first: bool) -> Line:
+    body = raw[3:] if first and raw.startswith(b"\xef\xbb\xbf") else raw
+    if not body.strip():
+        return Line(number, raw, None, "blank")
+    try:
+        value = json.loads(body)
+    except (ValueError, RecursionError) as exc:
+        reason = "not valid JSON" if not isinstance(exc, RecursionError) else "nested too deep"
+        return Line(number, raw, None, reason)
+    if not isinstance(value, dict):
+        return Line(number, raw, None, f"a JSON {type(value).__name__}, not an object")
+    return Line(number, raw, value)
+
+
+@dataclass(frozen=True)
+class Note:
+    """One thing the repair (or check) reports: a rule id, the 1-based line, a message."""
+
+    rule: str
+    line: int | None
+    message: str
+
+
+@dataclass
+class Plan:
+    """What to write: lines inserted after a line index (-1: at the start), lines replaced."""
+
+    inserts: dict[int, list[bytes]] = field(default_factory=dict)
+    replaced: dict[int, bytes] = field(default_factory=dict)
+    notes: list[Note] = field(default_factory=list)
+    closed: int = 0
+
+    def insert_after(self, index: int, text: bytes) -> None:
+        self.inserts.setdefault(index, []).append(text)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.inserts or self.replaced)
+
+
+def render(session: SessionFile, plan: Plan) -> Iterator[bytes]:
+    """The file with the plan applied: every line not replaced is its own bytes."""
+    newline = b"\r\n" if session.lines and session.lines[0].raw.endswith(b"\r\n") else b"\n"
+    for text in plan.inserts.get(-1, ()):
+        yield text + newline
+    for index, line in enumerate(session.lines):
+        raw = plan.replaced.get(index, line.raw)
+        added = plan.inserts.get(index)
+        if added and not raw.endswith(b"\n"):
+            raw += newline  # the last line gains its end before what follows it
+        yield raw
+        for text in added or ():
+            yield text + newline
+
+
+def bad_line_notes(session: SessionFile) -> list[Note]:
+    """RPR014 for every line that is not a JSON object (blank lines are not reported)."""
+    return [
+        Note("RPR014", line.number, f"line {line.number}: {line.problem}; kept as it is")
+        for line in session.lines
+        if line.record is None and line.problem != "blank"
+    ]
+
+
+def torn_tail(session: SessionFile) -> Line | None:
+    """The last non-blank line, when it is not JSON (cut mid-write): appending after it would
+    bury it in the middle of the file, so the repair needs --skip-bad-lines (it is then left
+    out, reported RIO001)."""
+    for line in reversed(session.lines):
+        if line.problem == "blank":
+            continue
+        return line if line.record is None and line.problem == "not valid JSON" else None
+    return None
+
+
+def text_id(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the caller allows beyond the add-only default."""
+
+    reparent: bool = False  # Claude Code: close a mid-chain call by re-attaching its child
+
+
+@dataclass
+class Projection:
+    """The records the tool would send, in a wire format, with the file line of each."""
+
+    wire: str
+    records: list[dict[str, Any]] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+
+    def add(self, record: dict[str, Any], line: int) -> None:
+        self.records.append(record)
+        self.lines.append(line)
