@@ -451,3 +451,28 @@ def test_bedrock_user_text_stays_after_the_synthetic_results() -> None:
     assert "toolResult" in first and second == text
     swapped = {"role": "user", "content": [second, first]}
     assert [v.rule for v in check([*result.records[:2], swapped], "bedrock")] == ["WIR004"]
+
+
+def test_responses_late_output_after_a_hosted_item_is_kept() -> None:
+    """A web search (or reasoning) item between a sibling's output and a call's real, late
+    output: the provider accepts it, and the repair keeps the real output (it used to close
+    the call with a synthetic 'not run' output and drop the real one as an orphan)."""
+    history: list[dict[str, Any]] = [
+        {"role": "user", "content": "search, then patch"},
+        {"type": "custom_tool_call", "call_id": "A", "name": "apply_patch", "input": "*"},
+        {"type": "function_call", "call_id": "B", "name": "ls", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "B", "output": "a.txt"},
+        {"type": "web_search_call", "id": "ws_1", "status": "completed"},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"type": "custom_tool_call_output", "call_id": "A", "output": "patched"},
+        {"role": "user", "content": "thanks"},
+    ]
+    assert check(history, "openai-responses") == ()
+    result = repair(history, "openai-responses")
+    assert result.records == tuple(history) and result.changes == ()
+    truncated = history[:6]  # the late output never came: closed after the real output
+    result = repair(truncated, "openai-responses")
+    assert [c.kind for c in result.changes] == ["closed-call"]
+    assert [r.get("call_id") for r in result.records[3:5]] == ["B", "A"]
+    assert result.records[4]["output"] == SYNTHETIC_TEXT
+    assert check(result.records, "openai-responses") == ()

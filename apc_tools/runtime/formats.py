@@ -85,8 +85,9 @@ def _parse_head(path: Path, text: str, at_eof: bool) -> Head:
             value = json.loads(stripped)
         except (ValueError, RecursionError):
             value = None
-        if isinstance(value, dict):
-            return Head(path, text, value, (), frozenset(value))
+        if isinstance(value, dict):  # one object; on one line it may be a JSONL record too
+            one_line = "\n" not in stripped.rstrip()
+            return Head(path, text, value, [value] if one_line else (), frozenset(value))
         if isinstance(value, list):
             return Head(path, text, None, value[:HEAD_RECORDS])
     records = _jsonl_records(stripped, at_eof)
