@@ -152,7 +152,7 @@ def schema(name: str | None) -> None:
 
 
 @main.command()
-@click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("file", type=click.Path(path_type=Path, dir_okay=False), required=False)
 @click.option(
     "-o",
     "--output",
@@ -177,15 +177,29 @@ def schema(name: str | None) -> None:
     default=None,
     help="The APC project whose tree must not be written (default: found from cwd).",
 )
+@click.option(
+    "--all",
+    "all_sessions",
+    is_flag=True,
+    help="Every session of the --project (Claude Code, Codex, Gemini CLI, APC); with "
+    "--check or --in-place.",
+)
+@click.option(
+    "--reparent",
+    is_flag=True,
+    help="Claude Code: also close a call mid-chain by re-attaching the record after it.",
+)
 @common_options
 def repair(
-    file: Path,
+    file: Path | None,
     out: Path | None,
     in_place: bool,
     wire: str,
     check: bool,
     skip_bad_lines: bool,
     project: Path | None,
+    all_sessions: bool,
+    reparent: bool,
     fmt: str,
     strict: bool,
     config: Path | None,
@@ -198,14 +212,79 @@ def repair(
     (or, with --check, a provider would accept FILE); 1: --check found what a provider rejects;
     2: could not run (bad input, or a target inside the project tree).
     """
+    to_stdout = False
     try:
-        result, to_stdout = repair_command(
-            file, out, in_place, wire, check, skip_bad_lines, project
-        )
+        if all_sessions:
+            if file is not None or project is None or out is not None:
+                raise CannotRun("--all takes --project DIR and no FILE or -o")
+            result = repair_all(project, check_only=check, in_place=in_place)
+        elif file is None:
+            raise CannotRun("name the history FILE to repair (or --project DIR --all)")
+        elif reparent:
+            result, to_stdout = _repair_reparent(
+                file, out, in_place, check, skip_bad_lines, project
+            )
+        else:
+            result, to_stdout = repair_command(
+                file, out, in_place, wire, check, skip_bad_lines, project
+            )
     except CannotRun as exc:
         fail(str(exc))
         return
     emit(result, fmt, no_color, strict, registry=repair_registry(), err=to_stdout)
+
+
+def repair_all(
+    project: Path, *, check_only: bool, in_place: bool, home: Path | None = None
+) -> Result:
+    """``apc repair --project DIR --all``: validate the contract, then check or repair each
+    session of the project found in the agents' stores (outside the project)."""
+    from apc_tools.contract.validate import load_contract, validate
+    from apc_tools.findings import Severity
+    from apc_tools.runtime.sessions.project import repair_project
+
+    contract = load_contract(project)
+    if contract is None:
+        raise CannotRun(f"--project {project}: no APC project there (no .apc/ or AGENTS.md)")
+    checked = validate([contract.root], cwd=contract.root)
+    errors = sum(1 for f in checked.findings if f.severity is Severity.ERROR)
+    outcome = repair_project(
+        contract,
+        home=home if home is not None else Path.home(),
+        contract_errors=errors,
+        check_only=check_only,
+        in_place=in_place,
+    )
+    return outcome.result
+
+
+def _repair_reparent(
+    file: Path,
+    out: Path | None,
+    in_place: bool,
+    check: bool,
+    skip_bad_lines: bool,
+    project: Path | None,
+) -> tuple[Result, bool]:
+    """``apc repair --reparent FILE``: the session repair allowed to re-attach one record."""
+    from apc_tools.entry import _repair_contract
+    from apc_tools.runtime.command import run_repair
+
+    to_stdout = out is None and not in_place and not check
+    try:
+        outcome = run_repair(
+            file,
+            out=out,
+            in_place=in_place,
+            check_only=check,
+            skip_bad_lines=skip_bad_lines,
+            contract=_repair_contract(project, file, out, in_place),
+            stdout=sys.stdout.buffer if to_stdout else None,
+            reparent=True,
+        )
+    except OSError as exc:
+        raise CannotRun(f"{exc.filename or file}: {exc.strerror or exc}") from None
+    return outcome.result, to_stdout
 
 
 # --- end apc repair -------------------------------------------------------------------------

@@ -495,3 +495,79 @@ def test_stdout_receives_the_session_bytes(tmp_path: Path) -> None:
     stdout = io.BytesIO()
     run_repair(file, stdout=stdout)
     assert stdout.getvalue().startswith(original) and time.time() > OLD
+
+
+# --------------------------------------------------------------------------------------------
+# apc repair --project DIR --all
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".git" not in p.relative_to(root).parts
+    }
+
+
+def test_repair_all_finds_two_tools_sessions_and_never_writes_the_project(
+    tmp_path: Path,
+) -> None:
+    from apc_tools.runtime.sessions.discover import claude_slug
+    from tests.conftest import git
+
+    project = tmp_path / "proj"
+    (project / ".apc").mkdir(parents=True)
+    (project / "AGENTS.md").write_text("# Demo\n\nRun `pytest` before committing.\n")
+    (project / ".apc" / "project.json").write_text('{"name": "demo", "apc": "0.1.0",}\n')
+    git(project, "init", "-q")
+    home = tmp_path / "home"
+    claude = home / ".claude" / "projects" / claude_slug(project.resolve())
+    claude.mkdir(parents=True)
+    _write(claude / "s1.jsonl", CLAUDE_CRASH)
+    day = home / ".codex" / "sessions" / "2026" / "01" / "01"
+    day.mkdir(parents=True)
+    mine = [
+        _codex("session_meta", {"id": "r1", "cwd": str(project.resolve())}, 0),
+        *CODEX_CRASH[1:],
+    ]
+    _write(day / "rollout-2026-01-01T10-00-00-a.jsonl", mine)
+    other = [
+        _codex("session_meta", {"id": "r2", "cwd": str(tmp_path / "elsewhere")}, 0),
+        *CODEX_CRASH[1:],
+    ]
+    theirs = _write(day / "rollout-2026-01-01T10-00-00-b.jsonl", other)
+    before = _tree(project)
+    env = {**os.environ, "HOME": str(home)}
+    env.pop("CODEX_HOME", None)
+    env.pop("CLAUDE_CONFIG_DIR", None)
+
+    def apc(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "apc_tools", "repair", "--project", str(project), "--all"]
+        return subprocess.run(
+            [*command, *args, "--format", "json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=120,
+        )
+
+    checked = apc("--check")
+    assert checked.returncode == 1, checked.stderr
+    report = json.loads(checked.stdout)
+    rules = sorted((Path(f["path"]).name, f["rule"]) for f in report["findings"])
+    assert rules == [
+        (".apc", "RPR015"),
+        ("rollout-2026-01-01T10-00-00-a.jsonl", "WIR001"),
+        ("s1.jsonl", "WIR001"),
+    ]
+    repaired = apc("--in-place")
+    assert repaired.returncode == 0, repaired.stderr
+    assert sorted(f["rule"] for f in json.loads(repaired.stdout)["findings"]) == [
+        "RPR001",
+        "RPR001",
+        "RPR015",
+    ]
+    assert apc("--check").returncode == 0
+    assert _tree(project) == before
+    assert (day / "rollout-2026-01-01T10-00-00-b.jsonl").read_bytes() == theirs

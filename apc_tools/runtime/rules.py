@@ -260,6 +260,28 @@ RPR014 = _rule(
     'a session with a line "just a string" in the middle',
 )
 
+RPR015 = _rule(
+    "RPR015",
+    "contract-not-valid",
+    Severity.WARNING,
+    "apc repair --all found the project's contract invalid; only its root was used.",
+    "The sessions of a project are found from its validated contract. With error-level findings "
+    "(run `apc validate`), nothing but the project root steers the search (no runtime folder "
+    "from a broken apx_id), and the repair still never writes into the project.",
+    "a project whose `apc validate` passes",
+    "a project whose .apc/project.json is not valid JSON",
+)
+RPR016 = _rule(
+    "RPR016",
+    "session-skipped",
+    Severity.WARNING,
+    "apc repair --all could not check or repair one of the project's session files.",
+    "The file is refused (a format apc does not support, a line cut mid-write, a session "
+    "changed seconds ago) with the reason given; the other sessions are still handled.",
+    "a project whose sessions are all readable",
+    "a project with a Claude Code session whose last line is cut mid-write",
+)
+
 RULES: tuple[Rule, ...] = (
     RPR001,
     RPR002,
@@ -275,6 +297,8 @@ RULES: tuple[Rule, ...] = (
     RPR012,
     RPR013,
     RPR014,
+    RPR015,
+    RPR016,
     WIR001,
     WIR002,
     WIR003,
