@@ -150,6 +150,25 @@ def _run_known(
     if known.kind == "nothing":
         finding = BY_ID["RPR013"].finding(name, f"recognised as {known.name}: {known.advice}")
         return RepairOutcome(Result.of([finding], 1), None, Layout("text"), 0, 0, format=known.name)
+    from apc_tools.runtime.sessions.base import quiet_gc
+
+    with quiet_gc():
+        return _run_session(
+            known, file, out, in_place, check_only, skip_bad_lines, contract, stdout, reparent
+        )
+
+
+def _run_session(
+    known: Format,
+    file: Path,
+    out: Path | None,
+    in_place: bool,
+    check_only: bool,
+    skip_bad_lines: bool,
+    contract: Contract | None,
+    stdout: IO[bytes] | None,
+    reparent: bool,
+) -> RepairOutcome:
     from apc_tools.runtime.sessions import run
     from apc_tools.runtime.sessions.base import Options
 

@@ -95,8 +95,6 @@ from apc_tools.runtime.model import (
 
 __all__ = ["RepairStream", "findings_for", "is_synthetic", "repair"]
 
-_MERGE_INTO_USER = frozenset({"anthropic", "bedrock"})
-
 
 class _Slot:
     """One call of the open turn, and whether a result answered it."""
@@ -227,7 +225,7 @@ class RepairStream:
     # -- outside a turn --------------------------------------------------------------------
 
     def _start(self, msg: Message) -> list[dict[str, Any]]:
-        if self.wire == "gemini" and msg.kind == "assistant" and not msg.calls:
+        if self._adapter.fold_model_runs and msg.kind == "assistant" and not msg.calls:
             self._pending.append((self._index, msg.raw))
             return []
         if msg.calls:
@@ -241,7 +239,7 @@ class RepairStream:
     def _open(self, msg: Message) -> None:
         turn = _Turn()
         raw = self._merge_pending(msg.raw)
-        if self.wire == "anthropic":
+        if self._adapter.calls_last:
             raw = self._calls_last(raw, msg.calls)
         turn.head.append(dict(raw))
         turn.slots = [_Slot(call, self._index) for call in msg.calls]
@@ -271,7 +269,7 @@ class RepairStream:
         # model item (reasoning, hosted tool call, message, more calls) after an output keeps
         # the turn open while a call is unanswered; closing it there would fabricate a "not run"
         # output for a call whose real output comes late, and drop that output as an orphan.
-        if self.wire != "openai-responses" or msg.kind != "assistant":
+        if not self._adapter.late_outputs or msg.kind != "assistant":
             return False
         return not turn.seen_output or any(not slot.answered for slot in turn.slots)
 
@@ -369,7 +367,7 @@ class RepairStream:
             return ([adapter.with_items(turn.result_raw, blocks)] if blocks else []), False
         if not synthetic:
             return [], False
-        if closing is not None and closing.kind == "user" and self.wire in _MERGE_INTO_USER:
+        if closing is not None and closing.kind == "user" and self._adapter.merge_into_user:
             return [adapter.with_items(closing.raw, synthetic + adapter.items(closing.raw))], True
         return [adapter.result_message(synthetic)], False
 

@@ -9,11 +9,13 @@ and timestamps are copied from the call, so repairing twice gives the bytes of r
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import re
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,10 +37,11 @@ def new_id(session: str, call_id: str) -> str:
 
 @dataclass
 class Line:
-    """One line of the file: its bytes (ending included) and the object it holds, if any."""
+    """One line of the file: where its bytes are (ending included) and the object it holds."""
 
     number: int  # 1-based
-    raw: bytes
+    start: int
+    end: int
     record: dict[str, Any] | None
     problem: str = ""  # why ``record`` is None
 
@@ -54,9 +57,10 @@ class Stamp:
 
 @dataclass
 class SessionFile:
-    """A JSONL session file, read whole, kept as its lines."""
+    """A JSONL session file, read whole: its bytes and, per line, the object it holds."""
 
     path: Path
+    data: bytes
     lines: list[Line]
     stamp: Stamp
     final_newline: bool
@@ -73,19 +77,21 @@ class SessionFile:
         final_newline = parts[-1] == b""
         if final_newline:
             parts.pop()
-        lines = []
-        last = len(parts) - 1
-        for index, part in enumerate(parts):
-            raw = part + b"\n" if index < last or final_newline else part
-            lines.append(_line(index + 1, raw, index == 0))
-        session = cls(path, lines, stamp, final_newline)
+        with quiet_gc():
+            lines = _lines(parts, final_newline)
+        session = cls(path, data, lines, stamp, final_newline)
         session._learn()
         return session
 
+    def raw(self, index: int) -> bytes:
+        """The bytes of line ``index`` (0-based), its line ending included."""
+        line = self.lines[index]
+        return self.data[line.start : line.end]
+
     def _learn(self) -> None:
-        for line in self.lines:
+        for index, line in enumerate(self.lines):
             if line.record is not None:
-                text = line.raw.decode("utf-8", errors="replace")
+                text = self.raw(index).decode("utf-8", errors="replace")
                 self.compact = not _SPACED.match(text)
                 self.ensure_ascii = _escapes(text)
                 return
@@ -103,6 +109,55 @@ class SessionFile:
                 yield index, line.record
 
 
+@contextmanager
+def quiet_gc() -> Iterator[None]:
+    """No cyclic garbage collection inside: a session's records are a hundred thousand new,
+    acyclic dicts, and every collection would walk them all (reference counting frees them)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _lines(parts: list[bytes], final_newline: bool) -> list[Line]:
+    lines = []
+    offset = 0
+    last = len(parts) - 1
+    for index, part in enumerate(parts):
+        end = offset + len(part) + (1 if index < last or final_newline else 0)
+        body = part[3:] if index == 0 and part.startswith(b"\xef\xbb\xbf") else part
+        record, problem = _parse(body)
+        lines.append(Line(index + 1, offset, end, record, problem))
+        offset = end
+    return lines
+
+
+_DECODE = json.JSONDecoder().raw_decode
+_TRAILING = re.compile(r"[ \t\r]*\Z")
+
+
+def _parse(body: bytes) -> tuple[dict[str, Any] | None, str]:
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, "not UTF-8"
+    if not text.strip():
+        return None, "blank"
+    try:
+        value, end = _DECODE(text, len(text) - len(text.lstrip()))
+    except (ValueError, RecursionError) as exc:
+        reason = "not valid JSON" if not isinstance(exc, RecursionError) else "nested too deep"
+        return None, reason
+    if not _TRAILING.match(text, end):
+        return None, "not valid JSON"
+    if not isinstance(value, dict):
+        return None, f"a JSON {type(value).__name__}, not an object"
+    return value, ""
+
+
 _SPACED = re.compile(r'\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s|\s*\{\s*"(?:[^"\\]|\\.)*":\s*[^,]*?, ')
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
@@ -115,20 +170,6 @@ def _fstat(fd: int) -> int:
     import os
 
     return os.fstat(fd).st_mtime_ns
-
-
-def _line(number: int, raw: bytes, first: bool) -> Line:
-    body = raw[3:] if first and raw.startswith(b"\xef\xbb\xbf") else raw
-    if not body.strip():
-        return Line(number, raw, None, "blank")
-    try:
-        value = json.loads(body)
-    except (ValueError, RecursionError) as exc:
-        reason = "not valid JSON" if not isinstance(exc, RecursionError) else "nested too deep"
-        return Line(number, raw, None, reason)
-    if not isinstance(value, dict):
-        return Line(number, raw, None, f"a JSON {type(value).__name__}, not an object")
-    return Line(number, raw, value)
 
 
 @dataclass(frozen=True)
@@ -158,18 +199,30 @@ class Plan:
 
 
 def render(session: SessionFile, plan: Plan) -> Iterator[bytes]:
-    """The file with the plan applied: every line not replaced is its own bytes."""
-    newline = b"\r\n" if session.lines and session.lines[0].raw.endswith(b"\r\n") else b"\n"
+    """The file with the plan applied: the bytes between changes are copied as read."""
+    data = session.data
+    first = session.raw(0) if session.lines else b""
+    newline = b"\r\n" if first.endswith(b"\r\n") else b"\n"
     for text in plan.inserts.get(-1, ()):
         yield text + newline
-    for index, line in enumerate(session.lines):
-        raw = plan.replaced.get(index, line.raw)
+    position = 0
+    for index in sorted(set(plan.inserts) | set(plan.replaced)):
+        if index < 0:
+            continue
+        line = session.lines[index]
+        if index in plan.replaced:
+            yield data[position : line.start]
+            raw = plan.replaced[index]
+        else:
+            raw = data[position : line.end]
+        position = line.end
         added = plan.inserts.get(index)
-        if added and not raw.endswith(b"\n"):
+        if added and raw and not raw.endswith(b"\n"):
             raw += newline  # the last line gains its end before what follows it
         yield raw
         for text in added or ():
             yield text + newline
+    yield data[position:]
 
 
 def bad_line_notes(session: SessionFile) -> list[Note]:
@@ -177,7 +230,7 @@ def bad_line_notes(session: SessionFile) -> list[Note]:
     return [
         Note("RPR014", line.number, f"line {line.number}: {line.problem}; kept as it is")
         for line in session.lines
-        if line.record is None and line.problem != "blank"
+        if line.record is None and line.problem not in ("blank", "left out")
     ]
 
 

@@ -72,27 +72,37 @@ class _Chain:
 
     def __init__(self, session: SessionFile) -> None:
         self.session = session
-        records = dict(session.records())
-        self.records = records
-        talk = [i for i, r in records.items() if r.get("type") in ("user", "assistant")]
-        main = [i for i in talk if records[i].get("isSidechain") is not True]
-        self.sidechain = not main and bool(talk)
-        self.members = main or talk
-        self.uses_uuid = any("uuid" in records[i] for i in self.members)
+        self.records: dict[int, dict[str, Any]] = {}
+        self.by_uuid: dict[str, int] = {}
+        self.progress: dict[str, list[dict[str, Any]]] = {}
+        self.tree_form = False  # results carry sourceToolAssistantUUID (2.1.x)
+        main: list[int] = []
+        side: list[int] = []
+        for index, record in session.records():  # one pass over the file
+            self.records[index] = record
+            key = record.get("uuid")
+            if isinstance(key, str):
+                self.by_uuid[key] = index
+            kind = record.get("type")
+            if kind == "user" or kind == "assistant":
+                (side if record.get("isSidechain") is True else main).append(index)
+                if kind == "user" and "sourceToolAssistantUUID" in record:
+                    self.tree_form = True
+            elif kind == "progress" and isinstance(record.get("toolUseID"), str):
+                self.progress.setdefault(record["toolUseID"], []).append(record)
+        self.members = main or side
+        self.uses_uuid = any("uuid" in self.records[i] for i in self.members)
         walked = self._walk() if self.uses_uuid else []
         # Links that do not resolve (hand-made or trimmed files): read in file order.
         self.linked = self._linked(walked)
         self.order = walked if self.linked else list(self.members)
-        on_chain = set(self.order)
         self.position = {index: pos for pos, index in enumerate(self.order)}
-        self.admitted = self._admitted(on_chain)
+        self.answered: set[str] = set()
+        self.template: Mapping[str, Any] = {}
+        self.admitted = self._results(set(self.order))
 
     def _walk(self) -> list[int]:
-        by_uuid: dict[str, int] = {}
-        for index, record in self.records.items():
-            key = record.get("uuid")
-            if isinstance(key, str):
-                by_uuid[key] = index
+        by_uuid = self.by_uuid
         leaves = [i for i in self.members if isinstance(self.records[i].get("uuid"), str)]
         if not leaves:
             return []
@@ -108,26 +118,33 @@ class _Chain:
         chain.reverse()
         return chain
 
+    def _results(self, on_chain: set[int]) -> list[int]:
+        """Every tool_result id of the chain kind (``answered``), the first result record (the
+        ``template``), and the result records off the chain whose call record is on it (2.1.x
+        tree form: ``admitted``)."""
+        chain_uuids = {self.records[i].get("uuid") for i in on_chain} if self.linked else set()
+        admitted = []
+        for index in self.members:
+            record = self.records[index]
+            if record.get("type") != "user":
+                continue
+            ids = _results(record)
+            if not ids:
+                continue
+            self.answered.update(ids)
+            if not self.template:
+                self.template = record
+            if chain_uuids and index not in on_chain:
+                anchors = (record.get("parentUuid"), record.get("sourceToolAssistantUUID"))
+                if any(isinstance(a, str) and a in chain_uuids for a in anchors):
+                    admitted.append(index)
+        return admitted
+
     def _linked(self, walked: list[int]) -> bool:
         if not walked or (len(walked) == 1 and len(self.members) > 1):
             return False
         root = self.records[walked[0]]
         return not isinstance(root.get("parentUuid") or root.get("logicalParentUuid"), str)
-
-    def _admitted(self, on_chain: set[int]) -> list[int]:
-        """Result records off the chain whose call record is on it (2.1.x tree form)."""
-        if not self.uses_uuid:
-            return []
-        chain_uuids = {self.records[i].get("uuid") for i in on_chain}
-        out = []
-        for index in self.members:
-            record = self.records[index]
-            if index in on_chain or record.get("type") != "user" or not _results(record):
-                continue
-            anchors = (record.get("parentUuid"), record.get("sourceToolAssistantUUID"))
-            if any(isinstance(a, str) and a in chain_uuids for a in anchors):
-                out.append(index)
-        return out
 
     @property
     def leaf(self) -> int | None:
@@ -175,14 +192,9 @@ def _calls(chain: _Chain) -> list[_Call]:
     return calls
 
 
-def _answered(chain: _Chain) -> set[str]:
-    return {rid for i in chain.members for rid in _results(chain.records[i])}
-
-
-def _evidence(session: SessionFile, call: _Call) -> str | None:
-    for _, record in session.records():
-        if record.get("type") != "progress" or record.get("toolUseID") != call.id:
-            continue
+def _evidence(chain: _Chain, call: _Call) -> str | None:
+    session = chain.session
+    for record in chain.progress.get(call.id or "", ()):
         data = record.get("data")
         kind = data.get("type") if isinstance(data, dict) else None
         event = data.get("hookEvent") if isinstance(data, dict) else None
@@ -217,8 +229,8 @@ def _continued_at(chain: _Chain, call: _Call) -> int | None:
 def plan(session: SessionFile, options: Options) -> Plan:
     chain = _Chain(session)
     result = Plan()
-    answered = _answered(chain)
-    template = _template(chain)
+    answered = chain.answered
+    template = chain.template
     tip: list[_Call] = []
     middle: dict[int, list[_Call]] = {}
     for call in _calls(chain):
@@ -226,7 +238,7 @@ def plan(session: SessionFile, options: Options) -> Plan:
             continue
         line = session.lines[call.index].number
         what = f"line {line}: the {call.name} call" + (f" ({call.id})" if call.id else "")
-        if (why := _evidence(session, call)) is not None:
+        if (why := _evidence(chain, call)) is not None:
             result.notes.append(Note("RPR010", line, f"{what} has no result, but {why}; left open"))
             continue
         if call.id is None:
@@ -265,7 +277,7 @@ def _append(
 ) -> object:
     """Synthetic results for ``calls`` after line index ``after``, each chained to the one
     before; returns the uuid of the last."""
-    uses_source = any("sourceToolAssistantUUID" in r for r in chain.records.values())
+    uses_source = chain.tree_form
     for call in calls:
         assert call.id is not None
         record = _synthetic(chain, template, call, parent, uses_source)
@@ -324,15 +336,6 @@ def _synthetic(
     return {key: values[key] for key in order}
 
 
-def _template(chain: _Chain) -> Mapping[str, Any]:
-    """A real result record of the file: the key order the synthetic ones copy."""
-    for index in chain.members:
-        record = chain.records[index]
-        if record.get("type") == "user" and _results(record):
-            return record
-    return {}
-
-
 _PARENT = re.compile(rb'"parentUuid"\s*:\s*')
 
 
@@ -353,7 +356,7 @@ def _reparent(
         _append(session, chain, template, calls, parent, before_index, result)
         return
     old = chain.records[child_index].get("parentUuid")
-    raw = session.lines[child_index].raw
+    raw = session.raw(child_index)
     found: list[re.Match[bytes]] = []
     if isinstance(old, str):
         old_text = json.dumps(old, ensure_ascii=session.ensure_ascii).encode("utf-8")

@@ -54,15 +54,14 @@ def _legacy(session: SessionFile, fmt: Format) -> dict[str, Any] | None:
     """A Gemini CLI legacy ``.json`` session: the whole object."""
     if fmt.handler != "gemini_cli":
         return None
-    filled = [line for line in session.lines if line.raw.strip()]
+    filled = [line for line in session.lines if line.problem != "blank"]
     if not filled:
         return None
     if filled[0].record is not None:
         one = filled[0].record
         return one if len(filled) == 1 and isinstance(one.get("messages"), list) else None
-    data = b"".join(line.raw for line in session.lines)
     try:
-        value = json.loads(data)
+        value = json.loads(session.data)
     except ValueError:
         raise SessionError(f"{session.path}: not valid JSON") from None
     return value if isinstance(value, dict) else None
@@ -79,14 +78,12 @@ def _read(file: Path, fmt: Format, skip_bad_lines: bool) -> tuple[SessionFile, l
                 f"{file}: line {torn.number}: not valid JSON (cut mid-write?); a repair would "
                 "bury it mid-file: use --skip-bad-lines to leave it out"
             )
-        index = session.lines.index(torn)
         torn.problem = "left out"
         findings.append(
             BAD_LINE.finding(
                 file.as_posix(), f"line {torn.number}: not valid JSON; left out", torn.number
             )
         )
-        session.lines[index] = type(torn)(torn.number, b"", None, "blank")
     return session, findings
 
 
@@ -101,8 +98,9 @@ def plan_session(
     plan = module.plan(session, opts, legacy=legacy) if legacy else module.plan(session, opts)
     notes = plan.notes + ([] if legacy else bad_line_notes(session))
     findings += notes_to_findings(notes, file.as_posix())
-    if any(line.raw == b"" for line in session.lines):
-        plan.replaced.update({i: b"" for i, line in enumerate(session.lines) if line.raw == b""})
+    for index, line in enumerate(session.lines):
+        if line.problem == "left out":
+            plan.replaced[index] = b""
     return Planned(session, plan, fmt, findings)
 
 
