@@ -10,10 +10,8 @@ and timestamps are copied from the call, so repairing twice gives the bytes of r
 from __future__ import annotations
 
 import gc
-import hashlib
 import json
 import re
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -22,8 +20,10 @@ from typing import Any
 
 from apc_tools.findings import CannotRun
 
-#: The namespace of every id apc invents (UUIDv5 over "<session id>:<call id>").
-NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/apc-tools/apc-tools/repair")
+#: The namespace of every id apc invents: UUIDv5 over "<session id>:<call id>" in the
+#: namespace uuid5(NAMESPACE_URL, NAMESPACE_NAME). (uuid and hashlib are imported when first
+#: needed: fingerprinting a file must stay cheap.)
+NAMESPACE_NAME = "https://github.com/apc-tools/apc-tools/repair"
 
 
 class SessionError(CannotRun):
@@ -32,7 +32,10 @@ class SessionError(CannotRun):
 
 def new_id(session: str, call_id: str) -> str:
     """The deterministic id of the synthetic record that answers ``call_id``."""
-    return str(uuid.uuid5(NAMESPACE, f"{session}:{call_id}"))
+    import uuid
+
+    namespace = uuid.uuid5(uuid.NAMESPACE_URL, NAMESPACE_NAME)
+    return str(uuid.uuid5(namespace, f"{session}:{call_id}"))
 
 
 @dataclass
@@ -69,6 +72,8 @@ class SessionFile:
 
     @classmethod
     def read(cls, path: Path) -> SessionFile:
+        import hashlib
+
         with path.open("rb") as fh:
             info = _fstat(fh.fileno())
             data = fh.read()
