@@ -571,3 +571,69 @@ def test_repair_all_finds_two_tools_sessions_and_never_writes_the_project(
     assert apc("--check").returncode == 0
     assert _tree(project) == before
     assert (day / "rollout-2026-01-01T10-00-00-b.jsonl").read_bytes() == theirs
+
+
+def test_a_torn_last_line_needs_skip_bad_lines_and_is_then_left_out(tmp_path: Path) -> None:
+    file = tmp_path / "r.jsonl"
+    whole = _write(file, CODEX_CRASH[:4])
+    file.write_bytes(whole + b'{"timestamp":"2026-01-01T10:00:04.000Z","type":"event_')
+    os.utime(file, (OLD, OLD))
+    with pytest.raises(CannotRun, match="line 5: not valid JSON"):
+        run_repair(file, out=tmp_path / "o.jsonl")
+    with pytest.raises(CannotRun, match="line 5"):
+        run_repair(file, check_only=True)
+    outcome = run_repair(file, out=tmp_path / "o.jsonl", skip_bad_lines=True)
+    assert sorted(f.rule for f in outcome.result.findings) == ["RIO001", "RPR001", "RPR001"]
+    written = (tmp_path / "o.jsonl").read_bytes()
+    assert b"10:00:04" not in written and written.count(b"\n") == 6
+
+
+@pytest.mark.parametrize(
+    ("call", "output"),
+    [
+        ({"type": "local_shell_call", "call_id": "c9", "action": {}}, "function_call_output"),
+        (
+            {"type": "tool_search_call", "call_id": "c9", "execution": "client"},
+            "tool_search_output",
+        ),
+    ],
+)
+def test_codex_answers_each_call_type_with_its_own_output(
+    tmp_path: Path, call: dict[str, Any], output: str
+) -> None:
+    file = tmp_path / "r.jsonl"
+    _write(file, [*CODEX_CRASH[:2], _codex("response_item", call, 2)])
+    out = tmp_path / "o.jsonl"
+    assert run_repair(file, out=out).changes == 1
+    added = json.loads(out.read_bytes().splitlines()[-1])
+    assert added["payload"]["type"] == output and added["payload"]["call_id"] == "c9"
+
+
+def test_server_tool_search_is_not_a_call(tmp_path: Path) -> None:
+    file = tmp_path / "r.jsonl"
+    call = {"type": "tool_search_call", "call_id": "c9", "execution": "server"}
+    original = _write(file, [*CODEX_CRASH[:2], _codex("response_item", call, 2)])
+    assert run_repair(file, out=tmp_path / "o.jsonl").changes == 0
+    assert (tmp_path / "o.jsonl").read_bytes() == original
+
+
+def test_cli_reparent_and_all_usage(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from apc_tools.cli import main
+
+    records = [
+        _claude("user", "u1", None, "go"),
+        _claude("assistant", "a1", "u1", [_use("toolu_1")]),
+        _claude("user", "u2", "a1", "carry on"),
+    ]
+    file = tmp_path / "s.jsonl"
+    _write(file, records)
+    runner = CliRunner()
+    done = runner.invoke(main, ["repair", str(file), "--reparent", "-o", str(tmp_path / "o")])
+    assert done.exit_code == 0, done.output
+    assert "RPR011" in done.output and "RPR001" in done.output
+    done = runner.invoke(main, ["repair", "--project", str(tmp_path), "--all"])
+    assert done.exit_code == 2
+    done = runner.invoke(main, ["repair"])
+    assert done.exit_code == 2 and "name the history FILE" in done.output
