@@ -169,6 +169,9 @@ class RepairStream:
         self._prefix = continuation
         self._index = -1
         self._turn: _Turn | None = None
+        #: leading model items held until a call (kept) or a user record (dropped) comes; system
+        #: items after them are held too (index -1), to keep the order
+        self._lead: list[tuple[int, Mapping[str, Any]]] = []
         self._pending: list[tuple[int, Mapping[str, Any]]] = []
 
     # -- feeding ---------------------------------------------------------------------------
@@ -201,7 +204,7 @@ class RepairStream:
 
     def finish(self) -> list[dict[str, Any]]:
         """The end of the history: close (or, if asked, leave open) the last turn."""
-        out: list[dict[str, Any]] = []
+        out: list[dict[str, Any]] = self._drop_lead()
         if self._turn is not None:
             out += self._close(None, synthesize=self._close_trailing)[0]
         out += self._flush_pending()
@@ -211,16 +214,54 @@ class RepairStream:
 
     def _leading(self, msg: Message) -> list[dict[str, Any]]:
         if msg.kind in ("system", "other"):
+            if self._lead:  # held in order behind a held model item
+                self._lead.append((-1, msg.raw))
+                return []
             return [dict(msg.raw)]
         if msg.kind == "user":
             self._started = True
-            return self._start(msg)
+            return self._drop_lead() + self._start(msg)
+        if not self._adapter.user_first and msg.calls:
+            # The provider takes a history that starts with a call: a record holding a call
+            # (or a result) is never dropped as "leading"; its turn starts here, with the model
+            # items just before it (a Responses call keeps its reasoning item).
+            self._started = True
+            lead, self._lead = self._lead, []
+            return [dict(raw) for _, raw in lead] + self._start(msg)
+        if msg.results and not msg.calls and not msg.content:  # answers nothing: an orphan
+            for result in msg.results:
+                self._note(
+                    "dropped-orphan", result.id, "dropped a tool result that answers no open call"
+                )
+            return []
+        if not self._adapter.user_first and msg.kind == "assistant" and msg.content:
+            self._lead.append((self._index, msg.raw))  # kept if a call follows
+            return []
         self._note(
             "dropped-leading",
             None,
             f"dropped a leading {msg.kind} record before the first user message",
         )
         return []
+
+    def _drop_lead(self) -> list[dict[str, Any]]:
+        """No call followed the held model items: drop them (system items held behind them are
+        kept, in order)."""
+        kept = []
+        for index, raw in self._lead:
+            if index < 0:
+                kept.append(dict(raw))
+                continue
+            self.changes.append(
+                Change(
+                    "dropped-leading",
+                    index,
+                    None,
+                    "dropped a leading assistant record before the first user message",
+                )
+            )
+        self._lead = []
+        return kept
 
     # -- outside a turn --------------------------------------------------------------------
 

@@ -35,6 +35,9 @@ class Adapter(ABC):
     fold_model_runs: bool = False
     #: outputs may come late: model items after an output keep a turn with unanswered calls open
     late_outputs: bool = False
+    #: the provider rejects a history that does not start with a user turn, so records before
+    #: the first user record are dropped even when they hold calls (else those are kept)
+    user_first: bool = False
 
     @abstractmethod
     def parse(self, raw: Mapping[str, Any]) -> Message:
