@@ -114,7 +114,7 @@ def test_edge_05_history_starts_at_first_user(wire: str) -> None:
     assert view(wire, result.records) == [("user",), ("call", ["c"]), ("result", ["c"])]
     dropped = len(build(wire, ("result", ["a"]), ("call", ["b"]), A))
     assert [c.index for c in result.changes] == list(range(dropped))
-    assert [c.kind for c in result.changes][0] == "dropped-orphan"  # a result: the orphan rule
+    assert result.changes[0].kind == "dropped-orphan"  # a result: the orphan rule
     assert {c.kind for c in result.changes[1:]} == {"dropped-leading"}
 
 
