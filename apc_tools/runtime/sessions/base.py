@@ -14,9 +14,8 @@ import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from apc_tools.findings import CannotRun
 
@@ -38,19 +37,26 @@ def new_id(session: str, call_id: str) -> str:
     return str(uuid.uuid5(namespace, f"{session}:{call_id}"))
 
 
-@dataclass
 class Line:
-    """One line of the file: where its bytes are (ending included) and the object it holds."""
+    """One line of the file: where its bytes are (ending included) and the object it holds.
 
-    number: int  # 1-based
-    start: int
-    end: int
-    record: dict[str, Any] | None
-    problem: str = ""  # why ``record`` is None
+    (Plain classes here, not dataclasses: this module is imported to fingerprint every file
+    ``apc repair`` reads, and each dataclass costs its generated code at start.)
+    """
+
+    __slots__ = ("end", "number", "problem", "record", "start")
+
+    def __init__(
+        self, number: int, start: int, end: int, record: dict[str, Any] | None, problem: str = ""
+    ) -> None:
+        self.number = number  # 1-based
+        self.start = start
+        self.end = end
+        self.record = record
+        self.problem = problem  # why ``record`` is None
 
 
-@dataclass(frozen=True)
-class Stamp:
+class Stamp(NamedTuple):
     """What the file was when read: compared again right before it is replaced."""
 
     size: int
@@ -58,17 +64,19 @@ class Stamp:
     sha256: str
 
 
-@dataclass
 class SessionFile:
     """A JSONL session file, read whole: its bytes and, per line, the object it holds."""
 
-    path: Path
-    data: bytes
-    lines: list[Line]
-    stamp: Stamp
-    final_newline: bool
-    compact: bool = True
-    ensure_ascii: bool = False
+    def __init__(
+        self, path: Path, data: bytes, lines: list[Line], stamp: Stamp, final_newline: bool
+    ) -> None:
+        self.path = path
+        self.data = data
+        self.lines = lines
+        self.stamp = stamp
+        self.final_newline = final_newline
+        self.compact = True
+        self.ensure_ascii = False
 
     @classmethod
     def read(cls, path: Path) -> SessionFile:
@@ -177,8 +185,7 @@ def _fstat(fd: int) -> int:
     return os.fstat(fd).st_mtime_ns
 
 
-@dataclass(frozen=True)
-class Note:
+class Note(NamedTuple):
     """One thing the repair (or check) reports: a rule id, the 1-based line, a message."""
 
     rule: str
@@ -186,14 +193,14 @@ class Note:
     message: str
 
 
-@dataclass
 class Plan:
     """What to write: lines inserted after a line index (-1: at the start), lines replaced."""
 
-    inserts: dict[int, list[bytes]] = field(default_factory=dict)
-    replaced: dict[int, bytes] = field(default_factory=dict)
-    notes: list[Note] = field(default_factory=list)
-    closed: int = 0
+    def __init__(self) -> None:
+        self.inserts: dict[int, list[bytes]] = {}
+        self.replaced: dict[int, bytes] = {}
+        self.notes: list[Note] = []
+        self.closed = 0
 
     def insert_after(self, index: int, text: bytes) -> None:
         self.inserts.setdefault(index, []).append(text)
@@ -254,20 +261,19 @@ def text_id(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-@dataclass(frozen=True)
-class Options:
+class Options(NamedTuple):
     """What the caller allows beyond the add-only default."""
 
     reparent: bool = False  # Claude Code: close a mid-chain call by re-attaching its child
 
 
-@dataclass
 class Projection:
     """The records the tool would send, in a wire format, with the file line of each."""
 
-    wire: str
-    records: list[dict[str, Any]] = field(default_factory=list)
-    lines: list[int] = field(default_factory=list)
+    def __init__(self, wire: str) -> None:
+        self.wire = wire
+        self.records: list[dict[str, Any]] = []
+        self.lines: list[int] = []
 
     def add(self, record: dict[str, Any], line: int) -> None:
         self.records.append(record)

@@ -27,8 +27,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from apc_tools.runtime.model import SYNTHETIC_TEXT
 from apc_tools.runtime.sessions.base import (
@@ -59,11 +58,10 @@ _STRUCTURAL = ("parentUuid", "type", "message", "uuid", "timestamp", "sourceTool
 _SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 
 
-@dataclass
-class _Call:
+class _Call(NamedTuple):
     id: str | None
     name: str
-    index: int  # line index of the record holding the tool_use
+    at: int  # line index of the record holding the tool_use
     message_id: object
 
 
@@ -211,7 +209,7 @@ def _evidence(chain: _Chain, call: _Call) -> str | None:
 def _continued_at(chain: _Chain, call: _Call) -> int | None:
     """The chain position of the first record that continues the conversation after ``call``
     (a user message that is not only results, or another assistant message), or None."""
-    for pos in range(chain.position[call.index] + 1, len(chain.order)):
+    for pos in range(chain.position[call.at] + 1, len(chain.order)):
         record = chain.records[chain.order[pos]]
         if record.get("type") == "assistant" and _message_id(record) != call.message_id:
             return pos
@@ -236,7 +234,7 @@ def plan(session: SessionFile, options: Options) -> Plan:
     for call in _calls(chain):
         if call.id is not None and call.id in answered:
             continue
-        line = session.lines[call.index].number
+        line = session.lines[call.at].number
         what = f"line {line}: the {call.name} call" + (f" ({call.id})" if call.id else "")
         if (why := _evidence(chain, call)) is not None:
             result.notes.append(Note("RPR010", line, f"{what} has no result, but {why}; left open"))
@@ -282,7 +280,7 @@ def _append(
         assert call.id is not None
         record = _synthetic(chain, template, call, parent, uses_source)
         result.insert_after(after, session.dumps(record))
-        line = session.lines[call.index].number
+        line = session.lines[call.at].number
         result.notes.append(
             Note(
                 "RPR001",
@@ -297,7 +295,7 @@ def _append(
 
 
 def _session_id(chain: _Chain, call: _Call) -> str:
-    value = chain.records[call.index].get("sessionId")
+    value = chain.records[call.at].get("sessionId")
     return value if isinstance(value, str) else chain.session.path.stem
 
 
@@ -308,7 +306,7 @@ def _synthetic(
     parent: object,
     uses_source: bool,
 ) -> dict[str, Any]:
-    source = chain.records[call.index]
+    source = chain.records[call.at]
     assert call.id is not None
     block = {
         "type": "tool_result",
@@ -363,7 +361,7 @@ def _reparent(
         found = list(re.finditer(_PARENT.pattern + re.escape(old_text), raw))
     if len(found) != 1:  # the key is not written once, verbatim: do not touch the line
         for call in calls:
-            line = session.lines[call.index].number
+            line = session.lines[call.at].number
             result.notes.append(
                 Note(
                     "RPR012",

@@ -20,8 +20,7 @@ Conformance: the ``response_item`` payloads, checked as ``openai-responses``.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from apc_tools.runtime.adapters import adapter_for
 from apc_tools.runtime.model import Call
@@ -30,10 +29,9 @@ from apc_tools.runtime.sessions.base import Note, Options, Plan, Projection, Ses
 WIRE = "openai-responses"
 
 
-@dataclass
-class _Open:
+class _Open(NamedTuple):
     call: Call
-    index: int
+    at: int  # line index
 
 
 def _payload(record: dict[str, Any], kind: str) -> dict[str, Any] | None:
@@ -88,7 +86,7 @@ def plan(session: SessionFile, options: Options) -> Plan:
     result = Plan()
     open_calls, started = _open_calls(session)
     for entry in open_calls:
-        call, line = entry.call, session.lines[entry.index].number
+        call, line = entry.call, session.lines[entry.at].number
         name = call.name or "tool"
         if call.id is None:
             result.notes.append(
@@ -105,14 +103,14 @@ def plan(session: SessionFile, options: Options) -> Plan:
                 )
             )
             continue
-        record = session.lines[entry.index].record
+        record = session.lines[entry.at].record
         assert record is not None
         line_record: dict[str, Any] = {}
         if "timestamp" in record:
             line_record["timestamp"] = record["timestamp"]
         line_record["type"] = "response_item"
         line_record["payload"] = _synthetic(call)
-        result.insert_after(entry.index, session.dumps(line_record))
+        result.insert_after(entry.at, session.dumps(line_record))
         result.closed += 1
         result.notes.append(
             Note(

@@ -25,8 +25,7 @@ Conformance: the live messages as Gemini ``contents`` (model turn from ``content
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from apc_tools.runtime.model import SYNTHETIC_TEXT
 from apc_tools.runtime.sessions.base import Note, Options, Plan, Projection, SessionFile, text_id
@@ -35,10 +34,9 @@ WIRE = "gemini"
 _RAN = frozenset({"executing", "success", "error"})
 
 
-@dataclass
-class _Message:
+class _Message(NamedTuple):
     record: dict[str, Any]
-    index: int  # line index of the line it was last read from
+    at: int  # line index of the line it was last read from
 
 
 def live_messages(records: Iterator[tuple[int, dict[str, Any]]]) -> list[_Message]:
@@ -81,8 +79,7 @@ def _parts(content: object) -> list[Any]:
     return []
 
 
-@dataclass
-class _Call:
+class _Call(NamedTuple):
     id: str | None
     name: str | None
     entry: dict[str, Any] | None  # its toolCalls entry
@@ -145,7 +142,7 @@ def plan(session: SessionFile, options: Options, *, legacy: dict[str, Any] | Non
     )
     closing: dict[int, list[_Call]] = {}
     for call in _open(messages):
-        index = call.message.index
+        index = call.message.at
         line = session.lines[index].number if index >= 0 else None
         where = f"line {line}: " if line is not None else ""
         name = (call.name or "tool") + (f" ({call.id})" if call.id else "")
@@ -202,7 +199,7 @@ def _append_copy(session: SessionFile, calls: list[_Call], result: Plan) -> None
     copy = dict(record)
     copy["toolCalls"] = updated
     result.insert_after(len(session.lines) - 1, session.dumps(copy))
-    line = session.lines[message.index].number
+    line = session.lines[message.at].number
     for call in calls:
         result.closed += 1
         result.notes.append(
@@ -224,7 +221,7 @@ def project(session: SessionFile, *, legacy: dict[str, Any] | None = None) -> Pr
         else live_messages(session.records())
     )
     for message in messages:
-        line = session.lines[message.index].number if message.index >= 0 else 0
+        line = session.lines[message.at].number if message.at >= 0 else 0
         kind = message.record.get("type")
         parts = [
             p
