@@ -23,11 +23,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, islice
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from apc_tools.findings import CannotRun, Finding, Result
 from apc_tools.runtime.adapters import DETECT_WINDOW, detect_wire
-from apc_tools.runtime.formats import Format, identify, read_head
+from apc_tools.runtime.formats import Format, Head, head_of_stream, identify, read_head
 from apc_tools.runtime.io import (
     DEFAULT_MAX_RECORD_BYTES,
     LIST_KEYS,
@@ -41,7 +41,7 @@ from apc_tools.runtime.io import (
 from apc_tools.runtime.model import WIRES, UnknownWire
 from apc_tools.runtime.repair import RepairStream
 from apc_tools.runtime.rules import BY_ID, CHANGE_RULES
-from apc_tools.runtime.store import atomic_write, ensure_outside
+from apc_tools.runtime.store import StoreError, atomic_write, ensure_outside
 
 if TYPE_CHECKING:  # the contract model is only read, through the object the caller passes
     from apc_tools.contract.model import Contract
@@ -87,23 +87,30 @@ def run_repair(
     stdout: IO[bytes] | None = None,
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
     reparent: bool = False,
+    source: IO[bytes] | None = None,
 ) -> RepairOutcome:
     """Repair (or with ``check_only``, check) the history in ``file``. See the module doc.
 
     Raises :class:`~apc_tools.findings.CannotRun` (exit 2) for bad options, a file that is not
     a history, a target inside the project tree of ``contract``, or a failed write; the input
-    file is then untouched.
+    file is then untouched. ``source``: an open binary stream (stdin) to read instead of
+    ``file``, which then only names it in messages; it is read once, never closed.
     """
     _check_options(file, out, in_place, wire, check_only)
-    head = read_head(file)
+    head: Head | None
+    if source is not None:  # a stream is read once: fingerprint its first bytes, put them back
+        head, source = head_of_stream(file, source)
+    else:
+        head = read_head(file)
     known = identify(head) if head is not None else None
     list_keys: tuple[str, ...] = LIST_KEYS
     if known is not None:
         _refuse(known, file, wire)
         if known.kind != "wire":
-            return _run_known(
-                known, file, out, in_place, check_only, skip_bad_lines, contract, stdout, reparent
+            request = _Request(
+                file, out, in_place, check_only, skip_bad_lines, contract, stdout, reparent, source
             )
+            return _run_known(known, request)
         wire, list_keys = known.wire, (known.list_key,)
     target = _target(file, out, in_place, contract)
     with HistoryReader(
@@ -111,6 +118,7 @@ def run_repair(
         skip_bad_lines=skip_bad_lines,
         max_record_bytes=max_record_bytes,
         list_keys=list_keys,
+        source=source,
     ) as reader:
         if check_only:
             return _check(reader, wire, _name(file))
@@ -133,55 +141,53 @@ def _refuse(known: Format, file: Path, wire: str) -> None:
         )
 
 
-def _run_known(
-    known: Format,
-    file: Path,
-    out: Path | None,
-    in_place: bool,
-    check_only: bool,
-    skip_bad_lines: bool,
-    contract: Contract | None,
-    stdout: IO[bytes] | None,
-    reparent: bool,
-) -> RepairOutcome:
+class _Request(NamedTuple):
+    """What ``apc repair`` was asked to do with one file."""
+
+    file: Path
+    out: Path | None
+    in_place: bool
+    check_only: bool
+    skip_bad_lines: bool
+    contract: Contract | None
+    stdout: IO[bytes] | None
+    reparent: bool
+    source: IO[bytes] | None
+
+
+def _run_known(known: Format, request: _Request) -> RepairOutcome:
     from apc_tools.runtime.rules import BY_ID
 
-    name = _name(file)
     if known.kind == "nothing":
-        finding = BY_ID["RPR013"].finding(name, f"recognised as {known.name}: {known.advice}")
+        message = f"recognised as {known.name}: {known.advice}"
+        finding = BY_ID["RPR013"].finding(_name(request.file), message)
         return RepairOutcome(Result.of([finding], 1), None, Layout("text"), 0, 0, format=known.name)
     from apc_tools.runtime.sessions.base import quiet_gc
 
     with quiet_gc():
-        return _run_session(
-            known, file, out, in_place, check_only, skip_bad_lines, contract, stdout, reparent
-        )
+        return _run_session(known, request)
 
 
-def _run_session(
-    known: Format,
-    file: Path,
-    out: Path | None,
-    in_place: bool,
-    check_only: bool,
-    skip_bad_lines: bool,
-    contract: Contract | None,
-    stdout: IO[bytes] | None,
-    reparent: bool,
-) -> RepairOutcome:
+def _run_session(known: Format, request: _Request) -> RepairOutcome:
     from apc_tools.runtime.sessions import run
     from apc_tools.runtime.sessions.base import Options
 
-    if check_only:
-        findings = run.check_session(file, known, skip_bad_lines=skip_bad_lines)
+    file = request.file
+    data = request.source.read() if request.source is not None else None
+    if request.check_only:
+        findings = run.check_session(file, known, skip_bad_lines=request.skip_bad_lines, data=data)
         return RepairOutcome(Result.of(findings, 1), None, Layout("jsonl"), 0, 0, format=known.name)
-    target = _target(file, out, in_place, contract)
-    if in_place:
+    target = _target(file, request.out, request.in_place, request.contract)
+    if request.in_place:
         run.ensure_quiet(file)
     planned = run.plan_session(
-        file, known, skip_bad_lines=skip_bad_lines, options=Options(reparent=reparent)
+        file,
+        known,
+        skip_bad_lines=request.skip_bad_lines,
+        options=Options(reparent=request.reparent),
+        data=data,
     )
-    written = run.write(planned, target, stdout, in_place)
+    written = run.write(planned, target, request.stdout, request.in_place)
     return RepairOutcome(
         result=Result.of(planned.findings, 1),
         wire=None,
@@ -211,6 +217,8 @@ def _check_options(
         raise RepairUsageError("use either -o OUT or --in-place, not both")
     if check_only and (out is not None or in_place):
         raise RepairUsageError("--check writes nothing; drop -o/--in-place")
+    if in_place and file.exists() and not file.is_file():
+        raise RepairUsageError(f"--in-place {file}: not a regular file; write with -o OUT")
     if out is not None and out.is_dir():
         raise RepairUsageError(f"-o {out}: is a folder; name the file to write")
     if out is not None and out.exists() and file.exists() and out.samefile(file):
@@ -412,11 +420,21 @@ def _deliver(
     import tempfile
 
     with tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES, mode="w+b") as spool:
-        for chunk in chunks:
-            spool.write(chunk.encode("utf-8"))
-        spool.seek(0)
-        shutil.copyfileobj(spool, stdout)
-        stdout.flush()
+        try:
+            for chunk in chunks:
+                spool.write(chunk.encode("utf-8"))
+            spool.seek(0)
+        except OSError as exc:  # the temporary file beyond SPOOL_BYTES (TMPDIR full)
+            raise StoreError(
+                f"cannot hold the history for stdout in a temporary file: {exc.strerror or exc}"
+            ) from None
+        try:
+            shutil.copyfileobj(spool, stdout)
+            stdout.flush()
+        except BrokenPipeError:
+            raise  # the reader went away: not an error of the repair
+        except OSError as exc:
+            raise StoreError(f"cannot write the history to stdout: {exc.strerror or exc}") from None
     return False, None
 
 

@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 HEAD_BYTES = 1 << 20
 """How much of a file the fingerprints look at."""
@@ -74,6 +74,17 @@ def read_head(path: Path) -> Head | None:
     at_eof = len(data) <= HEAD_BYTES
     text = data[:HEAD_BYTES].decode("utf-8", errors="replace").lstrip("\ufeff")
     return _parse_head(path, text, at_eof)
+
+
+def head_of_stream(path: Path, stream: IO[bytes]) -> tuple[Head, IO[bytes]]:
+    """The head of a stream (stdin), and a stream that reads it from its start again (a pipe
+    is read once: the bytes read are put back in front)."""
+    from apc_tools.runtime.io import replay
+
+    data = stream.read(HEAD_BYTES + 1)
+    at_eof = len(data) <= HEAD_BYTES
+    text = data[:HEAD_BYTES].decode("utf-8", errors="replace").lstrip("\ufeff")
+    return _parse_head(path, text, at_eof), replay(data, stream)
 
 
 def _parse_head(path: Path, text: str, at_eof: bool) -> Head:

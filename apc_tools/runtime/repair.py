@@ -8,7 +8,12 @@ the run of model contents just before a call turn), so memory does not grow with
 The walk
 --------
 1. Leading records before the first real user record are dropped ("dropped-leading"), except
-   system/developer records and records of unknown role, which pass through.
+   system/developer records and records of unknown role, which pass through. They are held
+   until that user record arrives: a history with no user record at all keeps them, and is
+   repaired as it is (its calls closed, never dropped: dropping would leave nothing). Where the
+   provider takes a history that starts with a call (every wire but Gemini and Bedrock, see
+   ``Adapter.user_first``), held records that include a call are kept and repaired too: a
+   record holding a call is never dropped as "leading". A held result alone is an orphan.
 2. A record with client tool calls opens a turn; each call opens a slot. A result answers the
    first still-unanswered slot of the open turn that it matches (by call id, or by tool name when
    an id is missing: Gemini ids are optional), so ids reused across turns and duplicate ids in one
@@ -169,9 +174,7 @@ class RepairStream:
         self._prefix = continuation
         self._index = -1
         self._turn: _Turn | None = None
-        #: leading model items held until a call (kept) or a user record (dropped) comes; system
-        #: items after them are held too (index -1), to keep the order
-        self._lead: list[tuple[int, Mapping[str, Any]]] = []
+        self._held: list[tuple[int, Message]] = []  # leading records, until a user record
         self._pending: list[tuple[int, Mapping[str, Any]]] = []
 
     # -- feeding ---------------------------------------------------------------------------
@@ -184,6 +187,9 @@ class RepairStream:
         msg = self._parse(record)
         if not self._started:
             return self._leading(msg)
+        return self._walk(msg, record)
+
+    def _walk(self, msg: Message, record: Mapping[str, Any]) -> list[dict[str, Any]]:
         if self._prefix:
             if msg.results and not msg.calls:
                 return [dict(record)]
@@ -204,7 +210,7 @@ class RepairStream:
 
     def finish(self) -> list[dict[str, Any]]:
         """The end of the history: close (or, if asked, leave open) the last turn."""
-        out: list[dict[str, Any]] = self._drop_lead()
+        out: list[dict[str, Any]] = self._replay_held() if self._held else []
         if self._turn is not None:
             out += self._close(None, synthesize=self._close_trailing)[0]
         out += self._flush_pending()
@@ -213,55 +219,50 @@ class RepairStream:
     # -- the leading items -----------------------------------------------------------------
 
     def _leading(self, msg: Message) -> list[dict[str, Any]]:
-        if msg.kind in ("system", "other"):
-            if self._lead:  # held in order behind a held model item
-                self._lead.append((-1, msg.raw))
-                return []
+        if msg.kind in ("system", "other") and not self._held:
             return [dict(msg.raw)]
         if msg.kind == "user":
             self._started = True
-            return self._drop_lead() + self._start(msg)
-        if not self._adapter.user_first and msg.calls:
-            # The provider takes a history that starts with a call: a record holding a call
-            # (or a result) is never dropped as "leading"; its turn starts here, with the model
-            # items just before it (a Responses call keeps its reasoning item).
-            self._started = True
-            lead, self._lead = self._lead, []
-            return [dict(raw) for _, raw in lead] + self._start(msg)
-        if msg.results and not msg.calls and not msg.content:  # answers nothing: an orphan
-            for result in msg.results:
-                self._note(
-                    "dropped-orphan", result.id, "dropped a tool result that answers no open call"
-                )
-            return []
-        if not self._adapter.user_first and msg.kind == "assistant" and msg.content:
-            self._lead.append((self._index, msg.raw))  # kept if a call follows
-            return []
-        self._note(
-            "dropped-leading",
-            None,
-            f"dropped a leading {msg.kind} record before the first user message",
-        )
+            if not self._adapter.user_first and any(m.calls for _, m in self._held):
+                return self._replay_held() + self._walk(msg, msg.raw)
+            return self._drop_held() + self._start(msg)
+        self._held.append((self._index, msg))  # system records too, once one is held: in order
         return []
 
-    def _drop_lead(self) -> list[dict[str, Any]]:
-        """No call followed the held model items: drop them (system items held behind them are
-        kept, in order)."""
-        kept = []
-        for index, raw in self._lead:
-            if index < 0:
-                kept.append(dict(raw))
-                continue
-            self.changes.append(
-                Change(
+    def _drop_held(self) -> list[dict[str, Any]]:
+        """A user record came: the held system records pass, the others are dropped (a result
+        alone answers no call: it goes as an orphan)."""
+        kept: list[dict[str, Any]] = []
+        index, held = self._index, self._held
+        for self._index, msg in held:
+            if msg.kind in ("system", "other"):
+                kept.append(dict(msg.raw))
+            elif msg.results and not msg.calls and not msg.content:
+                for result in msg.results:
+                    self._note(
+                        "dropped-orphan",
+                        result.id,
+                        "dropped a tool result that answers no open call",
+                    )
+            else:
+                self._note(
                     "dropped-leading",
-                    index,
                     None,
-                    "dropped a leading assistant record before the first user message",
+                    f"dropped a leading {msg.kind} record before the first user message",
                 )
-            )
-        self._lead = []
+        self._index, self._held = index, []
         return kept
+
+    def _replay_held(self) -> list[dict[str, Any]]:
+        """The held records are repaired as they are: no user record came, or they hold a call
+        the provider takes at the start of a history."""
+        self._started = True
+        out: list[dict[str, Any]] = []
+        index, held = self._index, self._held
+        for self._index, msg in held:
+            out += self._walk(msg, msg.raw)
+        self._index, self._held = index, []
+        return out
 
     # -- outside a turn --------------------------------------------------------------------
 

@@ -79,12 +79,16 @@ class SessionFile:
         self.ensure_ascii = False
 
     @classmethod
-    def read(cls, path: Path) -> SessionFile:
+    def read(cls, path: Path, data: bytes | None = None) -> SessionFile:
+        """Read ``path`` (or take ``data``, its bytes read from a stream: then it has no mtime
+        and cannot be replaced)."""
         import hashlib
 
-        with path.open("rb") as fh:
-            info = _fstat(fh.fileno())
-            data = fh.read()
+        info = 0
+        if data is None:
+            with path.open("rb") as fh:
+                info = _fstat(fh.fileno())
+                data = fh.read()
         stamp = Stamp(len(data), info, hashlib.sha256(data).hexdigest())
         parts = data.split(b"\n")
         final_newline = parts[-1] == b""

@@ -67,10 +67,12 @@ def _legacy(session: SessionFile, fmt: Format) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _read(file: Path, fmt: Format, skip_bad_lines: bool) -> tuple[SessionFile, list[Finding]]:
+def _read(
+    file: Path, fmt: Format, skip_bad_lines: bool, data: bytes | None
+) -> tuple[SessionFile, list[Finding]]:
     from apc_tools.runtime.io import BAD_LINE
 
-    session = SessionFile.read(file)
+    session = SessionFile.read(file, data)
     findings: list[Finding] = []
     if _legacy(session, fmt) is None and (torn := torn_tail(session)) is not None:
         if not skip_bad_lines:
@@ -88,10 +90,16 @@ def _read(file: Path, fmt: Format, skip_bad_lines: bool) -> tuple[SessionFile, l
 
 
 def plan_session(
-    file: Path, fmt: Format, *, skip_bad_lines: bool = False, options: Options | None = None
+    file: Path,
+    fmt: Format,
+    *,
+    skip_bad_lines: bool = False,
+    options: Options | None = None,
+    data: bytes | None = None,
 ) -> Planned:
-    """Read ``file`` (a session of format ``fmt``) and plan its add-only repair."""
-    session, findings = _read(file, fmt, skip_bad_lines)
+    """Read ``file`` (a session of format ``fmt``; or ``data``, its bytes read from a stream)
+    and plan its add-only repair."""
+    session, findings = _read(file, fmt, skip_bad_lines, data)
     module = handler(fmt)
     legacy = _legacy(session, fmt)
     opts = options or Options()
@@ -104,12 +112,14 @@ def plan_session(
     return Planned(session, plan, fmt, findings)
 
 
-def check_session(file: Path, fmt: Format, *, skip_bad_lines: bool = False) -> list[Finding]:
+def check_session(
+    file: Path, fmt: Format, *, skip_bad_lines: bool = False, data: bytes | None = None
+) -> list[Finding]:
     """What the tool would send, checked against its provider's rules (WIR findings)."""
     from apc_tools.runtime.conformance import check
     from apc_tools.runtime.rules import BY_ID
 
-    session, findings = _read(file, fmt, skip_bad_lines)
+    session, findings = _read(file, fmt, skip_bad_lines, data)
     legacy = _legacy(session, fmt)
     module = handler(fmt)
     projection: Projection = (
