@@ -637,3 +637,15 @@ def test_cli_reparent_and_all_usage(tmp_path: Path) -> None:
     assert done.exit_code == 2
     done = runner.invoke(main, ["repair"])
     assert done.exit_code == 2 and "name the history FILE" in done.output
+
+
+def test_a_session_on_stdin_is_recognised_and_repaired_to_stdout(tmp_path: Path) -> None:
+    file = tmp_path / "s.jsonl"
+    original = _write(file, CLAUDE_CRASH)
+    command = [sys.executable, "-m", "apc_tools", "repair", "-"]
+    done = subprocess.run(command, input=original, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(original) and b"toolu_2" in done.stdout[len(original) :]
+    cursor = b'{"role":"user","message":{"content":[{"type":"text","text":"ls"}]}}\n'
+    done = subprocess.run([*command, "--check"], input=cursor, capture_output=True, timeout=120)
+    assert done.returncode == 2 and b"Cursor agent transcript" in done.stderr
