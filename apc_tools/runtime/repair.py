@@ -212,7 +212,10 @@ class RepairStream:
         """The end of the history: close (or, if asked, leave open) the last turn."""
         out: list[dict[str, Any]] = self._replay_held() if self._held else []
         if self._turn is not None:
-            out += self._close(None, synthesize=self._close_trailing)[0]
+            # A result message that also holds the user's text means the user spoke after the
+            # calls: the turn is over even on a live frontier, so its open calls are closed.
+            spoke = bool(self._turn.extra)
+            out += self._close(None, synthesize=self._close_trailing or spoke)[0]
         out += self._flush_pending()
         return out
 
