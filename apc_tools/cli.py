@@ -323,25 +323,17 @@ def repair_policy(config: Path | None) -> Policy | None:
     return load_policy(config, Path("."))
 
 
-def repair_all_command(
-    file: Path | None,
-    out: Path | None,
-    in_place: bool,
-    wire: str,
-    check: bool,
-    skip_bad_lines: bool,
-    project: Path | None,
-    reparent: bool,
-) -> Result:
-    """``apc repair --project DIR --all``: the options that apply to a whole project."""
-    if file is not None or project is None or out is not None:
+def repair_all_command(**options: Any) -> Result:
+    """``apc repair --project DIR --all``: only the options that apply to a whole project."""
+    project = options["project"]
+    if options["file"] is not None or project is None or options["out"] is not None:
         raise CannotRun("--all takes --project DIR, and no FILE or -o")
-    if wire != "auto" or skip_bad_lines or reparent:
+    if options["wire"] != "auto" or options["skip_bad_lines"] or options["reparent"]:
         raise CannotRun(
             "--all repairs each session with its own tool's rules: drop "
             "--wire/--skip-bad-lines/--reparent"
         )
-    return repair_all(project, check_only=check, in_place=in_place)
+    return repair_all(project, check_only=options["check"], in_place=options["in_place"])
 
 
 def repair_command(

@@ -307,38 +307,29 @@ def _claude_prompts(head: Head) -> bool:
     return '"display"' in head.text[:4096] and '"sessionId"' in head.text[:4096]
 
 
-def _cline_ui(head: Head) -> bool:
+def _every_item(head: Head, test: Callable[[Mapping[str, Any]], bool]) -> bool:
+    """A JSON array (or JSONL) whose every leading element is an object passing ``test``."""
     return (
         head.top is None
         and bool(head.items)
-        and all(
-            isinstance(r, dict) and "ts" in r and r.get("type") in ("say", "ask")
-            for r in head.items
-        )
+        and all(isinstance(r, dict) and test(r) for r in head.items)
     )
+
+
+def _cline_ui(head: Head) -> bool:
+    return _every_item(head, lambda r: "ts" in r and r.get("type") in ("say", "ask"))
 
 
 def _pydantic_ai(head: Head) -> bool:
-    return (
-        head.top is None
-        and bool(head.items)
-        and all(
-            isinstance(r, dict) and r.get("kind") in ("request", "response") and "parts" in r
-            for r in head.items
-        )
-    )
+    return _every_item(head, lambda r: r.get("kind") in ("request", "response") and "parts" in r)
 
 
 def _langchain(head: Head) -> bool:
-    return (
-        head.top is None
-        and bool(head.items)
-        and all(
-            isinstance(r, dict)
-            and r.get("type") in ("human", "ai", "tool", "system")
-            and isinstance(r.get("data"), dict)
-            for r in head.items
-        )
+    return _every_item(
+        head,
+        lambda r: (
+            r.get("type") in ("human", "ai", "tool", "system") and isinstance(r.get("data"), dict)
+        ),
     )
 
 
