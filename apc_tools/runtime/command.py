@@ -97,6 +97,21 @@ def run_repair(
     ``file``, which then only names it in messages; it is read once, never closed.
     """
     _check_options(file, out, in_place, wire, check_only)
+    if source is None and _stream_path(file):  # a FIFO, /dev/stdin: read once, as a stream
+        with file.open("rb") as stream:
+            return run_repair(
+                file,
+                out=out,
+                in_place=in_place,
+                wire=wire,
+                check_only=check_only,
+                skip_bad_lines=skip_bad_lines,
+                contract=contract,
+                stdout=stdout,
+                max_record_bytes=max_record_bytes,
+                reparent=reparent,
+                source=stream,
+            )
     head: Head | None
     if source is not None:  # a stream is read once: fingerprint its first bytes, put them back
         head, source = head_of_stream(file, source)
@@ -127,6 +142,17 @@ def run_repair(
 
 # --------------------------------------------------------------------------------------------
 # Known session and transcript formats
+
+
+def _stream_path(file: Path) -> bool:
+    """A path that names a stream (FIFO, character device), not a file that can be re-read."""
+    import stat
+
+    try:
+        mode = file.stat().st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
 
 
 def _refuse(known: Format, file: Path, wire: str) -> None:

@@ -649,3 +649,20 @@ def test_a_session_on_stdin_is_recognised_and_repaired_to_stdout(tmp_path: Path)
     cursor = b'{"role":"user","message":{"content":[{"type":"text","text":"ls"}]}}\n'
     done = subprocess.run([*command, "--check"], input=cursor, capture_output=True, timeout=120)
     assert done.returncode == 2 and b"Cursor agent transcript" in done.stderr
+
+
+def test_a_session_from_a_fifo_is_recognised(tmp_path: Path) -> None:
+    file = tmp_path / "s.jsonl"
+    original = _write(file, CLAUDE_CRASH)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", f"open({str(fifo)!r}, 'wb').write(open({str(file)!r}, 'rb').read())"]
+    )
+    try:
+        out = tmp_path / "o.jsonl"
+        outcome = run_repair(fifo, out=out)
+    finally:
+        writer.wait(timeout=60)
+    assert outcome.format == "Claude Code session" and outcome.changes == 1
+    assert out.read_bytes().startswith(original)
