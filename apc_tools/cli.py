@@ -465,8 +465,10 @@ def _load_contract(start: Path) -> Contract | None:
     """load_contract(start), skipped (None) when no folder above holds .apc/ or AGENTS.md: the
     common case of runtime storage, where loading the contract checks would cost more than the
     repair of a small history."""
+    from apc_tools.runtime.store import is_project_folder
+
     chains = [(f, *f.parents) for f in (start.absolute(), start.resolve())]  # symlinks too
-    if not any((p / ".apc").is_dir() or (p / "AGENTS.md").is_file() for c in chains for p in c):
+    if not any(is_project_folder(p) for c in chains for p in c):
         return None
     from apc_tools.contract.validate import load_contract
 

@@ -666,3 +666,23 @@ def test_a_session_from_a_fifo_is_recognised(tmp_path: Path) -> None:
         writer.wait(timeout=60)
     assert outcome.format == "Claude Code session" and outcome.changes == 1
     assert out.read_bytes().startswith(original)
+
+
+def test_codex_global_agents_md_does_not_make_its_sessions_a_project(tmp_path: Path) -> None:
+    """Codex reads ~/.codex/AGENTS.md as the user's global instructions and keeps its rollouts
+    below that folder: they are runtime state, repaired in place, not a project's files."""
+    codex = tmp_path / "home" / ".codex"
+    day = codex / "sessions" / "2026" / "01" / "01"
+    day.mkdir(parents=True)
+    (codex / "AGENTS.md").write_text("# Global instructions\n")
+    file = day / "rollout-2026-01-01T10-00-00-a.jsonl"
+    _write(file, CODEX_CRASH)
+    done = subprocess.run(
+        [sys.executable, "-m", "apc_tools", "repair", "--in-place", str(file)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert b"custom_tool_call_output" in file.read_bytes()
