@@ -403,7 +403,12 @@ def test_cline_api_conversation_history_is_repaired_as_anthropic(tmp_path: Path)
     "wire", ["openai-chat", "openai-responses", "anthropic", "gemini", "bedrock"]
 )
 def test_a_recognised_session_refuses_wire(tmp_path: Path, wire: str) -> None:
-    for name, records in (("c.jsonl", CLAUDE_CRASH), ("x.jsonl", CODEX_CRASH)):
+    sessions = (
+        ("c.jsonl", CLAUDE_CRASH),
+        ("x.jsonl", CODEX_CRASH),
+        ("g.jsonl", _gemini_session("scheduled")),
+    )
+    for name, records in sessions:
         file = tmp_path / name
         original = _write(file, records)
         for kwargs in ({"check_only": True}, {"out": tmp_path / "o"}):
