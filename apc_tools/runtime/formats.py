@@ -397,6 +397,11 @@ def _specstory(head: Head) -> bool:
     return _has(head, "workspace_id", "project_name") or ".specstory" in head.path.parts
 
 
+def _zstd(head: Head) -> bool:
+    """A zstd frame (magic 28 B5 2F FD), as Codex archives old rollouts (``.jsonl.zst``)."""
+    return head.path.suffix == ".zst" or head.text.startswith("(\ufffd/\ufffd")
+
+
 # --------------------------------------------------------------------------------------------
 # The registry, in the order the fingerprints are tried
 
@@ -404,6 +409,12 @@ _OWN_TOOL = "; repair it with that tool, or extract the request body and repair 
 _NOTHING = "Markdown: no tool calls to pair, nothing to repair"
 
 FORMATS: tuple[Format, ...] = (
+    Format(
+        "zstd-compressed file (an archived Codex rollout?)",
+        "refused",
+        _zstd,
+        "decompress it first (zstd -d FILE), repair the .jsonl, and compress it again",
+    ),
     Format("Aider chat history", "nothing", _aider, _NOTHING),
     Format("SpecStory history", "nothing", _specstory, _NOTHING),
     Format(

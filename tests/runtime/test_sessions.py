@@ -691,3 +691,14 @@ def test_codex_global_agents_md_does_not_make_its_sessions_a_project(tmp_path: P
     )
     assert done.returncode == 0, done.stderr
     assert b"custom_tool_call_output" in file.read_bytes()
+
+
+def test_a_compressed_rollout_is_refused_by_name(tmp_path: Path) -> None:
+    file = tmp_path / "rollout-2026-01-01T10-00-00-a.jsonl.zst"
+    file.write_bytes(b"\x28\xb5\x2f\xfd" + os.urandom(64))
+    with pytest.raises(CannotRun, match="zstd-compressed"):
+        run_repair(file, check_only=True)
+    renamed = tmp_path / "archived"
+    file.rename(renamed)
+    with pytest.raises(CannotRun, match="zstd-compressed"):
+        run_repair(renamed, check_only=True)
