@@ -211,11 +211,12 @@ def _continued_at(chain: _Chain, call: _Call) -> int | None:
     (a user message that is not only results, or another assistant message), or None."""
     for pos in range(chain.position[call.at] + 1, len(chain.order)):
         record = chain.records[chain.order[pos]]
-        if record.get("type") == "assistant" and _message_id(record) != call.message_id:
+        kind = record.get("type")
+        if kind == "assistant" and (
+            call.message_id is None or _message_id(record) != call.message_id
+        ):
             return pos
-        if record.get("type") == "assistant" and call.message_id is None:
-            return pos
-        if record.get("type") == "user" and not _only_results(record):
+        if kind == "user" and not _only_results(record):
             return pos
     return None
 
