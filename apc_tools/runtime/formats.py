@@ -366,9 +366,12 @@ def _kiro(head: Head) -> bool:
 
 
 def _amp(head: Head) -> bool:
-    return _has(head, "id", "messages") and (
-        "usageLedger" in head.keys or "env" in head.keys or "created" in head.keys
-    )
+    """An Amp thread: ``{id, messages: [{role, messageId, content}], usageLedger?, env?}``."""
+    if not _has(head, "id", "messages"):
+        return False
+    messages = head.top.get("messages") if head.top is not None else None
+    first = messages[0] if isinstance(messages, list) and messages else None
+    return "usageLedger" in head.keys or (isinstance(first, dict) and "messageId" in first)
 
 
 def _windsurf(head: Head) -> bool:

@@ -702,3 +702,25 @@ def test_a_compressed_rollout_is_refused_by_name(tmp_path: Path) -> None:
     file.rename(renamed)
     with pytest.raises(CannotRun, match="zstd-compressed"):
         run_repair(renamed, check_only=True)
+
+
+def test_a_saved_chat_object_with_an_id_is_still_a_wire_history(tmp_path: Path) -> None:
+    """Fingerprints must not take a plain wire history for another format."""
+    history = {
+        "id": "conv_1",
+        "created": 1,
+        "messages": [
+            {"role": "user", "content": "ls"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+                ],
+            },
+        ],
+    }
+    file = tmp_path / "chat.json"
+    file.write_text(json.dumps(history))
+    outcome = run_repair(file, out=tmp_path / "o.json")
+    assert outcome.wire == "openai-chat" and outcome.changes == 1
