@@ -134,10 +134,17 @@ def display_root(root: Path, cwd: Path) -> str:
     return root.as_posix() if rel.startswith("..") else PurePosixPath(Path(rel)).as_posix()
 
 
-def walk_files(root: Path) -> list[str]:
-    """Every file under ``root`` (POSIX, relative), not following symlinked folders."""
+def walk_files(root: Path, unlistable: list[str] | None = None) -> list[str]:
+    """Every file under ``root`` (POSIX, relative), not following symlinked folders. Folders
+    that cannot be listed are added to ``unlistable`` (relative), never skipped silently."""
+
+    def failed(error: OSError) -> None:
+        if unlistable is not None and error.filename is not None:
+            rel = os.path.relpath(os.fsdecode(error.filename), root)
+            unlistable.append("." if rel == "." else rel.replace(os.sep, "/"))
+
     out: list[str] = []
-    for folder, dirs, names in os.walk(root, followlinks=False):
+    for folder, dirs, names in os.walk(root, onerror=failed, followlinks=False):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
         base = os.path.relpath(folder, root)
         for name in names:
@@ -146,12 +153,25 @@ def walk_files(root: Path) -> list[str]:
     return sorted(out)
 
 
-def list_files(root: Path) -> tuple[list[str], frozenset[str] | None]:
+def _present(path: Path) -> bool:
+    """The file exists, or cannot be looked at (kept, so that reading it reports why)."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def list_files(
+    root: Path, unlistable: list[str] | None = None
+) -> tuple[list[str], frozenset[str] | None]:
     from_git = git.work_tree_files(root)
     if from_git is not None:
         files, tracked = from_git
-        return [f for f in files if (root / f).exists() or (root / f).is_symlink()], tracked
-    return walk_files(root), None
+        return [f for f in files if _present(root / f)], tracked
+    return walk_files(root, unlistable), None
 
 
 def project_roots(files: Iterable[str]) -> list[str]:

@@ -125,7 +125,9 @@ def check_project(project: Project) -> list[Finding]:
 def _projects_in(
     tree: Path, cwd: Path, profile: str, policy: Policy | None = None
 ) -> tuple[list[Project], list[Finding], int]:
-    files, tracked = list_files(tree)
+    unlistable: list[str] = []
+    files, tracked = list_files(tree, unlistable)
+    found: list[Finding] = [_unlistable(tree, cwd, rel) for rel in unlistable]
     if policy is not None and policy.exclude:
         files = [f for f in files if not policy.excluded(f)]
     roots = project_roots(files)
@@ -133,7 +135,6 @@ def _projects_in(
     for rel in files:
         grouped[owner(rel, roots)].append(rel)
     projects: list[Project] = []
-    found: list[Finding] = []
     count = 0
     for rel_root, members in grouped.items():
         cut = len(rel_root) + 1 if rel_root else 0
@@ -156,6 +157,14 @@ def _projects_in(
         found += problems
         count += len(project.docs) + len(project.unread)
     return projects, found, count
+
+
+def _unlistable(tree: Path, cwd: Path, rel: str) -> Finding:
+    """IO005 for a folder that cannot be listed: its files are not checked (M4)."""
+    shown = display_root(tree / rel if rel != "." else tree, cwd) or "."
+    return io.IO_UNREADABLE.finding(
+        shown, "cannot list this folder (permissions?): the files in it were not checked"
+    )
 
 
 def find_root(start: Path) -> Path:

@@ -74,7 +74,8 @@ def parse_policy(path: Path, text: str) -> Policy:
     doc = load_yaml(text)
     if not doc.ok:
         first = doc.problems[0]
-        raise _fail(path, f"line {first.line}: {first.message}")
+        where = f"line {first.line}: " if first.line is not None else ""
+        raise _fail(path, f"{where}{first.message}")
     data = doc.data if doc.data is not None else {}
     errors = schema_errors("policy", data)
     if errors:
