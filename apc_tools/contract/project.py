@@ -12,9 +12,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 
-from apc_tools.core import git
+from apc_tools.core import detect, git
 from apc_tools.core.parse import Located
 
 SKIP_DIRS = frozenset(
@@ -96,6 +97,12 @@ class Doc:
         value = self.meta.data if self.meta is not None else None
         return value if isinstance(value, dict) else {}
 
+    @cached_property
+    def secret_hits(self) -> list[detect.Hit]:
+        """The live-looking secrets in the file (scanned once, shared by the checks and by
+        the redaction of messages)."""
+        return detect.find_secrets(self.text)
+
     @property
     def stem(self) -> str:
         return PurePosixPath(self.rel).stem
@@ -112,6 +119,18 @@ class Project:
     files: frozenset[str] = frozenset()  # every file under the root (POSIX, relative)
     tracked: frozenset[str] | None = None  # git-tracked files, when in a git work tree
     unread: list[str] = field(default_factory=list)  # contract files that could not be read
+
+    @cached_property
+    def folders(self) -> frozenset[str]:
+        """Every folder holding a file of ``files`` (POSIX, relative): a set, so that a link
+        check is one lookup instead of a scan of every file (links x files was quadratic)."""
+        out: set[str] = set()
+        for rel in self.files:
+            cut = rel.rfind("/")
+            while cut > 0 and rel[:cut] not in out:
+                out.add(rel[:cut])
+                cut = rel.rfind("/", 0, cut)
+        return frozenset(out)
 
     @property
     def is_apc(self) -> bool:

@@ -8,6 +8,7 @@ the run goes on.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from apc_tools.contract.build import build_contract
@@ -24,6 +25,7 @@ from apc_tools.contract.project import (
     owner,
     project_roots,
 )
+from apc_tools.core import detect
 from apc_tools.core import files as io
 from apc_tools.core.parse import (
     FM_BOM,
@@ -109,7 +111,7 @@ def load_project(
         doc, problems = parse_doc(kind, rel, read)
         project.docs.append(doc)
         found += problems
-    return project, found
+    return project, redact(project, found)
 
 
 def check_project(project: Project) -> list[Finding]:
@@ -119,7 +121,28 @@ def check_project(project: Project) -> list[Finding]:
             found.extend(check(doc, project))
     for project_check in PROJECT_CHECKS:
         found.extend(project_check(project))
-    return found
+    return redact(project, found)
+
+
+# Secrets found only by their context (a keyword before them, a URL around them): a message
+# that echoes such a value without its context is redacted by value. At most this many values
+# per file are looked for (each message is scanned by the detectors anyway).
+MAX_KNOWN_SECRETS = 1000
+_CONTEXTUAL = frozenset({"generic-secret", "url-credentials"})
+
+
+def redact(project: Project, found: Iterable[Finding]) -> list[Finding]:
+    """``found`` with every secret that a message echoes (a link target, a key, a server
+    name...) replaced by its redacted hint: no output format ever shows a whole secret."""
+    known: dict[str, list[str]] = {}
+    for doc in project.docs:
+        values = [doc.text[h.start : h.end] for h in doc.secret_hits if h.detector in _CONTEXTUAL]
+        known[doc.path] = values[:MAX_KNOWN_SECRETS]
+    out: list[Finding] = []
+    for finding in found:
+        message = detect.redact_secrets(finding.message, known.get(finding.path, ()))
+        out.append(finding if message == finding.message else replace(finding, message=message))
+    return out
 
 
 def _projects_in(
@@ -218,7 +241,7 @@ def _validate_lone(path: Path, cwd: Path, profile: str) -> list[Finding]:
         return [read]
     doc, found = parse_doc(kind, path.name, read)
     project.docs.append(doc)
-    return found + check_project(project)
+    return redact(project, found) + check_project(project)
 
 
 def validate(

@@ -463,6 +463,24 @@ def redact(secret: str) -> str:
     return f"{secret[:4]}…" if len(secret) >= 16 else "…"
 
 
+def redact_secrets(text: str, known: Iterable[str] = ()) -> str:
+    """``text`` with every secret the detectors find in it, and every ``known`` secret value,
+    replaced by its redacted hint (:func:`hint`, or "…"): for messages that echo file content
+    (a link target, a key, a server name) so that no output ever carries a whole secret."""
+    hits = find_secrets(text)
+    if hits:
+        out: list[str] = []
+        last = 0
+        for hit in hits:
+            out += [text[last : hit.start], hint(hit.detector, text[hit.start : hit.end]) or "…"]
+            last = hit.end
+        text = "".join(out) + text[last:]
+    for value in known:
+        if value in text:
+            text = text.replace(value, "…")
+    return text
+
+
 # Formats whose first characters are a public prefix (ghp_, sk-a, AKIA...): safe to show.
 _PREFIXED = frozenset(
     {
@@ -517,5 +535,6 @@ __all__ = [
     "literal_secret",
     "looks_random",
     "redact",
+    "redact_secrets",
     "strip_placeholders",
 ]

@@ -63,7 +63,9 @@ class Policy:
 
 
 def _fail(path: Path, message: str) -> CannotRun:
-    return CannotRun(f"{path}: {message}")
+    from apc_tools.core.detect import redact_secrets
+
+    return CannotRun(f"{path}: {redact_secrets(message)}")
 
 
 def parse_policy(path: Path, text: str) -> Policy:

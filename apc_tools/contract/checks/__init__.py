@@ -22,6 +22,7 @@ from apc_tools.contract.checks import (
     plans,
     project_json,
     rule_files,
+    secrets,
     skills,
 )
 from apc_tools.contract.project import Doc, Project
@@ -30,7 +31,18 @@ from apc_tools.findings import Finding, Rule
 DocCheck = Callable[[Doc, Project], Iterable[Finding]]
 ProjectCheck = Callable[[Project], Iterable[Finding]]
 
-FAMILIES = (agents_md, project_json, agents, memory, skills, rule_files, plans, mcps, gitignore)
+FAMILIES = (
+    agents_md,
+    project_json,
+    agents,
+    memory,
+    skills,
+    rule_files,
+    plans,
+    mcps,
+    gitignore,
+    secrets,
+)
 
 
 def _gather() -> tuple[Mapping[str, tuple[DocCheck, ...]], tuple[ProjectCheck, ...]]:

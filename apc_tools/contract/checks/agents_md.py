@@ -232,7 +232,7 @@ def _local_target(raw: str) -> str | None:
 def _exists(project: Project, rel: str) -> bool:
     if rel in ("", "."):
         return True
-    if rel in project.files or any(f.startswith(rel + "/") for f in project.files):
+    if rel in project.files or rel in project.folders:
         return True
     target = project.root / rel  # files of a nested project, or git-ignored ones
     try:
