@@ -59,9 +59,10 @@ _PLACEHOLDER_WORDS = re.compile(
     r"lorem|foobar|todo|test|demo|mock",
     re.IGNORECASE,
 )
-# ${env:NAME}, ${NAME}, {{ NAME }}, $NAME, %NAME%, <NAME>
+# ${env:NAME}, ${NAME}, {{ NAME }}, $NAME, %NAME%, <NAME> (the insides exclude the opening
+# characters, so a run of "${${${" is not rescanned from each start)
 _PLACEHOLDER_REF = re.compile(
-    r"\$\{[^}\n]*\}|\{\{[^}\n]*\}\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%|<[^<>\n]*>"
+    r"\$\{[^${}\n]*\}|\{\{[^{}\n]*\}\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%|<[^<>\n]*>"
 )
 _WORDS_ONLY = re.compile(r"[A-Za-z]+(?:[-_. ][A-Za-z]+)*")
 # Code, not a value: a dotted name (process.env.KEY!), a call, a URL, a CONSTANT_NAME_42.
@@ -69,7 +70,7 @@ _CODE_LIKE = re.compile(
     r"[(){}\[\]]|://|^[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)+[!?;]?$|^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$"
 )
 # A human-made password such as "securepass123" or "Welcome2024!": one word, then digits.
-_WORD_DIGITS = re.compile(r"[A-Za-z]+[0-9]{1,8}[!@#$%^&*.?]?")
+_WORD_DIGITS = re.compile(r"(?<![A-Za-z])[A-Za-z]+[0-9]{1,8}[!@#$%^&*.?]?")
 
 
 def entropy(value: str) -> float:

@@ -30,7 +30,7 @@ PLUS = "**/+"  # a trailing `/**`: one or more folder segments (below the folder
 
 # A token is STAR, ANY, a one-character literal string, or a (negated, members) class.
 Token = str | tuple[bool, frozenset[str]]
-Segment = tuple[tuple[Token, ...], ...]  # alternatives, each a token sequence
+Segment = tuple["Tokens", ...]  # alternatives, each a token sequence
 Part = Segment | str  # a Segment, DOUBLE or PLUS
 
 
@@ -66,6 +66,7 @@ def _class(body: str, i: int) -> tuple[tuple[bool, frozenset[str]], int] | None:
 
 def _tokens(text: str, escapes: bool) -> tuple[Token, ...]:
     out: list[Token] = []
+    last_close = text.rfind("]")  # no class can open after it (no rescan per `[`)
     i = 0
     while i < len(text):
         char = text[i]
@@ -79,7 +80,7 @@ def _tokens(text: str, escapes: bool) -> tuple[Token, ...]:
         elif char == "\\" and escapes and i + 1 < len(text):
             out.append(text[i + 1])
             i += 2
-        elif char == "[" and (found := _class(text, i)) is not None:
+        elif char == "[" and i < last_close and (found := _class(text, i)) is not None:
             out.append(found[0])
             i = found[1]
         else:
@@ -91,9 +92,10 @@ def _tokens(text: str, escapes: bool) -> tuple[Token, ...]:
 def _expand_braces(text: str, limit: int) -> list[str]:
     """``a{b,c}d`` -> ``abd``, ``acd`` (not nested; at most ``limit`` results, else literal)."""
     results = [""]
+    last_close = text.rfind("}")  # no group can open after it (no rescan per `{`)
     i = 0
     while i < len(text):
-        end = text.find("}", i + 1) if text[i] == "{" else -1
+        end = text.find("}", i + 1) if text[i] == "{" and i < last_close else -1
         if end < 0:
             results = [r + text[i] for r in results]
             i += 1
@@ -106,33 +108,63 @@ def _expand_braces(text: str, limit: int) -> list[str]:
     return results
 
 
-def _one_char(token: Token, char: str) -> bool:
-    if isinstance(token, tuple):
-        return (char in token[1]) != token[0] and char != "/"
-    return token in (ANY, char)
+class Tokens:
+    """One segment alternative, matched as a bit-parallel NFA: bit ``i`` of the state is "the
+    first ``i`` tokens have matched"; each character of a name costs a few integer operations,
+    so a name of ``n`` characters costs ``O(n)`` steps whatever the pattern (no backtracking)."""
+
+    def __init__(self, tokens: tuple[Token, ...]) -> None:
+        self.tokens = tokens
+        self.size = len(tokens)
+        self.fixed = sum(1 for t in tokens if t != STAR)  # characters a match consumes at least
+        self.star = sum(1 << i for i, t in enumerate(tokens) if t == STAR)
+        self.literal = (
+            "".join(t for t in tokens if isinstance(t, str))
+            if all(isinstance(t, str) and t not in (STAR, ANY) for t in tokens)
+            else None
+        )
+        self.positions: dict[str, list[int]] = {}
+        for i, t in enumerate(tokens):
+            if isinstance(t, str) and t not in (STAR, ANY):
+                self.positions.setdefault(t, []).append(i)
+        self.masks: dict[str, int] = {}
+
+    def _accept(self, char: str) -> int:
+        """The tokens that may consume ``char`` (a star consumes anything and stays)."""
+        mask = self.masks.get(char)
+        if mask is None:
+            mask = self.star
+            for i in self.positions.get(char, ()):
+                mask |= 1 << i
+            for i, t in enumerate(self.tokens):
+                if t == ANY or (isinstance(t, tuple) and (char in t[1]) != t[0]):
+                    mask |= 1 << i
+            self.masks[char] = mask
+        return mask
+
+    def match(self, name: str) -> bool:
+        if self.literal is not None:
+            return name == self.literal
+        if self.fixed > len(name):  # also keeps huge patterns away from the loop below
+            return False
+        star = self.star
+        state = 1 | ((1 & star) << 1)
+        for char in name:
+            consumed = state & self._accept(char)
+            state = ((consumed & ~star) << 1) | (consumed & star)
+            state |= (state & star) << 1
+            if not state:
+                return False
+        return bool(state >> self.size & 1)
 
 
 def match_tokens(tokens: tuple[Token, ...], name: str) -> bool:
-    """Whether ``name`` (no ``/``) matches ``tokens``: greedy with one backtrack point, O(n*m)."""
-    t = n = 0
-    star_t, star_n = -1, 0
-    while n < len(name):
-        if t < len(tokens) and tokens[t] == STAR:
-            star_t, star_n = t, n
-            t += 1
-        elif t < len(tokens) and _one_char(tokens[t], name[n]):
-            t += 1
-            n += 1
-        elif star_t >= 0:
-            star_n += 1
-            t, n = star_t + 1, star_n
-        else:
-            return False
-    return all(tok == STAR for tok in tokens[t:])
+    """Whether ``name`` (no ``/``) matches ``tokens``."""
+    return Tokens(tokens).match(name)
 
 
 def _match_segment(segment: Segment, name: str) -> bool:
-    return any(match_tokens(alt, name) for alt in segment)
+    return any(alt.match(name) for alt in segment)
 
 
 @dataclass(frozen=True)
@@ -140,6 +172,7 @@ class Glob:
     """A compiled glob: folder segments, each :data:`DOUBLE`, :data:`PLUS` or a Segment."""
 
     parts: tuple[Part, ...]
+    fixed: int = field(init=False)  # folder segments a matching path has at least
     literal_path: str | None = field(init=False)  # the one path it matches, when no wildcard
     literal_name: str | None = field(init=False)  # the one file name it matches, when fixed
     needle: str = field(init=False)  # a run of characters every matching path contains
@@ -151,23 +184,29 @@ class Glob:
         object.__setattr__(self, "literal_path", whole)
         object.__setattr__(self, "literal_name", names[-1] if names else None)
         object.__setattr__(self, "needle", max(fixed, key=len, default=""))
+        object.__setattr__(self, "fixed", sum(1 for p in self.parts if p not in (DOUBLE,)))
 
     def match(self, path: str) -> bool:
         if self.literal_path is not None:
             return path == self.literal_path
         if self.needle not in path:
             return False
-        return _match_parts(self.parts, tuple(path.split("/")))
+        names = tuple(path.split("/"))
+        if self.fixed > len(names):  # also keeps huge patterns away from the table below
+            return False
+        return _match_parts(self.parts, names)
+
+    @property
+    def cost(self) -> int:
+        """Work units per path character of one :meth:`match` (for a :class:`Budget`)."""
+        return len(self.parts)
 
 
 def _literal(part: Part) -> str | None:
     """The one name a part matches, or None for ``**`` and wildcards."""
     if isinstance(part, str) or len(part) != 1:
         return None
-    tokens = part[0]
-    if all(isinstance(t, str) and t not in (STAR, ANY) for t in tokens):
-        return "".join(tokens)  # type: ignore[arg-type]
-    return None
+    return part[0].literal
 
 
 def _match_parts(parts: tuple[Part, ...], names: tuple[str, ...]) -> bool:
@@ -205,7 +244,7 @@ def build(body: str, *, braces: bool, escapes: bool) -> tuple[Part, ...]:
                 parts.append(DOUBLE)
             continue
         texts = _expand_braces(raw, MAX_ALTERNATIVES) if braces else [raw]
-        parts.append(tuple(_tokens(t, escapes) for t in texts))
+        parts.append(tuple(Tokens(_tokens(t, escapes)) for t in texts))
     return tuple(parts)
 
 
@@ -243,13 +282,15 @@ def any_match(pattern: str, paths: Iterable[str]) -> bool:
 
 
 class Budget:
-    """A number of path tests a caller may still spend (a backstop against glob x file work)."""
+    """Work a caller may still spend on glob matching (a backstop against globs x files work).
+    One unit is one path character tested against one glob segment: a match costs at most
+    ``len(path) * len(glob.parts)`` units."""
 
-    def __init__(self, tests: int) -> None:
-        self.left = tests
+    def __init__(self, units: int) -> None:
+        self.left = units
 
-    def spend(self, tests: int) -> bool:
-        self.left -= tests
+    def spend(self, units: int) -> bool:
+        self.left -= units
         return self.left >= 0
 
 
@@ -269,10 +310,16 @@ class FileIndex:
         """Whether a file matches ``glob``; None when the budget cannot pay for the answer."""
         if glob.literal_path is not None:
             return glob.literal_path in self.paths
-        if glob.literal_name is not None:
-            candidates = self.by_name.get(glob.literal_name, [])
-        else:
-            candidates = [f for f in self.files if glob.needle in f]
-        if not budget.spend(len(candidates)):
+        if budget.left <= 0:
             return None
-        return any(glob.match(f) for f in candidates)
+        candidates: Iterable[str]
+        if glob.literal_name is not None:
+            candidates = self.by_name.get(glob.literal_name, ())
+        else:
+            candidates = (f for f in self.files if glob.needle in f)
+        for path in candidates:
+            if not budget.spend(len(path) * glob.cost):
+                return None
+            if glob.match(path):
+                return True
+        return False
