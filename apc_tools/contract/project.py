@@ -10,7 +10,7 @@ a walk that skips VCS and dependency folders.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
@@ -42,7 +42,7 @@ JSON_KINDS = frozenset({"project", "mcps"})
 
 def classify(rel: str) -> str | None:
     """The kind of contract file at the POSIX path ``rel`` (relative to its project), or None."""
-    parts = PurePosixPath(rel).parts
+    parts = tuple(p for p in rel.split("/") if p not in ("", "."))
     name = parts[-1]
     parents = parts[:-1]
     if name == "AGENTS.md":
@@ -197,6 +197,8 @@ def project_roots(files: Iterable[str]) -> list[str]:
     """Relative roots of the projects inside a scanned tree ("" is the tree itself)."""
     roots = {""}
     for rel in files:
+        if ".apc" not in rel:
+            continue
         parts = PurePosixPath(rel).parts
         if ".apc" in parts:
             index = parts.index(".apc")
@@ -204,10 +206,17 @@ def project_roots(files: Iterable[str]) -> list[str]:
     return sorted(roots, key=lambda r: (-len(PurePosixPath(r).parts) if r else 0, r))
 
 
-def owner(rel: str, roots: list[str]) -> str:
-    """The deepest project root containing ``rel``."""
-    best = ""
-    for root in roots:
-        if root and (rel.startswith(root + "/")) and len(root) > len(best):
-            best = root
-    return best
+def owner(rel: str, roots: Collection[str]) -> str:
+    """The deepest project root containing ``rel``: a lookup per folder above it, so that
+    grouping a tree costs files x depth, not files x projects."""
+    return next(roots_above(rel, roots if isinstance(roots, (set, frozenset)) else set(roots)))
+
+
+def roots_above(rel: str, roots: Set[str]) -> Iterator[str]:
+    """The project roots holding ``rel``, deepest first, ending with the tree itself ("")."""
+    cut = rel.rfind("/")
+    while cut > 0:
+        if rel[:cut] in roots:
+            yield rel[:cut]
+        cut = rel.rfind("/", 0, cut)
+    yield ""

@@ -24,6 +24,7 @@ from apc_tools.contract.project import (
     list_files,
     owner,
     project_roots,
+    roots_above,
 )
 from apc_tools.core import detect
 from apc_tools.core import files as io
@@ -154,19 +155,21 @@ def _projects_in(
     if policy is not None and policy.exclude:
         files = [f for f in files if not policy.excluded(f)]
     roots = project_roots(files)
+    root_set = frozenset(roots)
     grouped: dict[str, list[str]] = {r: [] for r in roots}
     for rel in files:
-        grouped[owner(rel, roots)].append(rel)
+        grouped[owner(rel, root_set)].append(rel)
+    # Each project sees every tracked file below its root (nested projects' too): files x depth.
+    tracked_in: dict[str, list[str]] = {r: [] for r in roots}
+    for rel in tracked or ():
+        for above in roots_above(rel, root_set):
+            tracked_in[above].append(rel[len(above) + 1 :] if above else rel)
     projects: list[Project] = []
     count = 0
     for rel_root, members in grouped.items():
         cut = len(rel_root) + 1 if rel_root else 0
         local = [m[cut:] for m in members]
-        sub_tracked = (
-            None
-            if tracked is None
-            else frozenset(t[cut:] for t in tracked if not rel_root or t.startswith(rel_root + "/"))
-        )
+        sub_tracked = None if tracked is None else frozenset(tracked_in[rel_root])
         root = tree / rel_root if rel_root else tree
         project, problems = load_project(
             root,

@@ -96,6 +96,10 @@ HANGS: dict[str, Callable[[], dict[str, str]]] = {
         + "---\n",
         **{f"src/d{i % 100}/f{i}.ts": "" for i in range(10_000)},
     },
+    "many nested projects": lambda: {
+        **{f"p{i}/.apc/project.json": "{}" for i in range(3000)},
+        **{f"p{i % 3000}/src/f{i}.txt": "" for i in range(30_000)},
+    },
     "placeholder run": lambda: {
         **PROJECT,
         ".apc/mcps.json": '{"mcpServers": {"s": {"command": "x", "env": {"API_KEY": "'
