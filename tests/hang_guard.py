@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import multiprocessing
 import re
+import signal
 import traceback
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from re import _parser as sre_parse  # type: ignore[attr-defined]
+from types import FrameType
 from typing import Any
 
 import pytest
@@ -27,6 +30,30 @@ PUMP_LENGTH = 100_000  # characters of pumped text after one start
 # Many starts in a row: at 256 KiB a pattern that rescans the rest of the text from each start
 # needs more than 10**10 steps (hours), while a linear one needs milliseconds.
 FILE_LENGTH = 256 * 1024
+
+
+ALARM = 60  # seconds per example of a fuzz test
+
+
+class Hang(Exception):
+    pass
+
+
+@contextmanager
+def hang_guard(limit: int = ALARM) -> Iterator[None]:
+    """In-process guard for fuzz examples: SIGALRM raises :class:`Hang` after ``limit`` seconds
+    (the regex engine checks for signals, so this interrupts a catastrophic match too)."""
+
+    def expire(signum: int, frame: FrameType | None) -> None:
+        raise Hang(f"no result after {limit} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(limit)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _child(conn: Any, func: Callable[..., Any], args: tuple[Any, ...]) -> None:

@@ -13,12 +13,8 @@ derandomized).
 
 from __future__ import annotations
 
-import signal
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -27,27 +23,7 @@ from apc_tools.contract.validate import validate
 from apc_tools.core import files, parse
 from apc_tools.findings import CannotRun, Result
 from tests.conftest import FUZZ_EXAMPLES
-
-GUARD = 60  # seconds per example: catches a hang, never a speed assertion
-
-
-class Hang(Exception):
-    pass
-
-
-@contextmanager
-def hang_guard() -> Iterator[None]:
-    def expire(signum: int, frame: FrameType | None) -> None:
-        raise Hang(f"no result after {GUARD} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(GUARD)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-
+from tests.hang_guard import hang_guard
 
 FRAGMENTS = [
     "```a\n",

@@ -10,8 +10,6 @@ import json
 import os
 import random
 import string
-import subprocess
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -20,7 +18,8 @@ import pytest
 
 from apc_tools.contract.validate import validate
 from apc_tools.findings import Finding
-from tests.conftest import REPO_ROOT, git, write_tree
+from tests.cli.test_cli import apc
+from tests.conftest import git, write_tree
 from tests.hang_guard import run_guarded
 
 PROJECT = {
@@ -266,24 +265,11 @@ def planted_tree(secret: str) -> dict[str, str]:
     }
 
 
-def _apc(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "apc_tools", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-
-
 @pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github"])
 def test_a_planted_token_never_appears_in_any_output(fmt: str, tmp_path: Path) -> None:
     secret = token()
     root = write_tree(tmp_path / "p", planted_tree(secret))
-    done = _apc("validate", ".", "--format", fmt, cwd=root)
+    done = apc("validate", ".", "--format", fmt, cwd=root)
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr
     assert secret not in done.stdout + done.stderr
@@ -295,7 +281,7 @@ def test_a_token_in_a_policy_key_is_not_echoed(tmp_path: Path) -> None:
     secret = token()
     policy = f'version: 1\n"{secret}": 1\n"{secret}": 2\n'
     root = write_tree(tmp_path / "p", {**PROJECT, ".apc-tools.yaml": policy})
-    done = _apc("validate", ".", cwd=root)
+    done = apc("validate", ".", cwd=root)
     assert done.returncode == 2
     assert secret not in done.stdout + done.stderr and "duplicate key" in done.stderr
 
@@ -317,6 +303,6 @@ def test_validate_never_runs_the_scanned_repositorys_fsmonitor(tmp_path: Path) -
     git(root, "status")  # the script is live: plain git runs it
     assert marker.exists()
     marker.unlink()
-    done = _apc("validate", ".", cwd=root)
+    done = apc("validate", ".", cwd=root)
     assert done.returncode in (0, 1), done.stderr
     assert not marker.exists()

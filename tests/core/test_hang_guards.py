@@ -22,6 +22,7 @@ import apc_tools
 from apc_tools.contract.checks.rule_files import GLOB_BUDGET
 from apc_tools.core import gitignore
 from apc_tools.core.globs import Budget, FileIndex, compile_glob, glob_match
+from apc_tools.core.schemas import load_schema, schema_names
 from tests.hang_guard import exercise, exercise_window, run_guarded
 
 
@@ -57,7 +58,30 @@ def module_patterns() -> dict[str, re.Pattern[str]]:
     return found
 
 
-PATTERNS = module_patterns()
+def _schema_regexes(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        if isinstance(node.get("pattern"), str):
+            yield node["pattern"]
+        yield from node.get("patternProperties", {})
+        for key, value in node.items():
+            if not key.startswith("x-"):  # x-apc-messages: {"pattern": "<message>"}
+                yield from _schema_regexes(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _schema_regexes(value)
+
+
+def schema_patterns() -> dict[str, re.Pattern[str]]:
+    """The ``pattern`` and ``patternProperties`` regexes of the published schemas: applied to
+    values from the checked files (core/schemas.py compiles them with ``re``)."""
+    found: dict[str, re.Pattern[str]] = {}
+    for name in schema_names():
+        for regex in _schema_regexes(load_schema(name)):
+            found.setdefault(f"schema {name}: {regex}", re.compile(regex))
+    return found
+
+
+PATTERNS = {**module_patterns(), **schema_patterns()}
 
 
 def test_the_enumeration_finds_the_patterns_it_must_guard() -> None:
@@ -71,6 +95,7 @@ def test_the_enumeration_finds_the_patterns_it_must_guard() -> None:
     ):
         assert expected in names
     assert len(PATTERNS) >= 40
+    assert any(name.startswith("schema ") for name in names)
 
 
 # A detector's ``before`` is only searched in the 48 characters before a candidate match
