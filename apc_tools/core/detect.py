@@ -325,11 +325,20 @@ def _scan(detector: Detector, text: str) -> Iterable[Hit]:
 
 
 def _without_overlaps(hits: Iterable[Hit]) -> list[Hit]:
+    """The hits, in order of priority, that overlap no earlier kept hit. Kept hits are disjoint
+    and sorted by start, so only the neighbours of a new hit can overlap it (a bisection per
+    hit, not a comparison with every kept one: 20,000 tokens in a file were quadratic)."""
     kept: list[Hit] = []
+    starts: list[int] = []
     for hit in hits:
-        if not any(hit.start < k.end and k.start < hit.end for k in kept):
-            kept.append(hit)
-    return sorted(kept, key=lambda h: (h.start, h.end))
+        at = bisect_right(starts, hit.start)
+        if at and kept[at - 1].end > hit.start:
+            continue
+        if at < len(kept) and kept[at].start < hit.end:
+            continue
+        kept.insert(at, hit)
+        starts.insert(at, hit.start)
+    return kept
 
 
 def find_secrets(text: str) -> list[Hit]:

@@ -99,6 +99,20 @@ HANGS: dict[str, Callable[[], dict[str, str]]] = {
         **{f"p{i}/.apc/project.json": "{}" for i in range(3000)},
         **{f"p{i % 3000}/src/f{i}.txt": "" for i in range(30_000)},
     },
+    "plans x files": lambda: {
+        **PROJECT,
+        **{
+            f".apc/plans/p{i}.md": "---\ntitle: t\nstatus: s\nowner: nobody\n---\n"
+            for i in range(3000)
+        },
+        **{f"src/f{i}.txt": "" for i in range(20_000)},
+    },
+    "secrets in a row": lambda: {
+        "AGENTS.md": " ".join(
+            "ghp_" + "".join(random.Random(i).choices(string.ascii_letters + string.digits, k=36))
+            for i in range(20_000)
+        )
+    },
     "placeholder run": lambda: {
         **PROJECT,
         ".apc/mcps.json": '{"mcpServers": {"s": {"command": "x", "env": {"API_KEY": "'
