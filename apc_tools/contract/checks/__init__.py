@@ -16,7 +16,10 @@ from types import MappingProxyType
 from apc_tools.contract.checks import (
     agents,
     agents_md,
+    commands,
+    discovery,
     gitignore,
+    instructions,
     mcps,
     memory,
     plans,
@@ -32,6 +35,7 @@ DocCheck = Callable[[Doc, Project], Iterable[Finding]]
 ProjectCheck = Callable[[Project], Iterable[Finding]]
 
 FAMILIES = (
+    discovery,
     agents_md,
     project_json,
     agents,
@@ -41,6 +45,8 @@ FAMILIES = (
     plans,
     mcps,
     gitignore,
+    instructions,
+    commands,
     secrets,
 )
 
