@@ -245,6 +245,34 @@ SECRET_PLACES = {
 }
 
 
+SECRET_RULES = {"AGM004", "MEM002", "MCP003", "INS003", "SEC001"}
+EVERY_KIND = {
+    **SECRET_PLACES,
+    "AGENTS.md": "# x\nUse {t}.\n",
+    ".apc/agents/a/memory.md": "Use {t}.\n",
+    ".apc/memory.md": "Use {t}.\n",
+    ".apc/mcps.json": '{{"mcpServers": {{"s": {{"command": "x", "env": {{"K": "{t}"}}}}}}}}',
+    ".apc/.gitignore": "{t}\n",
+    "CLAUDE.md": "Use {t}.\n",
+    "GEMINI.md": "Use {t}.\n",
+    ".github/copilot-instructions.md": "Use {t}.\n",
+    ".github/instructions/x.instructions.md": '---\napplyTo: "**"\n---\nUse {t}.\n',
+    ".claude/commands/c.md": "---\ndescription: d\n---\nUse {t}.\n",
+}
+
+
+def test_every_kind_of_file_is_covered_by_exactly_one_secret_rule(tmp_path: Path) -> None:
+    from apc_tools.contract.project import classify
+
+    kinds = {classify(rel) for rel in EVERY_KIND}
+    assert None not in kinds
+    secret = token()
+    for rel, text in EVERY_KIND.items():
+        root = write_tree(tmp_path / rel.replace("/", "_"), {**PROJECT, rel: text.format(t=secret)})
+        found = [f for f in run(root) if f.rule in SECRET_RULES]
+        assert len(found) == 1 and found[0].path == rel, (rel, found)
+
+
 @pytest.mark.parametrize("rel", sorted(SECRET_PLACES))
 def test_secrets_are_reported_in_every_contract_kind(rel: str, tmp_path: Path) -> None:
     secret = token()

@@ -1,7 +1,8 @@
 """Secrets in every contract file that has no secret rule of its own.
 
-AGENTS.md (AGM004), memory (MEM002) and mcps.json (MCP003) have their own rules with their own
-advice. Every other kind (agents, ``.claude/agents``, skills, rules, plans, ``project.json``,
+AGENTS.md (AGM004), memory (MEM002), mcps.json (MCP003) and the instruction files of other tools
+(INS003: CLAUDE.md, GEMINI.md, Copilot's) have their own rules with their own advice. Every other
+kind (agents, ``.claude/agents``, commands, skills, rules, plans, ``project.json``,
 ``.apc/.gitignore``, and any kind added later) is scanned here with the same shared detectors
 (:func:`apc_tools.core.detect.find_secrets`): these files are committed and read into prompts
 just like AGENTS.md. The whole file is scanned, frontmatter included.
@@ -18,7 +19,17 @@ from apc_tools.findings import Finding, Severity, rule_family
 FAMILY = "secrets"
 
 # Kinds whose family reports secrets with a rule of its own.
-OWN_RULE = frozenset({"agents-md", "memory", "mcps"})
+OWN_RULE = frozenset(
+    {
+        "agents-md",
+        "memory",
+        "mcps",
+        "claude-md",
+        "gemini-md",
+        "copilot-instructions",
+        "copilot-scoped",
+    }
+)
 
 _rule = rule_family(FAMILY)
 
