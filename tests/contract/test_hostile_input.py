@@ -304,6 +304,11 @@ def planted_tree(secret: str) -> dict[str, str]:
         ".apc/rules/r.md": f'---\nglobs:\n  - "{secret}/**"\n{secret}: 1\n---\n',
         ".apc/plans/p.md": f"---\ntitle: {secret}\nstatus: {secret}\n{secret}: 1\n---\n",
         ".apc/.gitignore": f"{secret}\n",
+        "CLAUDE.md": f"@{secret}\n@docs/{secret}.md\n[x]({secret})\n",
+        "GEMINI.md": f"@{secret}\n",
+        ".github/copilot-instructions.md": f"[x]({secret})\n",
+        ".github/instructions/x.instructions.md": f'---\napplyTo: "{secret}/*"\n{secret}: 1\n---\n',
+        ".claude/commands/c.md": f"---\ndescription: d\n{secret}: 1\nmodel: {secret}\n---\n",
     }
 
 
