@@ -353,3 +353,16 @@ def test_validate_never_runs_the_scanned_repositorys_fsmonitor(tmp_path: Path) -
     done = apc("validate", ".", cwd=root)
     assert done.returncode in (0, 1), done.stderr
     assert not marker.exists()
+
+
+def test_a_policy_with_too_many_globs_is_refused(tmp_path: Path) -> None:
+    """Policy lists are capped (256 globs of at most 1,024 characters): matching every file
+    against them stays linear in the tree with a bounded factor."""
+    from apc_tools.findings import CannotRun
+
+    many = "version: 1\nexclude:\n" + "".join(f'  - "g{i}/**"\n' for i in range(300))
+    long = 'version: 1\nallow:\n  AGM003: ["' + "a/" * 600 + '"]\n'
+    for policy in (many, long):
+        root = write_tree(tmp_path / f"p{len(policy)}", {**PROJECT, ".apc-tools.yaml": policy})
+        with pytest.raises(CannotRun):
+            validate([root], cwd=root)
