@@ -366,3 +366,20 @@ def test_a_policy_with_too_many_globs_is_refused(tmp_path: Path) -> None:
         root = write_tree(tmp_path / f"p{len(policy)}", {**PROJECT, ".apc-tools.yaml": policy})
         with pytest.raises(CannotRun):
             validate([root], cwd=root)
+
+
+@pytest.mark.parametrize("item", ["AAA{i:03d}", "{i}"])
+def test_a_long_disable_list_is_refused_without_a_hang(item: str, tmp_path: Path) -> None:
+    """A 60,000-entry `disable` list took minutes (uniqueItems compared pairwise)."""
+    entries = "".join(f"  - {item.format(i=i)}\n" for i in range(60_000))
+    root = write_tree(
+        tmp_path / "p", {**PROJECT, ".apc-tools.yaml": "version: 1\ndisable:\n" + entries}
+    )
+    run_guarded(_refused, root)
+
+
+def _refused(root: Path) -> None:
+    from apc_tools.findings import CannotRun
+
+    with pytest.raises(CannotRun, match="at most 1000"):
+        validate([root], cwd=root)
