@@ -1,0 +1,338 @@
+"""The gate: a git source, the detectors, the policy. One function, :func:`scan`.
+
+Order of work, cheapest first: the listing (one git command), the path rules over every path,
+then each distinct blob read once through one persistent ``cat-file --batch`` process, and only
+as much of it as the detectors need (:data:`Settings.max_blob_bytes`). Content detectors run
+on text only; binary blobs get the magic-byte test of BDB and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from apc_tools.boundary import gitio, inputs, markers, paths, policy, sources, stores
+from apc_tools.boundary.gitio import BlobReader, Entry, Repo
+from apc_tools.boundary.local_paths import detect_local_paths
+from apc_tools.boundary.model import BlobView, Detection
+from apc_tools.boundary.policy import BaselineEntry, Settings
+from apc_tools.boundary.secrets import detect_secrets
+from apc_tools.boundary.transcripts import HEAD_BYTES, classify, detect_transcript
+from apc_tools.contract.project import classify as contract_kind
+from apc_tools.findings import CannotRun, Finding, Result
+
+Progress = Callable[[int, int], None]
+POLICY_FILE = ".apc-tools.yaml"
+INSTRUCTION_FILES = frozenset(
+    {"claude.md", "gemini.md", ".cursorrules", ".windsurfrules", "copilot-instructions.md"}
+)
+
+
+@dataclass(frozen=True)
+class Options:
+    """What to scan and how (the options of ``apc boundary``)."""
+
+    cwd: Path = field(default_factory=Path.cwd)
+    paths: tuple[Path, ...] = ()
+    mode: str = "tracked"
+    rev_range: str | None = None
+    secrets: str | None = None  # None: the policy's boundary.secrets (default "contract")
+    config: Path | None = None
+    inline_allow: bool = True
+    write_baseline: bool = False
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of a scan, and the baseline file written (``--write-baseline``)."""
+
+    result: Result
+    baseline_written: Path | None = None
+    baseline_entries: int = 0
+
+
+def is_contract(path: str) -> bool:
+    """A file of the agent contract: AGENTS.md, SKILL.md, `.apc/**`, agent and rule files,
+    and the instruction files agents read into every prompt (CLAUDE.md, GEMINI.md, ...)."""
+    low = path.casefold()
+    parts = PurePosixPath(low).parts
+    return (
+        contract_kind(path) is not None
+        or ".apc" in parts[:-1]
+        or (parts[-1] if parts else "") in INSTRUCTION_FILES
+    )
+
+
+# --------------------------------------------------------------------------- the blob stage
+
+
+@dataclass
+class Inspector:
+    """Runs the detectors over one blob at one path."""
+
+    settings: Settings
+    secrets_all: bool
+    inline_allow: bool
+    extra_paths: tuple[paths.PathRule, ...] = ()
+
+    def path_detections(self, path: str) -> list[Detection]:
+        return list(paths.detect_path(path.casefold(), self.extra_paths))
+
+    def content(self, blob: BlobView, path_hits: bool) -> Iterator[Detection]:
+        if blob.binary:
+            yield from stores.detect_store(blob)
+            if not stores.SQLITE_MAGIC == blob.data[:16] and self._extra("BDB", blob):
+                yield from ()
+            return
+        head = blob if blob.size <= HEAD_BYTES else _head(blob)
+        verdict = classify(head)
+        if verdict is None and self._extra("BTR", blob):
+            verdict = _forced(blob)
+        if verdict is not None:
+            blob.flagged = True
+            yield from detect_transcript(blob, verdict)
+        if path_hits:
+            blob.flagged = True
+        yield from markers.detect_markers(blob)
+        if self.secrets_all or blob.flagged or blob.contract:
+            yield from detect_secrets(blob)
+        if blob.contract:
+            yield from detect_local_paths(blob)
+
+    def _extra(self, family: str, blob: BlobView) -> bool:
+        globs = self.settings.paths.get(family, ())
+        return bool(globs) and policy._any_glob(globs, blob.path)
+
+    def keep(self, blob: BlobView, found: Detection) -> bool:
+        return not (self.inline_allow and blob.inline_allowed(found.rule.id, found.line))
+
+
+def _head(blob: BlobView) -> BlobView:
+    return BlobView(blob.path, blob.data[:HEAD_BYTES], blob.size, False, blob.contract)
+
+
+def _forced(blob: BlobView) -> object:
+    from apc_tools.boundary.transcripts import Verdict
+
+    return Verdict("session content (a path the policy names)", True, 1, 1, "")
+
+
+# --------------------------------------------------------------------------- the scan
+
+
+def scan(options: Options, progress: Progress | None = None) -> Outcome:
+    """Scan one repository; raise :class:`CannotRun` when it cannot (exit 2)."""
+    repo = gitio.open_repo(options.cwd)
+    scope = sources.scope_of(repo, options.cwd, options.paths)
+    source = sources.read_source(repo, options.mode, scope, options.rev_range)
+    with BlobReader(repo) as reader:
+        settings, baseline, notes = _policy(repo, options, source, reader)
+        entries = [e for e in source.entries if not settings.excluded(e.path)]
+        secrets = options.secrets or settings.secrets
+        inspector = Inspector(
+            settings,
+            secrets == "all",
+            options.inline_allow,
+            paths.extra_rules(settings.paths.get("BPA", ()), "policy"),
+        )
+        found = list(_run(entries, reader, inspector, progress))
+    findings = _dedupe(settings.apply(found))
+    if options.write_baseline:
+        return _write_baseline(repo, settings, findings, len(_paths(entries)))
+    kept, matched = _against_baseline(findings, baseline)
+    extra = list(notes)
+    if baseline and options.mode in ("tracked", "history"):
+        extra += _stale(baseline, matched, scope, settings)
+    result = Result.of(kept + settings.apply(extra), len(_paths(entries)), strict=settings.strict)
+    return Outcome(result)
+
+
+def _paths(entries: Sequence[Entry]) -> set[str]:
+    return {e.path for e in entries}
+
+
+def _run(
+    entries: list[Entry], reader: BlobReader, inspector: Inspector, progress: Progress | None
+) -> Iterator[Finding]:
+    by_oid: dict[str, list[Entry]] = {}
+    for entry in entries:
+        by_oid.setdefault(entry.oid, []).append(entry)
+    total = len(by_oid)
+    for done, (oid, group) in enumerate(by_oid.items(), start=1):
+        yield from _one_object(oid, group, reader, inspector)
+        if progress is not None:
+            progress(done, total)
+
+
+def _one_object(
+    oid: str, group: list[Entry], reader: BlobReader, inspector: Inspector
+) -> Iterator[Finding]:
+    first: dict[str, Entry] = {}
+    for entry in group:
+        first.setdefault(entry.path, entry)
+    if group[0].is_submodule:
+        for entry in first.values():
+            yield _finding(entry, inputs.submodule())
+        return
+    blob = None if group[0].is_symlink else reader.read(oid, inspector.settings.max_blob_bytes)
+    for entry in first.values():
+        yield from _at_path(entry, blob, inspector)
+
+
+def _at_path(entry: Entry, blob: gitio.Blob | None, inspector: Inspector) -> Iterator[Finding]:
+    path_hits = inspector.path_detections(entry.path)
+    for found in path_hits:
+        yield _finding(entry, found)
+    if blob is None:
+        return
+    if blob.missing:
+        yield _finding(entry, inputs.missing())
+        return
+    if blob.data.startswith(inputs.LFS_HEADER) and blob.size < 1024:
+        yield _finding(entry, inputs.lfs_pointer())
+        return
+    view = BlobView(entry.path, blob.data, blob.size, blob.complete, is_contract(entry.path))
+    if not blob.complete:
+        yield _finding(entry, inputs.too_large(blob.size, len(blob.data)))
+    for found in inspector.content(view, bool(path_hits)):
+        if inspector.keep(view, found):
+            yield _finding(entry, found)
+
+
+def _finding(entry: Entry, found: Detection) -> Finding:
+    made = found.rule.finding(
+        entry.path, found.message, found.line, found.column, severity=found.severity,
+        commit=entry.commit,
+    )
+    return _with_fingerprint(made, found.match)
+
+
+def _with_fingerprint(finding: Finding, match: str | None) -> Finding:
+    from dataclasses import replace
+
+    fp = policy.fingerprint(finding.rule, finding.path, match)
+    return replace(finding, message=finding.message) if not hasattr(finding, "fingerprint") else (
+        replace(finding, fingerprint=fp)  # type: ignore[call-arg]
+    )
+
+
+def _fp(finding: Finding) -> str:
+    return str(getattr(finding, "fingerprint", "") or "")
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    """One finding per (rule, path, fingerprint): the first (oldest commit) wins."""
+    seen: set[tuple[str, str, str, int | None]] = set()
+    out: list[Finding] = []
+    for finding in findings:
+        key = (finding.rule, finding.path, _fp(finding) or finding.message, None)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(finding)
+    return out
+
+
+# --------------------------------------------------------------------------- policy, baseline
+
+
+def _policy(
+    repo: Repo, options: Options, source: sources.Source, reader: BlobReader
+) -> tuple[Settings, tuple[BaselineEntry, ...], list[Finding]]:
+    """The settings and baseline in force, and BPL002 notes (range mode)."""
+    notes: list[Finding] = []
+    if options.config is not None:
+        settings = _settings_from_file(options.config)
+    elif source.base is not None:
+        settings = _settings_at(reader, source.base)
+    else:
+        settings = _settings_from_file(repo.root / POLICY_FILE, optional=True)
+    if source.base is not None:
+        baseline = _baseline_at(reader, source.base, settings.baseline)
+        changed = gitio.changed_paths(repo, source.base, source.tip or "HEAD",
+                                      [POLICY_FILE, settings.baseline])
+        for path in changed:
+            entry = Entry("100644", "", path, source.tip)
+            notes.append(_finding(entry, policy.changed_detection(path)))
+    else:
+        baseline = _baseline_file(repo.root / settings.baseline)
+    return settings, baseline, notes
+
+
+def _settings_from_file(path: Path, optional: bool = False) -> Settings:
+    if optional and not path.is_file():
+        return Settings()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CannotRun(f"{path}: cannot read the policy file: {exc}") from None
+    return policy.parse_settings(str(path), text)
+
+
+def _settings_at(reader: BlobReader, commit: str) -> Settings:
+    blob = reader.read(f"{commit}:{POLICY_FILE}", 1 << 20)
+    if blob.missing:
+        return Settings()
+    return policy.parse_settings(f"{POLICY_FILE} (at {commit[:12]})", _decode(blob.data))
+
+
+def _baseline_file(path: Path) -> tuple[BaselineEntry, ...]:
+    if not path.is_file():
+        return ()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CannotRun(f"{path}: cannot read the baseline: {exc}") from None
+    return policy.parse_baseline(str(path), text)
+
+
+def _baseline_at(reader: BlobReader, commit: str, name: str) -> tuple[BaselineEntry, ...]:
+    blob = reader.read(f"{commit}:{name}", 64 << 20)
+    if blob.missing:
+        return ()
+    return policy.parse_baseline(f"{name} (at {commit[:12]})", _decode(blob.data))
+
+
+def _decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CannotRun(f"not valid UTF-8: {exc}") from None
+
+
+def _against_baseline(
+    findings: list[Finding], baseline: tuple[BaselineEntry, ...]
+) -> tuple[list[Finding], set[str]]:
+    accepted = {e.fingerprint for e in baseline}
+    kept = [f for f in findings if _fp(f) not in accepted]
+    matched = {_fp(f) for f in findings if _fp(f) in accepted}
+    return kept, matched
+
+
+def _stale(
+    baseline: tuple[BaselineEntry, ...], matched: set[str], scope: sources.Scope,
+    settings: Settings,
+) -> list[Finding]:
+    out: list[Finding] = []
+    for entry in baseline:
+        if entry.fingerprint in matched or not scope.covers(entry.path):
+            continue
+        where = Entry("100644", "", settings.baseline, None)
+        out.append(_finding(where, policy.stale_detection(entry)))
+    return out
+
+
+def _write_baseline(
+    repo: Repo, settings: Settings, findings: list[Finding], files: int
+) -> Outcome:
+    entries = [
+        BaselineEntry(_fp(f), f.rule, f.path)
+        for f in findings
+        if f.severity.value in ("error", "warning")
+    ]
+    target = repo.root / settings.baseline
+    from apc_tools.runtime.store import atomic_write  # noqa: F401  (not allowed: see below)
+
+    target.write_text(policy.baseline_text(entries), encoding="utf-8")
+    return Outcome(Result.of([], files), target, len(entries))

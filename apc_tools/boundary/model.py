@@ -1,0 +1,103 @@
+"""What the detectors of the gate see and say.
+
+A :class:`BlobView` is one blob at one path, as far as it was read (never the working tree);
+a detector returns :class:`Detection` values: the rule, a message that never quotes the content,
+where (1-based line and column, when the blob has them) and ``match``, the content that
+identifies the finding (a secret value, a record signature, a marker). ``match`` is only hashed
+into the finding's fingerprint, never shown or stored.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import PurePosixPath
+
+from apc_tools.findings import Rule, Severity, rule_family
+
+FAMILY = "boundary"
+rule = rule_family(FAMILY)
+
+# Sniffing: git's own "binary" test looks for a NUL in the first 8000 bytes.
+BINARY_SNIFF = 8000
+INLINE_ALLOW = re.compile(
+    r"(?:#|//|<!--|/\*|--|;)[^\n]*?\bapc:\s*allow\s+"
+    r"(?P<ids>[A-Z]{2,5}[0-9]{3}(?:\s*[, ]\s*[A-Z]{2,5}[0-9]{3})*)"
+)
+NO_COMMENT_SUFFIXES = (".json", ".jsonl", ".ndjson")
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One thing a detector found in one blob."""
+
+    rule: Rule
+    message: str
+    line: int | None = None
+    column: int | None = None
+    match: str | None = None
+    severity: Severity | None = None
+
+
+@dataclass
+class BlobView:
+    """One blob at one repository path: its bytes as read and what the path says about it."""
+
+    path: str
+    data: bytes
+    size: int
+    complete: bool
+    contract: bool = False  # a contract file (AGENTS.md, .apc/**, SKILL.md, ...)
+    flagged: bool = False  # another detector already flagged this blob (its path or records)
+    notes: dict[str, object] = field(default_factory=dict)
+
+    @cached_property
+    def low(self) -> str:
+        return self.path.casefold()
+
+    @cached_property
+    def name(self) -> str:
+        return PurePosixPath(self.low).name
+
+    @cached_property
+    def suffix(self) -> str:
+        return PurePosixPath(self.low).suffix
+
+    @cached_property
+    def in_apc(self) -> bool:
+        return ".apc" in PurePosixPath(self.low).parts[:-1]
+
+    @cached_property
+    def binary(self) -> bool:
+        return b"\0" in self.data[:BINARY_SNIFF]
+
+    @cached_property
+    def text(self) -> str:
+        """The blob as text (undecodable bytes replaced; a BOM dropped)."""
+        return self.data.decode("utf-8", "replace").removeprefix("\ufeff")
+
+    @cached_property
+    def line_starts(self) -> list[int]:
+        return [0, *(m.end() for m in re.finditer("\n", self.text))]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a character offset in :attr:`text`."""
+        from bisect import bisect_right
+
+        line = bisect_right(self.line_starts, offset)
+        return line, offset - self.line_starts[line - 1] + 1
+
+    def line_text(self, line: int) -> str:
+        starts = self.line_starts
+        if not 1 <= line <= len(starts):
+            return ""
+        end = starts[line] if line < len(starts) else len(self.text)
+        return self.text[starts[line - 1] : end]
+
+    def inline_allowed(self, rule_id: str, line: int | None) -> bool:
+        """True when the line carries an ``apc: allow RULE-ID`` comment (not in JSON/JSONL)."""
+        if line is None or self.binary or self.suffix in NO_COMMENT_SUFFIXES:
+            return False
+        found = INLINE_ALLOW.search(self.line_text(line))
+        return bool(found and rule_id in re.split(r"[\s,]+", found.group("ids")))
