@@ -12,6 +12,7 @@ from importlib import import_module
 from apc_tools.findings import Registry, Rule
 
 FAMILY_PACKAGES = (
+    "apc_tools.core.rules",
     "apc_tools.contract.rules",
     "apc_tools.runtime.rules",
 )

@@ -137,7 +137,7 @@ def rules(rule_id: str | None, fmt: str) -> None:
 @click.argument("name", required=False)
 def schema(name: str | None) -> None:
     """Print a published JSON Schema, or list their names."""
-    from apc_tools.contract.schemas import schema_names, schema_text
+    from apc_tools.core.schemas import schema_names, schema_text
 
     if name is None:
         click.echo("\n".join(schema_names()))

@@ -9,6 +9,7 @@ generated.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -62,8 +63,14 @@ class Rule:
         *,
         severity: Severity | None = None,
         commit: str | None = None,
+        match: str | bytes | None = None,
     ) -> Finding:
-        """Build a finding of this rule (default severity unless one is given)."""
+        """Build a finding of this rule (default severity unless one is given).
+
+        ``match`` is what identifies the finding inside its file (a secret's value, a record's
+        signature, a key name; nothing for a rule about the path itself). Only its hash is kept:
+        see :attr:`Finding.fingerprint`.
+        """
         return Finding(
             rule=self.id,
             severity=severity or self.severity,
@@ -72,7 +79,14 @@ class Rule:
             column=column,
             message=message,
             commit=commit,
+            identity=content_hash(match) if match is not None else "",
         )
+
+
+def content_hash(content: str | bytes) -> str:
+    """The SHA-256 of ``content`` (text as UTF-8), hex: what a finding keeps of matched content."""
+    data = content if isinstance(content, bytes) else content.encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()
 
 
 RuleMaker = Callable[[str, str, Severity, str, str, str, str], Rule]
@@ -93,7 +107,13 @@ def rule_family(family: str) -> RuleMaker:
 
 @dataclass(frozen=True, order=False)
 class Finding:
-    """One problem at one place. ``line`` and ``column`` are 1-based, or None."""
+    """One problem at one place. ``line`` and ``column`` are 1-based, or None.
+
+    ``identity`` is the hash of the matched content (never the content); with the rule and the
+    path it makes :attr:`fingerprint`, which stays when lines move or a message is reworded and
+    changes when the matched content does. ``occurrence`` tells apart findings that would share a
+    fingerprint (the same rule on the same content twice in one file); :meth:`Result.of` sets it.
+    """
 
     rule: str
     severity: Severity
@@ -102,6 +122,16 @@ class Finding:
     column: int | None
     message: str
     commit: str | None = None
+    identity: str = ""
+    occurrence: int = 1
+
+    @property
+    def fingerprint(self) -> str:
+        """A content identity: hash of rule, path and matched content, plus ``:N`` for the Nth
+        finding with the same three in one report. Used by SARIF, GitLab and the baseline."""
+        key = "\0".join((self.rule, self.path, self.identity))
+        digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        return digest if self.occurrence == 1 else f"{digest}:{self.occurrence}"
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line or 0, self.column or 0, self.rule, self.message)
@@ -127,6 +157,7 @@ class Finding:
             "column": self.column,
             "message": self.message,
             "commit": self.commit,
+            "fingerprint": self.fingerprint,
         }
 
 
@@ -185,7 +216,8 @@ class Result:
 
     @classmethod
     def of(cls, findings: Iterable[Finding], files: int, *, strict: bool = False) -> Result:
-        return cls(tuple(sorted(set(findings), key=Finding.sort_key)), files, strict)
+        unique = {replace(f, occurrence=1) for f in findings}
+        return cls(_number_occurrences(sorted(unique, key=Finding.sort_key)), files, strict)
 
     @property
     def summary(self) -> Summary:
@@ -195,6 +227,17 @@ class Result:
         """True when the run must exit 1: an error, or a warning under ``--strict``."""
         worst = {Severity.ERROR, Severity.WARNING} if strict or self.strict else {Severity.ERROR}
         return any(f.severity in worst for f in self.findings)
+
+
+def _number_occurrences(findings: list[Finding]) -> tuple[Finding, ...]:
+    """Findings in order, the second and later ones sharing rule, path and identity numbered."""
+    seen: dict[tuple[str, str, str], int] = {}
+    out: list[Finding] = []
+    for finding in findings:
+        key = (finding.rule, finding.path, finding.identity)
+        seen[key] = seen.get(key, 0) + 1
+        out.append(finding if seen[key] == 1 else replace(finding, occurrence=seen[key]))
+    return tuple(out)
 
 
 class CannotRun(Exception):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from apc_tools.contract.checks.gitignore import SAFE_DEFAULTS
 from apc_tools.contract.validate import validate
+from apc_tools.core.gitignore import SAFE_DEFAULTS
 from apc_tools.findings import Finding
 from tests.conftest import write_tree
 

@@ -6,9 +6,9 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from apc_tools.contract.files import TextFile
 from apc_tools.contract.project import Project, classify
 from apc_tools.contract.validate import check_project, parse_doc
+from apc_tools.core.files import TextFile
 from apc_tools.findings import Finding
 
 ROOT = Path("/nonexistent/apc-tools-property-root")

@@ -10,12 +10,12 @@ a walk that skips VCS and dependency folders.
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from apc_tools.contract.parse import Located
+from apc_tools.core import git
+from apc_tools.core.parse import Located
 
 SKIP_DIRS = frozenset(
     {
@@ -134,57 +134,6 @@ def display_root(root: Path, cwd: Path) -> str:
     return root.as_posix() if rel.startswith("..") else PurePosixPath(Path(rel)).as_posix()
 
 
-def git_files(root: Path) -> tuple[list[str], frozenset[str]] | None:
-    """(files not ignored, tracked files) under ``root`` from git, or None outside a work tree."""
-    try:
-        done = subprocess.run(
-            [
-                "git",
-                "-C",
-                str(root),
-                "ls-files",
-                "-z",
-                "-t",
-                "-c",
-                "-o",
-                "--exclude-standard",
-                "--full-name",
-                "--",
-                ".",
-            ],
-            capture_output=True,
-            timeout=60,
-            check=False,
-        )
-        top = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--show-toplevel"],
-            capture_output=True,
-            timeout=60,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if done.returncode != 0 or top.returncode != 0:
-        return None
-    toplevel = Path(os.fsdecode(top.stdout.strip()))
-    prefix = os.path.relpath(root.resolve(), toplevel.resolve())
-    prefix = "" if prefix == "." else PurePosixPath(Path(prefix)).as_posix() + "/"
-    files: list[str] = []
-    tracked: set[str] = set()
-    for entry in done.stdout.split(b"\0"):
-        if len(entry) < 3:
-            continue
-        tag, name = entry[:1], os.fsdecode(entry[2:])
-        if not name.startswith(prefix):
-            continue
-        rel = name[len(prefix) :]
-        if rel not in tracked:
-            files.append(rel)
-        if tag != b"?":
-            tracked.add(rel)
-    return sorted(set(files)), frozenset(tracked)
-
-
 def walk_files(root: Path) -> list[str]:
     """Every file under ``root`` (POSIX, relative), not following symlinked folders."""
     out: list[str] = []
@@ -198,7 +147,7 @@ def walk_files(root: Path) -> list[str]:
 
 
 def list_files(root: Path) -> tuple[list[str], frozenset[str] | None]:
-    from_git = git_files(root)
+    from_git = git.work_tree_files(root)
     if from_git is not None:
         files, tracked = from_git
         return [f for f in files if (root / f).exists() or (root / f).is_symlink()], tracked

@@ -1,8 +1,8 @@
-"""Every rule of the contract side, for the registry (see apc_tools.catalog)."""
+"""Every rule of the contract checks, for the registry (see apc_tools.catalog)."""
 
 from __future__ import annotations
 
-from apc_tools.contract import checks, files, parse
+from apc_tools.contract import checks
 from apc_tools.findings import Rule
 
-RULES: tuple[Rule, ...] = (*files.RULES, *parse.RULES, *checks.RULES)
+RULES: tuple[Rule, ...] = tuple(checks.RULES)

@@ -10,20 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from apc_tools.contract import files as io
 from apc_tools.contract.build import build_contract
 from apc_tools.contract.checks import CHECKS, PROJECT_CHECKS
 from apc_tools.contract.model import Contract
-from apc_tools.contract.parse import (
-    FM_BOM,
-    YAML_NOT_MAPPING,
-    Located,
-    Problem,
-    load_frontmatter_yaml,
-    load_json,
-    split_frontmatter,
-)
-from apc_tools.contract.policy import Policy, load_policy
 from apc_tools.contract.project import (
     JSON_KINDS,
     MARKDOWN_KINDS,
@@ -35,6 +24,17 @@ from apc_tools.contract.project import (
     owner,
     project_roots,
 )
+from apc_tools.core import files as io
+from apc_tools.core.parse import (
+    FM_BOM,
+    YAML_NOT_MAPPING,
+    Located,
+    Problem,
+    load_frontmatter_yaml,
+    load_json,
+    split_frontmatter,
+)
+from apc_tools.core.policy import Policy, load_policy
 from apc_tools.findings import CannotRun, Finding, Result
 
 PROFILES = ("default", "agentskills")

@@ -6,7 +6,7 @@ import json
 
 from apc_tools.findings import Result
 
-REPORT_VERSION = 1
+REPORT_VERSION = 2
 
 
 def report_dict(result: Result) -> dict[str, object]:

@@ -3,16 +3,15 @@
 One run; ``tool.driver.rules`` lists every rule of the registry (plus a bare descriptor for any
 rule a finding names that the registry lacks), each with help text and markdown. A result has a
 ``region`` only when its line is known: a file-level finding is still a valid result.
-``partialFingerprints`` hash the rule, the path and the message (never the line, which churns),
-with an occurrence counter so that equal findings in one file stay distinct.
+``partialFingerprints`` carry the finding's content identity (:attr:`Finding.fingerprint`: rule,
+path and a hash of the matched content; never the line, which churns, nor the message, which
+gets reworded), numbered so that equal findings in one file stay distinct.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-from collections import Counter
 from urllib.parse import quote
 
 from apc_tools.findings import Finding, Registry, Result, Rule, Severity
@@ -22,7 +21,7 @@ SARIF_VERSION = "2.1.0"
 TOOL_NAME = "apc-tools"
 INFORMATION_URI = "https://apc-tools.dev"
 SOURCE_ROOT = "%SRCROOT%"  # relative URIs resolve against the checked-out repository
-FINGERPRINT_KEY = "apcFindingHash/v1"
+FINGERPRINT_KEY = "apcFingerprint/v2"
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 DESCRIPTION_LIMIT = 1024  # GitHub's limit for shortDescription and fullDescription
 WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:/")
@@ -96,13 +95,7 @@ def clip(text: str) -> str:
 
 
 def sarif_results(findings: tuple[Finding, ...], index: dict[str, int]) -> list[Json]:
-    seen: Counter[str] = Counter()
-    out: list[Json] = []
-    for finding in findings:
-        digest = fingerprint(finding)
-        seen[digest] += 1
-        out.append(sarif_result(finding, index[finding.rule], f"{digest}:{seen[digest]}"))
-    return out
+    return [sarif_result(f, index[f.rule], sarif_fingerprint(f)) for f in findings]
 
 
 def sarif_result(finding: Finding, rule_index: int, fingerprint_value: str) -> Json:
@@ -137,10 +130,10 @@ def sarif_region(finding: Finding) -> Json:
     return region
 
 
-def fingerprint(finding: Finding) -> str:
-    """A stable hash of rule, path and message: unchanged when lines move."""
-    key = "\0".join((finding.rule, finding.path.replace("\\", "/"), finding.message))
-    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+def sarif_fingerprint(finding: Finding) -> str:
+    """The finding's fingerprint with its occurrence always spelled out (``hash:N``)."""
+    value = finding.fingerprint
+    return value if ":" in value else f"{value}:1"
 
 
 def artifact_uri(path: str) -> str:

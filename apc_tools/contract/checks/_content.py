@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from apc_tools.contract import detect
 from apc_tools.contract.project import Doc
+from apc_tools.core import detect
 from apc_tools.findings import Finding, Rule
 
 
@@ -26,7 +26,7 @@ def hit_findings(
         shown = detect.hint(hit.detector, value)
         what = detect.describe(hit.detector) + (f' ("{shown}")' if shown else "")
         text = message.replace("{what}", what)
-        yield rule.finding(doc.path, text, line, column)
+        yield rule.finding(doc.path, text, line, column, match=value)
 
 
 def secret_findings(rule: Rule, doc: Doc, advice: str) -> Iterator[Finding]:

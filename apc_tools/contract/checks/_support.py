@@ -1,8 +1,8 @@
 """Helpers shared by the frontmatter check families (agents, skills, rules, plans).
 
 Positions: every finding about a key or value is placed at the ``line:column`` the parser
-recorded (:class:`~apc_tools.contract.parse.Located`); a missing key is reported where the
-frontmatter starts. Schema problems come from :mod:`apc_tools.contract.schemas` (imported lazily:
+recorded (:class:`~apc_tools.core.parse.Located`); a missing key is reported where the
+frontmatter starts. Schema problems come from :mod:`apc_tools.core.schemas` (imported lazily:
 it pulls in jsonschema) and are turned into findings by the families, which decide the rule and
 severity of each.
 """
@@ -15,12 +15,12 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from apc_tools.contract.parse import YAML_LENIENT, Pos
 from apc_tools.contract.project import Doc
+from apc_tools.core.parse import YAML_LENIENT, Pos
 from apc_tools.findings import Finding, Rule, Severity
 
 if TYPE_CHECKING:
-    from apc_tools.contract.schemas import SchemaError
+    from apc_tools.core.schemas import SchemaError
 
 PathPart = str | int
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
@@ -144,19 +144,19 @@ def lenient_lines(doc: Doc) -> list[Pos]:
 
 
 def schema_errors(name: str, instance: Any) -> list[SchemaError]:
-    from apc_tools.contract.schemas import schema_errors as errors
+    from apc_tools.core.schemas import schema_errors as errors
 
     return errors(name, instance)
 
 
 def schema_warnings(name: str, instance: Any) -> list[SchemaError]:
-    from apc_tools.contract.schemas import schema_warnings as warnings
+    from apc_tools.core.schemas import schema_warnings as warnings
 
     return warnings(name, instance)
 
 
 def extension_keys(name: str) -> frozenset[str]:
-    from apc_tools.contract.schemas import extension_keys as keys
+    from apc_tools.core.schemas import extension_keys as keys
 
     return keys(name)
 

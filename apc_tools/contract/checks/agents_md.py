@@ -12,9 +12,9 @@ import re
 from collections.abc import Iterator
 from urllib.parse import unquote
 
-from apc_tools.contract import detect
 from apc_tools.contract.checks._content import hit_findings, secret_findings
 from apc_tools.contract.project import Doc, Project
+from apc_tools.core import detect
 from apc_tools.findings import Finding, Severity, rule_family
 
 FAMILY = "agents-md"

@@ -13,10 +13,10 @@ import re
 from collections.abc import Iterator
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from apc_tools.contract import detect
-from apc_tools.contract.parse import Located, Pos
 from apc_tools.contract.project import Doc, Project
-from apc_tools.contract.schemas import SchemaError
+from apc_tools.core import detect
+from apc_tools.core.parse import Located, Pos
+from apc_tools.core.schemas import SchemaError
 from apc_tools.findings import Finding, Severity, rule_family
 
 FAMILY = "mcps"
@@ -129,8 +129,8 @@ def _schema_finding(doc: Doc, meta: Located, error: SchemaError) -> Finding:
 
 
 def check_schema(doc: Doc, project: Project) -> Iterator[Finding]:
-    """Structure from the published schema (apc_tools/schemas/mcps.schema.json)."""
-    from apc_tools.contract.schemas import schema_errors
+    """Structure from the published schema (schemas/mcps.schema.json)."""
+    from apc_tools.core.schemas import schema_errors
 
     meta = doc.meta
     if meta is None or not isinstance(meta.data, dict):

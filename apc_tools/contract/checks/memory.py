@@ -7,13 +7,12 @@ interruption markers). A per-agent memory whose agent file does not exist is a w
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
-from apc_tools.contract import detect
 from apc_tools.contract.checks._content import local_path_findings, secret_findings
 from apc_tools.contract.project import Doc, Project
+from apc_tools.core import detect
 from apc_tools.findings import Finding, Severity, rule_family
 
 FAMILY = "memory"
@@ -68,53 +67,10 @@ TRANSCRIPT = _rule(
 
 RULES = (ORPHAN, SECRET, LOCAL_PATH, TRANSCRIPT)
 
-_HUMAN = r"user|human"
-_AI = r"assistant|ai|claude|chatgpt|gpt[-\w.]*|codex|gemini|copilot"
-_ROLE_LINE = re.compile(
-    r"^[ \t>*_#-]*(?:\*\*|__)?(?P<role>" + _HUMAN + "|" + _AI + r"|system)(?:\*\*|__)?[ \t]*"
-    r"(?::|(?:\*\*|__)[ \t]*:|[ \t]*$)",
-    re.IGNORECASE | re.MULTILINE,
-)
-_HUMAN_RE = re.compile(_HUMAN, re.IGNORECASE)
-_RECORDS = (
-    ("role-tagged JSON message", re.compile(r'"role"\s*:\s*"(?:user|assistant|tool|model)"')),
-    (
-        "tool-call record",
-        re.compile(
-            r'"type"\s*:\s*"(?:tool_use|tool_result|function_call|function_call_output)"'
-            r'|"(?:tool_call_id|tool_calls|functionCall|functionResponse|tool_use_id)"\s*:'
-        ),
-    ),
-)
-
-
-def _chat_dump(text: str) -> tuple[int, int] | None:
-    """(offset of the first role line, role lines) when both a person and a model speak."""
-    lines = list(_ROLE_LINE.finditer(text))
-    human = [m for m in lines if _HUMAN_RE.fullmatch(m.group("role"))]
-    machine = [m for m in lines if not _HUMAN_RE.fullmatch(m.group("role"))]
-    if len(lines) < 2 or not human or not machine:
-        return None
-    return lines[0].start("role"), len(lines)
-
-
-def _evidence(text: str) -> Iterator[tuple[str, int, int]]:
-    """(what, offset of the first occurrence, how many) for each kind of transcript content."""
-    dump = _chat_dump(text)
-    if dump:
-        yield "chat dump (speaker-labelled lines)", dump[0], dump[1]
-    for what, pattern in _RECORDS:
-        found = list(pattern.finditer(text))
-        if found:
-            yield what, found[0].start(), len(found)
-    markers = detect.find_markers(text)
-    if markers:
-        yield "interruption marker", markers[0].start, len(markers)
-
 
 def check_transcript(doc: Doc, project: Project) -> Iterator[Finding]:
     index: detect.LineIndex | None = None
-    for what, offset, count in _evidence(doc.text):
+    for what, offset, count in detect.find_transcript_evidence(doc.text):
         index = index or detect.LineIndex(doc.text)
         line, column = index.position(offset)
         more = f" ({count} occurrences)" if count > 1 else ""

@@ -12,9 +12,9 @@ import re
 from collections.abc import Iterator
 from datetime import datetime
 
-from apc_tools.contract.parse import Located, Pos
 from apc_tools.contract.project import Doc, Project
-from apc_tools.contract.schemas import SchemaError
+from apc_tools.core.parse import Located, Pos
+from apc_tools.core.schemas import SchemaError
 from apc_tools.findings import Finding, Rule, Severity, rule_family
 
 FAMILY = "project"
@@ -176,8 +176,8 @@ def schema_finding(doc: Doc, meta: Located, data: dict[str, object], error: Sche
 
 
 def check_schema(doc: Doc, project: Project) -> Iterator[Finding]:
-    """Structure from the published schema (apc_tools/schemas/project.schema.json)."""
-    from apc_tools.contract.schemas import schema_errors, schema_warnings
+    """Structure from the published schema (schemas/project.schema.json)."""
+    from apc_tools.core.schemas import schema_errors, schema_warnings
 
     parsed = _mapping(doc)
     if parsed is None:

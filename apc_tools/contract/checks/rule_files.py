@@ -20,9 +20,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from apc_tools.contract.checks import _support as fm
-from apc_tools.contract.globs import any_match
-from apc_tools.contract.parse import Pos
 from apc_tools.contract.project import Doc, Project
+from apc_tools.core.globs import any_match
+from apc_tools.core.parse import Pos
 from apc_tools.findings import Finding, Severity, rule_family
 
 FAMILY = "rules"

@@ -1,0 +1,514 @@
+"""Content detectors shared by the contract checks and the boundary gate.
+
+Detectors are data (ARCHITECTURE habit 5): a name, a compiled pattern, a description and, where a
+format alone is not enough, a gate on the matched value that keeps placeholders out
+(``your-api-key-here``, ``<TOKEN>``, ``${env:X}``, ``-----BEGIN PRIVATE KEY----- ...``). Each hit is
+a :class:`Hit` (detector name, start and end offset in the text). Callers turn offsets into
+``line:column`` with :class:`LineIndex` and show at most :func:`redact` of the value: a finding
+never carries the secret itself.
+
+Nothing here raises on any text; every pattern is linear (no nested quantifiers over the same
+characters), so scanning large prose stays fast.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import NamedTuple
+
+Gate = Callable[[str], bool]
+
+
+@dataclass(frozen=True)
+class Detector:
+    """One kind of content: ``pattern`` finds it, ``group`` holds the value, ``gate`` confirms."""
+
+    name: str
+    pattern: re.Pattern[str]
+    description: str
+    group: int = 0
+    gate: Gate | None = None
+    before: re.Pattern[str] | None = None  # must match the text just before the match
+    not_after: frozenset[str] = frozenset()  # characters that may not come right before
+    lead: int = 0  # characters before the match that belong to the hit (a drive letter)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A detector matched ``text[start:end]`` (the value itself, for secrets)."""
+
+    detector: str
+    start: int
+    end: int
+
+
+# --------------------------------------------------------------------------- value shape gates
+
+_PLACEHOLDER_WORDS = re.compile(
+    r"your|example|placeholder|changeme|change[_-]me|dummy|fake|sample|redacted|insert|"
+    r"replace|xxxx|\*\*\*|\.\.\.|…|password|passwd|secret|token|apikey|api[_-]key|"
+    r"lorem|foobar|todo|test|demo|mock",
+    re.IGNORECASE,
+)
+# ${env:NAME}, ${NAME}, {{ NAME }}, $NAME, %NAME%, <NAME>
+_PLACEHOLDER_REF = re.compile(
+    r"\$\{[^}\n]*\}|\{\{[^}\n]*\}\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%|<[^<>\n]*>"
+)
+_WORDS_ONLY = re.compile(r"[A-Za-z]+(?:[-_. ][A-Za-z]+)*")
+# Code, not a value: a dotted name (process.env.KEY!), a call, a URL, a CONSTANT_NAME_42.
+_CODE_LIKE = re.compile(
+    r"[(){}\[\]]|://|^[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)+[!?;]?$|^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$"
+)
+# A human-made password such as "securepass123" or "Welcome2024!": one word, then digits.
+_WORD_DIGITS = re.compile(r"[A-Za-z]+[0-9]{1,8}[!@#$%^&*.?]?")
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy in bits per character (0.0 for the empty string)."""
+    if not value:
+        return 0.0
+    total = len(value)
+    return -sum(n / total * math.log2(n / total) for n in Counter(value).values())
+
+
+def strip_placeholders(value: str) -> str:
+    """``value`` without ``${env:X}``, ``${X}``, ``{{ X }}``, ``$X``, ``%X%`` and ``<X>`` parts."""
+    return _PLACEHOLDER_REF.sub("", value)
+
+
+def is_placeholder(value: str) -> bool:
+    """True for values that stand for a secret rather than being one."""
+    bare = strip_placeholders(value).strip(" \t\"'`,;")
+    if len(bare) < 4 or len(set(bare)) <= 2:
+        return True
+    if _PLACEHOLDER_WORDS.search(bare):
+        return True
+    return bool(_WORDS_ONLY.fullmatch(bare) or _CODE_LIKE.search(bare))
+
+
+def _class_changes(value: str) -> int:
+    """How often the character class (lower, upper, digit, other) changes along ``value``."""
+
+    def kind(c: str) -> str:
+        return "d" if c.isdigit() else "u" if c.isupper() else "l" if c.islower() else "o"
+
+    return sum(1 for a, b in pairwise(value) if kind(a) != kind(b))
+
+
+def looks_random(value: str, min_length: int = 12) -> bool:
+    """True when ``value`` has the shape of a generated credential (not a word, not a name)."""
+    if len(value) < min_length or is_placeholder(value) or _WORD_DIGITS.fullmatch(value):
+        return False
+    has_digit = any(c.isdigit() for c in value)
+    has_alpha = any(c.isalpha() for c in value)
+    mixed_case = any(c.islower() for c in value) and any(c.isupper() for c in value)
+    if not (has_digit and has_alpha) and not (mixed_case and len(value) >= 24):
+        return False
+    return _class_changes(value) >= 3 and entropy(value) >= 3.0
+
+
+def _token_gate(prefix_len: int) -> Gate:
+    """Gate for prefixed token formats: the part after the prefix must look generated."""
+
+    def gate(value: str) -> bool:
+        body = value[prefix_len:]
+        if len(set(body)) < 8 or _PLACEHOLDER_WORDS.search(body) or entropy(body) < 3.0:
+            return False
+        # generated, not a kebab-case name: digits in it and frequent class changes
+        return any(c.isdigit() for c in body) and _class_changes(body) >= 4
+
+    return gate
+
+
+# The signature of the jwt.io example token, quoted in many docs.
+_JWT_EXAMPLES = frozenset({"SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"})
+
+
+def _jwt_gate(value: str) -> bool:
+    return value.rsplit(".", 1)[-1] not in _JWT_EXAMPLES and _token_gate(0)(value)
+
+
+def _url_password_gate(value: str) -> bool:
+    return not is_placeholder(value) and len(value) >= 6
+
+
+# --------------------------------------------------------------------------- secret detectors
+
+# Patterns start with a literal, which the regex engine scans for fast; the "no token character
+# before" boundary is checked in code (``bounded``) instead of by a leading lookbehind.
+_E = r"(?![A-Za-z0-9_-])"  # no token character after
+_TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+
+
+def _d(
+    name: str,
+    regex: str,
+    description: str,
+    group: int = 0,
+    gate: Gate | None = None,
+    *,
+    before: str | None = None,
+    not_after: str = "",
+    lead: int = 0,
+) -> Detector:
+    return Detector(
+        name,
+        re.compile(regex),
+        description,
+        group,
+        gate,
+        re.compile(before) if before else None,
+        frozenset(not_after),
+        lead,
+    )
+
+
+SECRET_DETECTORS: tuple[Detector, ...] = (
+    _d(
+        "anthropic-api-key",
+        r"sk-ant-[a-z]+[0-9]*-[A-Za-z0-9_-]{32,}" + _E,
+        "Anthropic API key (sk-ant-...)",
+        gate=_token_gate(7),
+        not_after=_TOKEN_CHARS,
+    ),
+    _d(
+        "openai-api-key",
+        r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}" + _E,
+        "OpenAI API key (sk-..., sk-proj-...)",
+        gate=_token_gate(3),
+        not_after=_TOKEN_CHARS,
+    ),
+    _d(
+        "github-token",
+        r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})" + _E,
+        "GitHub token (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)",
+        gate=_token_gate(4),
+        not_after=_TOKEN_CHARS,
+    ),
+    _d(
+        "aws-access-key-id",
+        r"A[KS]IA[A-Z0-9]{16}(?![A-Z0-9])",
+        "AWS access key id (AKIA..., ASIA...)",
+        gate=lambda v: "EXAMPLE" not in v and len(set(v[4:])) >= 6,
+        not_after=_TOKEN_CHARS,
+    ),
+    _d(
+        "slack-token",
+        r"xox[abpre]-[0-9]+-[A-Za-z0-9-]{10,}" + _E,
+        "Slack token (xoxb-, xoxp-, xoxa-, xoxr-)",
+        gate=_token_gate(5),
+        not_after=_TOKEN_CHARS,
+    ),
+    _d(
+        "google-api-key",
+        r"AIza[0-9A-Za-z_-]{35}" + _E,
+        "Google API key (AIza...)",
+        gate=_token_gate(4),
+        not_after=_TOKEN_CHARS,
+    ),
+    _d(
+        "stripe-live-key",
+        r"sk_live_[0-9A-Za-z]{20,}" + _E,
+        "Stripe live secret key (sk_live_...)",
+        gate=_token_gate(8),
+        not_after=_TOKEN_CHARS,
+    ),
+    _d(
+        "private-key",
+        r"-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:\s|\\[rn])*(?:[A-Za-z-]+: [^\n]*\n)*(?:\s|\\[rn])*[A-Za-z0-9+/]{40,}",
+        "PEM private key with key material",
+    ),
+    _d(
+        "jwt",
+        r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}" + _E,
+        "JSON Web Token",
+        gate=_jwt_gate,
+        not_after=_TOKEN_CHARS,
+    ),
+    _d(
+        "url-credentials",
+        r"://[^\s/:@'\"<>()\[\]]{1,100}:([^\s/@'\"<>()\[\]]{1,200})@[A-Za-z0-9.-]",
+        "password in a URL (scheme://user:password@host)",
+        group=1,
+        gate=_url_password_gate,
+        before=r"[A-Za-z][A-Za-z0-9+.-]{0,20}\Z",
+    ),
+)
+
+_KEYWORD = (
+    r"(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|"
+    r"client[_-]?secret|auth[_-]?token|credentials?)"
+)
+GENERIC_SECRET = _d(
+    "generic-secret",
+    r"[:=][ \t]{0,4}(?:\"([^\"\s]{12,200})\"|'([^'\s]{12,200})'|([^\s\"'`,;(){}\[\]]{12,200}))",
+    "a password, secret, token or API key assigned a literal, random-looking value",
+    gate=looks_random,
+    before=r"(?i)" + _KEYWORD + r"[A-Za-z0-9_.-]{0,30}[\"'`]?[ \t]{0,4}\Z",
+)
+_KEYWORD_HINT = re.compile(r"(?i)pass|pwd|secret|token|key|credential")
+
+# --------------------------------------------------------------------------- local paths
+
+LOCAL_PATH_DETECTORS: tuple[Detector, ...] = (
+    _d(
+        "macos-home-path",
+        r"/Users/(?!Shared/)[A-Za-z0-9._-]+/",
+        "machine-local path under /Users/<name>/",
+        not_after=_TOKEN_CHARS + ".~/",
+    ),
+    _d(
+        "linux-home-path",
+        r"/home/[A-Za-z0-9._-]+/",
+        "machine-local path under /home/<name>/",
+        not_after=_TOKEN_CHARS + ".~/",
+    ),
+    _d(
+        "windows-user-path",
+        r":(?:\\\\|\\|/)[Uu]sers(?:\\\\|\\|/)",
+        r"machine-local path under C:\Users\ ",
+        before=r"(?<![A-Za-z0-9_])[A-Za-z]\Z",
+        lead=1,
+    ),
+)
+
+# --------------------------------------------------------------------------- interruption markers
+
+MARKERS: tuple[str, ...] = (
+    "not run: the turn was interrupted",
+    "[Request interrupted by user",
+    "<turn_aborted>",
+    '"turn_aborted"',
+    "[Response interrupted by",
+    "[TASK RESUMPTION]",
+    "[Tool execution was interrupted]",
+    "The tool call was interrupted before a result was produced.",
+    "[Tool result missing due to internal error]",
+)
+MARKER_DETECTOR = _d(
+    "interruption-marker",
+    "|".join(re.escape(m) for m in MARKERS),
+    "a marker that agent runtimes write into a history when a turn is interrupted",
+)
+
+# --------------------------------------------------------------------------- scanning
+
+
+def _scan(detector: Detector, text: str) -> Iterable[Hit]:
+    for match in detector.pattern.finditer(text):
+        start = match.start()
+        if start and text[start - 1] in detector.not_after:
+            continue
+        if detector.before and not detector.before.search(text, max(0, start - 48), start):
+            continue
+        group = detector.group or next(
+            (i for i in range(1, (match.lastindex or 0) + 1) if match.group(i) is not None), 0
+        )
+        value = match.group(group)
+        if detector.gate is None or detector.gate(value):
+            yield Hit(detector.name, match.start(group) - detector.lead, match.end(group))
+
+
+def _without_overlaps(hits: Iterable[Hit]) -> list[Hit]:
+    kept: list[Hit] = []
+    for hit in hits:
+        if not any(hit.start < k.end and k.start < hit.end for k in kept):
+            kept.append(hit)
+    return sorted(kept, key=lambda h: (h.start, h.end))
+
+
+def find_secrets(text: str) -> list[Hit]:
+    """Live-looking secrets in ``text``; specific formats win over the generic keyword rule."""
+    hits = [hit for d in SECRET_DETECTORS for hit in _scan(d, text)]
+    if _KEYWORD_HINT.search(text):
+        hits += _scan(GENERIC_SECRET, text)
+    return _without_overlaps(hits)
+
+
+def find_local_paths(text: str) -> list[Hit]:
+    """Machine-local absolute paths (``/Users/<name>/``, ``/home/<name>/``, ``C:\\Users\\``)."""
+    return sorted(
+        (hit for d in LOCAL_PATH_DETECTORS for hit in _scan(d, text)), key=lambda h: h.start
+    )
+
+
+def find_markers(text: str) -> list[Hit]:
+    """Interruption markers (APC-NOTES section 3), verbatim."""
+    return list(_scan(MARKER_DETECTOR, text))
+
+
+# --------------------------------------------------------------------------- transcript content
+
+_HUMAN = r"user|human"
+_AI = r"assistant|ai|claude|chatgpt|gpt[-\w.]*|codex|gemini|copilot"
+_ROLE_LINE = re.compile(
+    r"^[ \t>*_#-]*(?:\*\*|__)?(?P<role>" + _HUMAN + "|" + _AI + r"|system)(?:\*\*|__)?[ \t]*"
+    r"(?::|(?:\*\*|__)[ \t]*:|[ \t]*$)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_HUMAN_RE = re.compile(_HUMAN, re.IGNORECASE)
+TRANSCRIPT_DETECTORS: tuple[Detector, ...] = (
+    _d(
+        "role-tagged JSON message",
+        r'"role"\s*:\s*"(?:user|assistant|tool|model)"',
+        "a chat message record as provider APIs and agent tools store it",
+    ),
+    _d(
+        "tool-call record",
+        r'"type"\s*:\s*"(?:tool_use|tool_result|function_call|function_call_output)"'
+        r'|"(?:tool_call_id|tool_calls|functionCall|functionResponse|tool_use_id)"\s*:',
+        "a tool call or tool result record of a provider wire format",
+    ),
+)
+
+
+class Evidence(NamedTuple):
+    """One kind of transcript content: what it is, where it first occurs, how often."""
+
+    what: str
+    offset: int
+    occurrences: int
+
+
+def _chat_dump(text: str) -> tuple[int, int] | None:
+    """(offset of the first role line, role lines) when both a person and a model speak."""
+    lines = list(_ROLE_LINE.finditer(text))
+    human = [m for m in lines if _HUMAN_RE.fullmatch(m.group("role"))]
+    machine = [m for m in lines if not _HUMAN_RE.fullmatch(m.group("role"))]
+    if len(lines) < 2 or not human or not machine:
+        return None
+    return lines[0].start("role"), len(lines)
+
+
+def find_transcript_evidence(text: str) -> list[Evidence]:
+    """Each kind of transcript content in ``text``: speaker-labelled chat lines, role-tagged JSON
+    messages, tool-call records and interruption markers."""
+    found: list[Evidence] = []
+    dump = _chat_dump(text)
+    if dump:
+        found.append(Evidence("chat dump (speaker-labelled lines)", dump[0], dump[1]))
+    for detector in (*TRANSCRIPT_DETECTORS, MARKER_DETECTOR):
+        hits = list(_scan(detector, text))
+        if hits:
+            what = "interruption marker" if detector is MARKER_DETECTOR else detector.name
+            found.append(Evidence(what, hits[0].start, len(hits)))
+    return found
+
+
+_SECRET_NAME = re.compile(
+    r"(?i)pass(?:word|wd)?|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|"
+    r"auth|credential|cookie|bearer|signature|(?:^|[_-])key$"
+)
+_PATH_STARTS = ("/", "~", "./", "../", "\\")
+_AUTH_SCHEME = re.compile(r"^(?:bearer|basic|token|digest|apikey)\s+", re.IGNORECASE)
+
+
+def is_secret_name(name: str) -> bool:
+    """True for a key, header, flag or parameter name that usually holds a credential."""
+    return bool(_SECRET_NAME.search(name))
+
+
+def literal_secret(name: str, value: str) -> str | None:
+    """Why ``value`` (stored under ``name``) is a literal secret: a detector name, or None.
+
+    Placeholders (``${env:NAME}``, ``${NAME}``...) are stripped first; a value made only of them
+    is never a secret. Under a credential-like ``name`` (``API_KEY``, ``Authorization``) any
+    literal that is not a placeholder word counts; elsewhere only a known token format does.
+    """
+    bare = strip_placeholders(value)
+    hits = find_secrets(bare)
+    if hits:
+        return hits[0].detector
+    literal = _AUTH_SCHEME.sub("", bare.strip()).strip()
+    if not is_secret_name(name) or len(literal) < 8 or literal.startswith(_PATH_STARTS):
+        return None
+    return None if is_placeholder(literal) else "literal-credential"
+
+
+# --------------------------------------------------------------------------- positions, redaction
+
+
+class LineIndex:
+    """Offsets of ``text`` to 1-based ``(line, column)`` (columns count characters)."""
+
+    def __init__(self, text: str) -> None:
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = bisect_right(self.starts, offset)
+        return line, offset - self.starts[line - 1] + 1
+
+
+def line_column(text: str, offset: int) -> tuple[int, int]:
+    """1-based ``(line, column)`` of ``offset`` in ``text``."""
+    return LineIndex(text).position(offset)
+
+
+def redact(secret: str) -> str:
+    """A hint safe to print: the first 4 characters of a long value and an ellipsis, or "…"."""
+    return f"{secret[:4]}…" if len(secret) >= 16 else "…"
+
+
+# Formats whose first characters are a public prefix (ghp_, sk-a, AKIA...): safe to show.
+_PREFIXED = frozenset(
+    {
+        "anthropic-api-key",
+        "openai-api-key",
+        "github-token",
+        "aws-access-key-id",
+        "slack-token",
+        "google-api-key",
+        "stripe-live-key",
+        "jwt",
+    }
+)
+
+
+def hint(detector_name: str, value: str) -> str:
+    """A redacted hint for a finding: the public prefix of a token format, or "" otherwise.
+
+    Generic passwords, URL passwords and key material get no hint at all: even four
+    characters of a password are too many.
+    """
+    return redact(value) if detector_name in _PREFIXED else ""
+
+
+def describe(detector_name: str) -> str:
+    """The description of a detector by name (the name itself when unknown)."""
+    every = (*SECRET_DETECTORS, GENERIC_SECRET, *LOCAL_PATH_DETECTORS, MARKER_DETECTOR)
+    table = {d.name: d.description for d in every}
+    table["literal-credential"] = "a literal value under a credential name"
+    table["url-query-credential"] = "a credential in a URL query parameter"
+    return table.get(detector_name, detector_name)
+
+
+__all__ = [
+    "GENERIC_SECRET",
+    "LOCAL_PATH_DETECTORS",
+    "MARKERS",
+    "MARKER_DETECTOR",
+    "SECRET_DETECTORS",
+    "Detector",
+    "Hit",
+    "LineIndex",
+    "describe",
+    "entropy",
+    "find_local_paths",
+    "find_markers",
+    "find_secrets",
+    "hint",
+    "is_placeholder",
+    "is_secret_name",
+    "line_column",
+    "literal_secret",
+    "looks_random",
+    "redact",
+    "strip_placeholders",
+]

@@ -1,0 +1,107 @@
+"""The policy file ``.apc-tools.yaml`` (schema: ``apc schema policy``).
+
+```yaml
+version: 1
+profile: default            # or agentskills
+strict: false               # warnings fail the run too
+severity: {YML005: info}    # per-rule severity
+disable: [AGM006]           # rules that are not reported
+allow:                      # per rule: path globs (relative to the project) where it is accepted
+  IO003: ["docs/big-skill/SKILL.md"]
+exclude: ["vendor/**"]      # paths apc never reads
+```
+A missing file means the defaults. An unreadable or invalid file stops the run (exit 2): a gate
+must never silently run with a policy other than the one committed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from apc_tools.core.globs import glob_match
+from apc_tools.findings import CannotRun, Finding, Severity
+
+POLICY_FILE = ".apc-tools.yaml"
+
+
+def _no_mapping() -> Mapping[str, Any]:
+    return MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class Policy:
+    severities: Mapping[str, Severity] = field(default_factory=_no_mapping)
+    disabled: frozenset[str] = frozenset()
+    allow: Mapping[str, tuple[str, ...]] = field(default_factory=_no_mapping)
+    exclude: tuple[str, ...] = ()
+    profile: str | None = None
+    strict: bool = False
+    source: str | None = None
+
+    def allowed(self, rule: str, path: str) -> bool:
+        return any(glob_match(g, path) for g in self.allow.get(rule, ()))
+
+    def excluded(self, rel: str) -> bool:
+        return any(glob_match(g, rel) for g in self.exclude)
+
+    def apply(self, findings: Iterable[Finding], root_display: str = "") -> list[Finding]:
+        """Drop disabled and allowed findings; apply severity overrides."""
+        prefix = f"{root_display}/" if root_display else ""
+        out: list[Finding] = []
+        for finding in findings:
+            rel = finding.path[len(prefix) :] if finding.path.startswith(prefix) else finding.path
+            if finding.rule in self.disabled or self.allowed(finding.rule, rel):
+                continue
+            if finding.rule in self.severities:
+                finding = replace(finding, severity=self.severities[finding.rule])
+            out.append(finding)
+        return out
+
+
+def _fail(path: Path, message: str) -> CannotRun:
+    return CannotRun(f"{path}: {message}")
+
+
+def parse_policy(path: Path, text: str) -> Policy:
+    """Parse and validate a policy file; raise CannotRun naming the file and line on error."""
+    from apc_tools.core.parse import load_yaml
+    from apc_tools.core.schemas import schema_errors
+
+    doc = load_yaml(text)
+    if not doc.ok:
+        first = doc.problems[0]
+        raise _fail(path, f"line {first.line}: {first.message}")
+    data = doc.data if doc.data is not None else {}
+    errors = schema_errors("policy", data)
+    if errors:
+        error = errors[0]
+        pos = doc.key_at((*error.path, error.key) if error.key else error.path)
+        where = f"line {pos.line}: " if pos else ""
+        raise _fail(path, f"{where}{error.json_path}: {error.message}")
+    return Policy(
+        severities=MappingProxyType(
+            {k: Severity(v) for k, v in (data.get("severity") or {}).items()}
+        ),
+        disabled=frozenset(data.get("disable") or ()),
+        allow=MappingProxyType({k: tuple(v) for k, v in (data.get("allow") or {}).items()}),
+        exclude=tuple(data.get("exclude") or ()),
+        profile=data.get("profile"),
+        strict=bool(data.get("strict", False)),
+        source=str(path),
+    )
+
+
+def load_policy(config: Path | None, root: Path) -> Policy:
+    """The policy named by --config, else ``.apc-tools.yaml`` at ``root``, else the defaults."""
+    candidate = config if config is not None else root / POLICY_FILE
+    if config is None and not candidate.is_file():
+        return Policy()
+    try:
+        text = candidate.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _fail(candidate, f"cannot read the policy file: {exc}") from exc
+    return parse_policy(candidate, text)

@@ -1,0 +1,200 @@
+"""The text and json renderers, the format dispatch, and properties every format must keep."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from apc_tools.findings import Finding, Result, Severity
+from apc_tools.report import FORMATS, render
+from tests.report_rules import EXTENSION, LEGACY, MISSING, REGISTRY
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA_PATH = ROOT / "schemas" / "report.schema.json"
+
+ESC = "\x1b"
+
+
+def sample() -> Result:
+    return Result.of(
+        [
+            MISSING.finding(".apc/agents/a.md", "agent has no name", 1, 1),
+            LEGACY.finding(".apc/project.json", "prefer apc", 3, None),
+            EXTENSION.finding("AGENTS.md", "extension field role"),
+            MISSING.finding(".apc/agents/b.md", "agent has no name", 2, 5, commit="abc1234"),
+        ],
+        files=7,
+    )
+
+
+@cache
+def schema_validator() -> Draft202012Validator:
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def out(result: Result, fmt: str, *, color: bool = False) -> str:
+    return render(result, fmt, REGISTRY, color=color, version="9.8.7")
+
+
+# --- dispatch ----------------------------------------------------------------------------------
+def test_every_format_renders_and_ends_with_newline() -> None:
+    for fmt in FORMATS:
+        text = out(sample(), fmt)
+        assert text.endswith("\n") and not text.endswith("\n\n"), fmt
+
+
+def test_unknown_format_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown output format 'xml'"):
+        out(sample(), "xml")
+
+
+# --- text --------------------------------------------------------------------------------------
+def test_text_lines_and_summary() -> None:
+    assert out(sample(), "text").splitlines() == [
+        ".apc/agents/a.md:1:1: error TST001 agent has no name",
+        ".apc/agents/b.md:2:5: error TST001 agent has no name",
+        ".apc/project.json:3: warning TST002 prefer apc",
+        "AGENTS.md: info RT001 extension field role",
+        "2 errors, 1 warning, 1 info in 7 files",
+    ]
+
+
+def test_text_clean_run_says_so() -> None:
+    assert out(Result.of([], files=1), "text") == "no problems found in 1 file\n"
+    assert out(Result.of([], files=12), "text") == "no problems found in 12 files\n"
+
+
+def test_text_colour_only_when_asked() -> None:
+    plain = out(sample(), "text", color=False)
+    coloured = out(sample(), "text", color=True)
+    assert ESC not in plain
+    assert f"{ESC}[" in coloured
+    assert "\x1b[1;31merror\x1b[0m" in coloured
+    assert coloured.count("\n") == plain.count("\n")
+    assert f"{ESC}[" in out(Result.of([], files=1), "text", color=True)
+
+
+def test_text_neutralises_control_characters_from_files() -> None:
+    hostile = MISSING.finding("evil\x1b[2J\nname.md", "bad\r\nFAKE:1:1: error X\x1b]0;t\x07", 4, 2)
+    text = out(Result.of([hostile], files=1), "text", color=False)
+    assert ESC not in text and "\r" not in text
+    assert text.splitlines()[0] == (
+        "evil\\x1b[2J\\x0aname.md:4:2: error TST001 bad\\x0d\\x0aFAKE:1:1: error X\\x1b]0;t\\x07"
+    )
+    assert len(text.splitlines()) == 2
+
+
+def test_text_shows_undecodable_bytes_and_bidi_overrides_escaped() -> None:
+    path = b"caf\xe9\xe2\x80\xae.md".decode("utf-8", "surrogateescape")
+    text = out(Result.of([MISSING.finding(path, "m")], files=1), "text")
+    assert text.startswith("caf\\xe9\\u202e.md: error")
+    text.encode("utf-8")  # printable on any UTF-8 terminal: no lone surrogates left
+
+
+# --- json --------------------------------------------------------------------------------------
+def test_json_shape_is_exactly_the_documented_one() -> None:
+    doc = json.loads(out(sample(), "json"))
+    assert list(doc) == ["version", "findings", "summary"]
+    assert doc["version"] == 2
+    assert doc["summary"] == {"error": 2, "warning": 1, "info": 1, "files": 7}
+    assert doc["findings"][0] == {
+        "rule": "TST001",
+        "severity": "error",
+        "path": ".apc/agents/a.md",
+        "line": 1,
+        "column": 1,
+        "message": "agent has no name",
+        "commit": None,
+        "fingerprint": sample().findings[0].fingerprint,
+    }
+    assert doc["findings"][1]["commit"] == "abc1234"
+    assert doc["findings"][3] == {
+        "rule": "RT001",
+        "severity": "info",
+        "path": "AGENTS.md",
+        "line": None,
+        "column": None,
+        "message": "extension field role",
+        "commit": None,
+        "fingerprint": sample().findings[3].fingerprint,
+    }
+    assert all(len(f["fingerprint"]) == 32 for f in doc["findings"])
+
+
+def test_json_is_stable() -> None:
+    assert out(sample(), "json") == out(sample(), "json")
+
+
+def test_json_validates_against_the_published_schema() -> None:
+    validator = schema_validator()
+    for result in (sample(), Result.of([], files=0)):
+        errors = list(validator.iter_errors(json.loads(out(result, "json"))))
+        assert errors == []
+
+
+def test_schema_identity() -> None:
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert schema["$id"] == "https://apc-tools.dev/schemas/v2/report.schema.json"
+    assert schema["x-apc-schema-version"] == "2.0.0"
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        (lambda d: d.pop("summary"), "summary missing"),
+        (lambda d: d.update(version=1), "unknown version"),
+        (lambda d: d["findings"][0].update(line=0), "line is 1-based"),
+        (lambda d: d["findings"][0].update(severity="fatal"), "unknown severity"),
+        (lambda d: d["findings"][0].update(rule="apc-1"), "rule id pattern"),
+        (lambda d: d["findings"][0].pop("commit"), "commit is always present"),
+        (lambda d: d["findings"][0].update(extra=1), "no extra keys"),
+        (lambda d: d["summary"].update(error=-1), "counts are not negative"),
+    ],
+)
+def test_schema_rejects_malformed_reports(change: Any, why: str) -> None:
+    doc = json.loads(out(sample(), "json"))
+    change(doc)
+    assert list(schema_validator().iter_errors(doc)), why
+
+
+# --- properties over arbitrary findings --------------------------------------------------------
+ANY_TEXT = st.text(st.characters(blacklist_categories=()), max_size=40)
+FINDING = st.builds(
+    Finding,
+    rule=st.sampled_from(["TST001", "TST002", "RT001", "NEW999"]),
+    severity=st.sampled_from(list(Severity)),
+    path=ANY_TEXT,
+    line=st.none() | st.integers(1, 10**6),
+    column=st.none() | st.integers(1, 10**4),
+    message=ANY_TEXT,
+    commit=st.none() | st.text("0123456789abcdef", min_size=7, max_size=40),
+)
+RESULTS = st.builds(Result.of, st.lists(FINDING, max_size=8), st.integers(0, 1000))
+
+
+@given(RESULTS)
+def test_json_always_matches_the_schema(result: Result) -> None:
+    doc = json.loads(out(result, "json"))
+    assert list(schema_validator().iter_errors(doc)) == []
+    assert len(doc["findings"]) == len(result.findings)
+
+
+@given(RESULTS, st.booleans())
+def test_text_is_one_line_per_finding_plus_summary(result: Result, color: bool) -> None:
+    text = out(result, "text", color=color)
+    lines = text.split("\n")
+    assert lines[-1] == "" and len(lines) == len(result.findings) + 2
+    assert "\r" not in text
+    if not color:
+        assert ESC not in text
+    text.encode("utf-8")
