@@ -8,22 +8,24 @@ on text only; binary blobs get the magic-byte test of BDB and nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from apc_tools.boundary import gitio, inputs, markers, paths, policy, sources, stores
-from apc_tools.boundary.gitio import BlobReader, Entry, Repo
+from apc_tools.boundary import inputs, markers, paths, policy, sources, stores
 from apc_tools.boundary.local_paths import detect_local_paths
 from apc_tools.boundary.model import BlobView, Detection
 from apc_tools.boundary.policy import BaselineEntry, Settings
 from apc_tools.boundary.secrets import detect_secrets
-from apc_tools.boundary.transcripts import HEAD_BYTES, classify, detect_transcript
+from apc_tools.boundary.transcripts import HEAD_BYTES, Verdict, classify, detect_transcript
 from apc_tools.contract.project import classify as contract_kind
+from apc_tools.core import git as gitio
+from apc_tools.core.git import BlobReader, Entry, Repo
 from apc_tools.findings import CannotRun, Finding, Result
 
 Progress = Callable[[int, int], None]
 POLICY_FILE = ".apc-tools.yaml"
+POLICY_SESSION = Verdict("session content (a path the policy names)", True, 1, 1, "")
 INSTRUCTION_FILES = frozenset(
     {"claude.md", "gemini.md", ".cursorrules", ".windsurfrules", "copilot-instructions.md"}
 )
@@ -81,19 +83,16 @@ class Inspector:
 
     def content(self, blob: BlobView, path_hits: bool) -> Iterator[Detection]:
         if blob.binary:
-            yield from stores.detect_store(blob)
-            if not stores.SQLITE_MAGIC == blob.data[:16] and self._extra("BDB", blob):
-                yield from ()
+            yield from stores.detect_store(blob, forced=self._extra("BDB", blob))
             return
         head = blob if blob.size <= HEAD_BYTES else _head(blob)
         verdict = classify(head)
         if verdict is None and self._extra("BTR", blob):
-            verdict = _forced(blob)
+            verdict = POLICY_SESSION
         if verdict is not None:
             blob.flagged = True
             yield from detect_transcript(blob, verdict)
-        if path_hits:
-            blob.flagged = True
+        blob.flagged = blob.flagged or path_hits
         yield from markers.detect_markers(blob)
         if self.secrets_all or blob.flagged or blob.contract:
             yield from detect_secrets(blob)
@@ -110,12 +109,6 @@ class Inspector:
 
 def _head(blob: BlobView) -> BlobView:
     return BlobView(blob.path, blob.data[:HEAD_BYTES], blob.size, False, blob.contract)
-
-
-def _forced(blob: BlobView) -> object:
-    from apc_tools.boundary.transcripts import Verdict
-
-    return Verdict("session content (a path the policy names)", True, 1, 1, "")
 
 
 # --------------------------------------------------------------------------- the scan
@@ -137,19 +130,16 @@ def scan(options: Options, progress: Progress | None = None) -> Outcome:
             paths.extra_rules(settings.paths.get("BPA", ()), "policy"),
         )
         found = list(_run(entries, reader, inspector, progress))
-    findings = _dedupe(settings.apply(found))
+    files = len({e.path for e in entries})
+    findings = Result.of(_dedupe(settings.apply(found)), files).findings
     if options.write_baseline:
-        return _write_baseline(repo, settings, findings, len(_paths(entries)))
-    kept, matched = _against_baseline(findings, baseline)
+        return _write_baseline(repo, settings, findings, files)
+    kept = [f for f in findings if f.fingerprint not in {e.fingerprint for e in baseline}]
     extra = list(notes)
     if baseline and options.mode in ("tracked", "history"):
-        extra += _stale(baseline, matched, scope, settings)
-    result = Result.of(kept + settings.apply(extra), len(_paths(entries)), strict=settings.strict)
+        extra += _stale(baseline, {f.fingerprint for f in findings}, scope, settings)
+    result = Result.of(kept + settings.apply(extra), files, strict=settings.strict)
     return Outcome(result)
-
-
-def _paths(entries: Sequence[Entry]) -> set[str]:
-    return {e.path for e in entries}
 
 
 def _run(
@@ -201,24 +191,15 @@ def _at_path(entry: Entry, blob: gitio.Blob | None, inspector: Inspector) -> Ite
 
 
 def _finding(entry: Entry, found: Detection) -> Finding:
-    made = found.rule.finding(
-        entry.path, found.message, found.line, found.column, severity=found.severity,
+    return found.rule.finding(
+        entry.path,
+        found.message,
+        found.line,
+        found.column,
+        severity=found.severity,
         commit=entry.commit,
+        match=found.match,
     )
-    return _with_fingerprint(made, found.match)
-
-
-def _with_fingerprint(finding: Finding, match: str | None) -> Finding:
-    from dataclasses import replace
-
-    fp = policy.fingerprint(finding.rule, finding.path, match)
-    return replace(finding, message=finding.message) if not hasattr(finding, "fingerprint") else (
-        replace(finding, fingerprint=fp)  # type: ignore[call-arg]
-    )
-
-
-def _fp(finding: Finding) -> str:
-    return str(getattr(finding, "fingerprint", "") or "")
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:
@@ -226,7 +207,7 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
     seen: set[tuple[str, str, str, int | None]] = set()
     out: list[Finding] = []
     for finding in findings:
-        key = (finding.rule, finding.path, _fp(finding) or finding.message, None)
+        key = (finding.rule, finding.path, finding.identity or finding.message, None)
         if key in seen:
             continue
         seen.add(key)
@@ -250,8 +231,9 @@ def _policy(
         settings = _settings_from_file(repo.root / POLICY_FILE, optional=True)
     if source.base is not None:
         baseline = _baseline_at(reader, source.base, settings.baseline)
-        changed = gitio.changed_paths(repo, source.base, source.tip or "HEAD",
-                                      [POLICY_FILE, settings.baseline])
+        changed = gitio.changed_paths(
+            repo, source.base, source.tip or "HEAD", [POLICY_FILE, settings.baseline]
+        )
         for path in changed:
             entry = Entry("100644", "", path, source.tip)
             notes.append(_finding(entry, policy.changed_detection(path)))
@@ -301,17 +283,10 @@ def _decode(data: bytes) -> str:
         raise CannotRun(f"not valid UTF-8: {exc}") from None
 
 
-def _against_baseline(
-    findings: list[Finding], baseline: tuple[BaselineEntry, ...]
-) -> tuple[list[Finding], set[str]]:
-    accepted = {e.fingerprint for e in baseline}
-    kept = [f for f in findings if _fp(f) not in accepted]
-    matched = {_fp(f) for f in findings if _fp(f) in accepted}
-    return kept, matched
-
-
 def _stale(
-    baseline: tuple[BaselineEntry, ...], matched: set[str], scope: sources.Scope,
+    baseline: tuple[BaselineEntry, ...],
+    matched: set[str],
+    scope: sources.Scope,
     settings: Settings,
 ) -> list[Finding]:
     out: list[Finding] = []
@@ -324,15 +299,13 @@ def _stale(
 
 
 def _write_baseline(
-    repo: Repo, settings: Settings, findings: list[Finding], files: int
+    repo: Repo, settings: Settings, findings: tuple[Finding, ...], files: int
 ) -> Outcome:
     entries = [
-        BaselineEntry(_fp(f), f.rule, f.path)
+        BaselineEntry(f.fingerprint, f.rule, f.path)
         for f in findings
         if f.severity.value in ("error", "warning")
     ]
     target = repo.root / settings.baseline
-    from apc_tools.runtime.store import atomic_write  # noqa: F401  (not allowed: see below)
-
     target.write_text(policy.baseline_text(entries), encoding="utf-8")
     return Outcome(Result.of([], files), target, len(entries))

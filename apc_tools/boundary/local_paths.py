@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from apc_tools.boundary.model import BlobView, Detection, rule
-from apc_tools.contract import detect
+from apc_tools.core import detect
 from apc_tools.findings import Severity
 
 LOCAL_PATH = rule(

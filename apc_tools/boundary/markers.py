@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from apc_tools.boundary.model import BlobView, Detection, rule
-from apc_tools.contract import detect
+from apc_tools.core import detect
 from apc_tools.findings import Severity
 
 IN_RECORD = rule(
@@ -27,7 +27,8 @@ IN_RECORD = rule(
     "committed. Remove the history (`git rm --cached`) or, in a contract file, the pasted "
     "session text.",
     '{"role": "user", "content": "continue with the plan"}',
-    '{"type":"user","message":{"content":[{"type":"text","text":"[Request interrupted by user]"}]}}',
+    '{"type":"user","message":{"content":[{"type":"text",'
+    '"text":"[Request interrupted by user]"}]}}',
 )
 MENTION = rule(
     "BMK002",

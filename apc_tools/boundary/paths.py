@@ -18,7 +18,7 @@ from functools import cache
 from pathlib import PurePosixPath
 
 from apc_tools.boundary.model import Detection, rule
-from apc_tools.contract.globs import compile_glob
+from apc_tools.core.globs import compile_glob
 from apc_tools.findings import Severity
 
 APC_PATH = rule(

@@ -26,10 +26,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
 from apc_tools.boundary.model import Detection, rule
-from apc_tools.contract.globs import compile_glob
+from apc_tools.core.globs import compile_glob
+from apc_tools.core.policy import Policy, parse_policy
 from apc_tools.findings import CannotRun, Finding, Severity
 
 BASELINE_FILE = ".apc-baseline.json"
@@ -89,8 +89,8 @@ class Settings:
     def allowed(self, rule_id: str, path: str) -> bool:
         if _any_glob(self.allow.get(rule_id, ()), path):
             return True
-        return self.builtin_allow and rule_id in BUILTIN_ALLOW_RULES and _any_glob(
-            BUILTIN_ALLOW, path
+        return (
+            self.builtin_allow and rule_id in BUILTIN_ALLOW_RULES and _any_glob(BUILTIN_ALLOW, path)
         )
 
     def apply(self, findings: Iterable[Finding]) -> list[Finding]:
@@ -110,35 +110,27 @@ def _any_glob(globs: Iterable[str], path: str) -> bool:
     return any(compile_glob(g.casefold()).match(low) for g in globs)
 
 
-def settings_from(data: Mapping[str, Any], source: str | None) -> Settings:
-    """Settings from a validated policy mapping (see :func:`parse_settings`)."""
-    boundary = data.get("boundary") or {}
+def settings_from(core: Policy) -> Settings:
+    """The gate's settings from a validated policy."""
+    boundary = core.boundary
     return Settings(
-        severities=MappingProxyType(
-            {k: Severity(v) for k, v in (data.get("severity") or {}).items()}
-        ),
-        disabled=frozenset(data.get("disable") or ()),
-        allow=MappingProxyType({k: tuple(v) for k, v in (data.get("allow") or {}).items()}),
-        exclude=tuple(data.get("exclude") or ()),
-        strict=bool(data.get("strict", False)),
+        severities=core.severities,
+        disabled=core.disabled,
+        allow=core.allow,
+        exclude=core.exclude,
+        strict=core.strict,
         secrets=str(boundary.get("secrets", "contract")),
         builtin_allow=bool(boundary.get("builtin_allow", True)),
         max_blob_bytes=int(boundary.get("max_blob_bytes", DEFAULT_MAX_BLOB)),
         paths=MappingProxyType({k: tuple(v) for k, v in (boundary.get("paths") or {}).items()}),
-        baseline=str(data.get("baseline") or BASELINE_FILE),
-        source=source,
+        baseline=core.baseline or BASELINE_FILE,
+        source=core.source,
     )
 
 
 def parse_settings(name: str, text: str) -> Settings:
     """Parse and validate a policy text (CannotRun naming ``name`` on error)."""
-    from apc_tools.contract.policy import parse_policy
-    from apc_tools.contract.parse import load_yaml
-
-    parse_policy(Path(name), text)  # validates against the schema, raises CannotRun
-    doc = load_yaml(text)
-    data = doc.data if isinstance(doc.data, dict) else {}
-    return settings_from(data, name)
+    return settings_from(parse_policy(Path(name), text))
 
 
 # --------------------------------------------------------------------------- baseline
@@ -160,7 +152,7 @@ class BaselineEntry:
 
 def parse_baseline(name: str, text: str) -> tuple[BaselineEntry, ...]:
     """The entries of a baseline file; CannotRun naming it when it is not one."""
-    from apc_tools.contract.schemas import schema_errors
+    from apc_tools.core.schemas import schema_errors
 
     try:
         data = json.loads(text)

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 from apc_tools.boundary.model import BlobView, Detection, rule
-from apc_tools.contract import detect
+from apc_tools.core import detect
 from apc_tools.findings import Severity
 
 SECRET = rule(
@@ -52,9 +52,7 @@ def detect_secrets(blob: BlobView) -> Iterator[Detection]:
     for hit in sorted(hits, key=lambda h: h.start):
         value = text[hit.start : hit.end]
         shown = detect.hint(hit.detector, value)
-        what = (
-            "a bearer token" if hit.detector == "bearer-token" else detect.describe(hit.detector)
-        )
+        what = "a bearer token" if hit.detector == "bearer-token" else detect.describe(hit.detector)
         hint = f' ("{shown}")' if shown else ""
         line, column = blob.position(hit.start)
         yield Detection(

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from apc_tools.boundary import gitio
-from apc_tools.boundary.gitio import Entry, Repo
+from apc_tools.core import git as gitio
+from apc_tools.core.git import Entry, Repo
 from apc_tools.findings import CannotRun
 
 MODES = ("staged", "tracked", "range", "history")

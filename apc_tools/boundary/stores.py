@@ -56,16 +56,14 @@ STORE_NAMES = frozenset(
 AGENT_TABLES = (b"cursorDiskKV", b"composerData", b"bubbleId", b"agent_messages")
 
 
-def detect_store(blob: BlobView) -> Iterator[Detection]:
+def detect_store(blob: BlobView, forced: bool = False) -> Iterator[Detection]:
     if not blob.data.startswith(SQLITE_MAGIC):
         return
     parts = PurePosixPath(blob.low).parts
     folders = set(parts[:-1])
-    agent_folder = bool(folders & AGENT_FOLDERS) or any(
-        p.startswith(".aider") for p in parts[:-1]
-    )
+    agent_folder = bool(folders & AGENT_FOLDERS) or any(p.startswith(".aider") for p in parts[:-1])
     tables = [t.decode() for t in AGENT_TABLES if t in blob.data]
-    if not (agent_folder or blob.name in STORE_NAMES or tables):
+    if not (forced or agent_folder or blob.name in STORE_NAMES or tables):
         return
     why = f"tables {', '.join(tables)}" if tables else "under an agent tool's folder"
     yield Detection(
