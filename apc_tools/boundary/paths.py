@@ -11,6 +11,7 @@ folder as `.claude/projects/`.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -18,7 +19,6 @@ from functools import cache
 from pathlib import PurePosixPath
 
 from apc_tools.boundary.model import Detection, rule
-from apc_tools.core.globs import compile_glob
 from apc_tools.findings import Severity
 
 APC_PATH = rule(
@@ -146,21 +146,70 @@ _LITERAL = re.compile(r"[^*?\[\]{}]+")
 
 
 def _needle(glob: str) -> str:
-    """The longest literal run of a glob: a cheap ``in`` test before the regex."""
+    """The longest literal run of a glob: a cheap ``in`` test before the segment match."""
     runs = [r.strip("/") for r in _LITERAL.findall(glob)]
     return max(runs, key=len, default="")
 
 
 @cache
-def _compiled(table: tuple[PathRule, ...]) -> tuple[tuple[str, re.Pattern[str], PathRule], ...]:
-    return tuple((_needle(r.glob), compile_glob(r.glob), r) for r in table)
+def _segment(pattern: str) -> re.Pattern[str]:
+    return re.compile(fnmatch.translate(pattern))
+
+
+def segments_match(glob: tuple[str, ...], parts: tuple[str, ...]) -> bool:
+    """Does a path (its segments) match a glob (its segments, ``**`` = any number of folders)?
+
+    A walk over the path with the set of glob positions reachable so far: linear in the path
+    for a given glob, whatever the path holds (a regex with two ``**`` is quadratic on
+    repeated folder names).
+    """
+    states = _closure(glob, {0})
+    for part in parts:
+        step: set[int] = set()
+        for i in states:
+            if i < len(glob):
+                if glob[i] == "**":
+                    step.add(i)
+                elif _segment(glob[i]).match(part):
+                    step.add(i + 1)
+        states = _closure(glob, step)
+        if not states:
+            return False
+    return len(glob) in states
+
+
+def _closure(glob: tuple[str, ...], states: set[int]) -> set[int]:
+    out = set(states)
+    for i in sorted(states):
+        while i < len(glob) and glob[i] == "**":
+            i += 1
+            out.add(i)
+    return out
+
+
+@cache
+def _compiled(table: tuple[PathRule, ...]) -> tuple[tuple[str, tuple[str, ...], PathRule], ...]:
+    return tuple((_needle(r.glob), _split(r.glob), r) for r in table)
+
+
+def _split(glob: str) -> tuple[str, ...]:
+    """A glob as segments; a glob without a slash matches the name in any folder."""
+    glob = glob.strip().lstrip("/")
+    if "/" not in glob.rstrip("/"):
+        glob = "**/" + glob
+    if glob.endswith("/"):
+        glob += "**"
+    return tuple(glob.split("/"))
 
 
 def match_table(table: tuple[PathRule, ...], low: str) -> PathRule | None:
     """The first rule of ``table`` whose glob matches the case-folded path ``low``."""
-    for needle, regex, path_rule in _compiled(table):
-        if needle in low and regex.match(low):
-            return path_rule
+    parts: tuple[str, ...] | None = None
+    for needle, glob, path_rule in _compiled(table):
+        if needle in low:
+            parts = parts or tuple(low.split("/"))
+            if segments_match(glob, parts):
+                return path_rule
     return None
 
 

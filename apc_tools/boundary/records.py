@@ -38,7 +38,7 @@ def top_values(text: str, complete: bool) -> list[tuple[Any, int]]:
     if complete:
         try:
             return [(json.loads(text), 1 + text[: len(text) - len(stripped)].count("\n"))]
-        except ValueError:
+        except (ValueError, RecursionError):
             pass
     values = _lines(text)
     return values if values else _stream(text)
@@ -52,7 +52,7 @@ def _lines(text: str) -> list[tuple[Any, int]]:
         if len(line) >= 2 and line[0] == "{" and line[-1] == "}":
             try:
                 out.append((json.loads(line), number))
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
     return out
 
@@ -68,7 +68,7 @@ def _stream(text: str) -> list[tuple[Any, int]]:
             break
         try:
             value, end = _DECODER.raw_decode(text, index)
-        except ValueError:
+        except (ValueError, RecursionError):
             retries += 1
             nxt = text.find("\n", index)
             if retries > MAX_RETRIES or nxt < 0:

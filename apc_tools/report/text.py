@@ -30,10 +30,13 @@ def render_text(result: Result, *, color: bool) -> str:
 
 
 def finding_line(finding: Finding, *, color: bool) -> str:
-    """``path:line:col: severity RULE-ID message`` (missing line/column parts left out)."""
+    """``path:line:col: severity RULE-ID message`` (missing line/column parts left out); a
+    finding of a commit (boundary range and history modes) ends with ``(commit <12 hex>)``."""
     where = display(finding.location())
     severity = finding.severity.value
     message = display(finding.message)
+    if finding.commit:
+        message += f" (commit {finding.commit[:12]})"
     if not color:
         return f"{where}: {severity} {finding.rule} {message}"
     paint = SEVERITY_COLOR[finding.severity]

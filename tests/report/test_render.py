@@ -61,7 +61,7 @@ def test_unknown_format_is_refused() -> None:
 def test_text_lines_and_summary() -> None:
     assert out(sample(), "text").splitlines() == [
         ".apc/agents/a.md:1:1: error TST001 agent has no name",
-        ".apc/agents/b.md:2:5: error TST001 agent has no name",
+        ".apc/agents/b.md:2:5: error TST001 agent has no name (commit abc1234)",
         ".apc/project.json:3: warning TST002 prefer apc",
         "AGENTS.md: info RT001 extension field role",
         "2 errors, 1 warning, 1 info in 7 files",
