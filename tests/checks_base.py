@@ -1,8 +1,15 @@
-"""A clean APC project tree and helpers shared by the content-check tests (checks-a families)."""
+"""A clean APC project tree and the helpers every contract-check test shares.
+
+``run`` writes a tree (over a base tree) and validates it; ``where`` lists a rule's positions;
+``check`` is the one-line assertion in the style of yamllint's ``tests/common.py``:
+``check(tmp_path, files, AGT001=[(".apc/agents/a.md", 2, 1)], AGT002=[])`` asserts exactly those
+positions for each named rule (``[]``: the rule does not fire).
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from apc_tools.contract.validate import validate
@@ -21,11 +28,41 @@ BASE: dict[str, str | bytes] = {
 }
 
 
-def run(root: Path, files: dict[str, str | bytes], *, base: bool = True) -> list[Finding]:
-    """Write ``files`` (over the clean base tree unless ``base`` is False) and validate."""
-    tree = {**BASE, **files} if base else files
+Tree = Mapping[str, str | bytes]
+
+
+def run(
+    root: Path,
+    files: Tree,
+    *,
+    base: bool | Tree = True,
+    profile: str = "default",
+) -> list[Finding]:
+    """Write ``files`` over a base tree (the clean :data:`BASE`, another mapping, or none with
+    ``base=False``) and validate it."""
+    under: Tree = BASE if base is True else {} if base is False else base
+    tree = {**under, **files}
     write_tree(root, {k: v for k, v in tree.items() if v is not None})
-    return list(validate([root], cwd=root).findings)
+    return list(validate([root], profile=profile, cwd=root).findings)
+
+
+Position = tuple[str, int | None, int | None]
+
+
+def check(
+    root: Path,
+    files: Tree,
+    *,
+    base: bool | Tree = True,
+    profile: str = "default",
+    **expected: list[Position],
+) -> list[Finding]:
+    """Validate and assert, for each ``RULE=[(path, line, column), ...]``, exactly those
+    positions (in order); returns every finding for further assertions."""
+    found = run(root, files, base=base, profile=profile)
+    for rule, positions in expected.items():
+        assert where(found, rule) == positions, f"{rule}: {where(found, rule)} != {positions}"
+    return found
 
 
 def where(findings: list[Finding], rule: str) -> list[tuple[str, int | None, int | None]]:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.checks_base import run, where
+from tests.checks_base import check, run, where
 
 AGENT = "---\nname: sofia\nmodel: inherit\ndescription: Support agent.\n---\nHelp customers.\n"
 MEMORY = "# Memory — sofia\n\n## Project facts\n- Refunds within 14 days.\n"
@@ -22,8 +22,8 @@ def test_both_memory_locations_are_accepted(tmp_path: Path) -> None:
 
 
 def test_memory_without_agent_file(tmp_path: Path) -> None:
-    found = run(tmp_path, {MEM: MEMORY, ".apc/memory.md": "# Project memory\n- fact\n"})
-    assert where(found, "MEM001") == [(MEM, None, None)]
+    files = {MEM: MEMORY, ".apc/memory.md": "# Project memory\n- fact\n"}
+    found = check(tmp_path, files, MEM001=[(MEM, None, None)], MEM002=[], MEM004=[])
     assert found[0].severity.value == "warning"
     assert ".apc/agents/sofia.md" in found[0].message
 

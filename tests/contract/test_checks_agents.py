@@ -4,20 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from apc_tools.contract.validate import validate
 from apc_tools.findings import Finding, Severity
-from tests.conftest import write_tree
+from tests.checks_base import Tree
+from tests.checks_base import run as run_tree
+from tests.checks_base import where as hits
 
 PROJECT = {".apc/project.json": '{"name": "demo", "apc": "0.1.0"}\n', "AGENTS.md": "# Demo\n"}
 
 
-def run(root: Path, files: dict[str, str | bytes]) -> list[Finding]:
-    write_tree(root, {**PROJECT, **files})
-    return list(validate([root], cwd=root).findings)
-
-
-def hits(found: list[Finding], rule: str) -> list[tuple[str, int | None, int | None]]:
-    return [(f.path, f.line, f.column) for f in found if f.rule == rule]
+def run(root: Path, files: Tree) -> list[Finding]:
+    return run_tree(root, files, base=PROJECT)
 
 
 def mine(found: list[Finding]) -> list[Finding]:

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from apc_tools.contract.checks.plans import is_date
-from apc_tools.contract.validate import validate
 from apc_tools.findings import Finding, Severity
-from tests.conftest import write_tree
+from tests.checks_base import Tree
+from tests.checks_base import run as run_tree
 
 BASE = {
     ".apc/project.json": '{"name": "d", "apc": "0.1.0", "agents": {"imported": ["vault-bot"]}}',
@@ -19,9 +19,8 @@ BASE = {
 PLAN = "---\ntitle: Refresh\nstatus: active\nowner: {owner}\nupdated: {updated}\n---\n# Plan\n"
 
 
-def run(root: Path, files: dict[str, str | bytes]) -> list[Finding]:
-    write_tree(root, {**BASE, **files})
-    return list(validate([root], cwd=root).findings)
+def run(root: Path, files: Tree) -> list[Finding]:
+    return run_tree(root, files, base=BASE)
 
 
 def plan_findings(found: list[Finding]) -> list[tuple[str, int | None, int | None, Severity]]:

@@ -10,16 +10,14 @@ import pytest
 from apc_tools.contract.checks.rule_files import split_globs
 from apc_tools.contract.validate import validate
 from apc_tools.findings import Finding, Severity
+from tests.checks_base import Tree
+from tests.checks_base import run as run_tree
+from tests.checks_base import where as hits
 from tests.conftest import git, write_tree
 
 
-def run(root: Path, files: dict[str, str | bytes]) -> list[Finding]:
-    write_tree(root, files)
-    return list(validate([root], cwd=root).findings)
-
-
-def hits(found: list[Finding], rule: str) -> list[tuple[str, int | None, int | None]]:
-    return [(f.path, f.line, f.column) for f in found if f.rule == rule]
+def run(root: Path, files: Tree) -> list[Finding]:
+    return run_tree(root, files, base=False)
 
 
 def errors(found: list[Finding]) -> list[Finding]:

@@ -9,16 +9,14 @@ import pytest
 from apc_tools.contract.checks.skills import name_problems
 from apc_tools.contract.validate import validate
 from apc_tools.findings import Finding, Severity
+from tests.checks_base import Tree
+from tests.checks_base import run as run_tree
+from tests.checks_base import where as hits
 from tests.conftest import write_tree
 
 
-def run(root: Path, files: dict[str, str | bytes], profile: str = "default") -> list[Finding]:
-    write_tree(root, files)
-    return list(validate([root], profile=profile, cwd=root).findings)
-
-
-def hits(found: list[Finding], rule: str) -> list[tuple[str, int | None, int | None]]:
-    return [(f.path, f.line, f.column) for f in found if f.rule == rule]
+def run(root: Path, files: Tree, profile: str = "default") -> list[Finding]:
+    return run_tree(root, files, base=False, profile=profile)
 
 
 def errors(found: list[Finding]) -> list[str]:
