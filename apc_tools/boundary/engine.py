@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from apc_tools.boundary import inputs, markers, paths, policy, sources, stores
 from apc_tools.boundary.local_paths import detect_local_paths
@@ -26,6 +26,8 @@ from apc_tools.findings import CannotRun, Finding, Result
 Progress = Callable[[int, int], None]
 POLICY_FILE = ".apc-tools.yaml"
 POLICY_SESSION = Verdict("session content (a path the policy names)", True, 1, 1, "")
+CONTRACT_NAMES = ("agents.md", "skill.md")
+CONTRACT_FOLDERS = (".claude/", ".cursor/")
 INSTRUCTION_FILES = frozenset(
     {"claude.md", "gemini.md", ".cursorrules", ".windsurfrules", "copilot-instructions.md"}
 )
@@ -58,12 +60,12 @@ def is_contract(path: str) -> bool:
     """A file of the agent contract: AGENTS.md, SKILL.md, `.apc/**`, agent and rule files,
     and the instruction files agents read into every prompt (CLAUDE.md, GEMINI.md, ...)."""
     low = path.casefold()
-    parts = PurePosixPath(low).parts
-    return (
-        contract_kind(path) is not None
-        or ".apc" in parts[:-1]
-        or (parts[-1] if parts else "") in INSTRUCTION_FILES
-    )
+    name = low.rpartition("/")[2]
+    if name in INSTRUCTION_FILES or low.startswith(".apc/") or "/.apc/" in low:
+        return True
+    if name.endswith(CONTRACT_NAMES) or any(f in low for f in CONTRACT_FOLDERS):
+        return contract_kind(path) is not None
+    return False
 
 
 # --------------------------------------------------------------------------- the blob stage
@@ -76,7 +78,7 @@ class Inspector:
     settings: Settings
     secrets_all: bool
     inline_allow: bool
-    extra_paths: tuple[paths.PathRule, ...] = ()
+    extra_paths: paths.Compiled = ()
 
     def path_detections(self, path: str) -> list[Detection]:
         return list(paths.detect_path(path.casefold(), self.extra_paths))
@@ -148,26 +150,21 @@ def _run(
     by_oid: dict[str, list[Entry]] = {}
     for entry in entries:
         by_oid.setdefault(entry.oid, []).append(entry)
+    wanted = [o for o, g in by_oid.items() if not (g[0].is_submodule or g[0].is_symlink)]
+    blobs = reader.read_many(wanted, inspector.settings.max_blob_bytes)
     total = len(by_oid)
-    for done, (oid, group) in enumerate(by_oid.items(), start=1):
-        yield from _one_object(oid, group, reader, inspector)
+    for done, group in enumerate(by_oid.values(), start=1):
+        first: dict[str, Entry] = {}
+        for entry in group:
+            first.setdefault(entry.path, entry)
+        if group[0].is_submodule:
+            yield from (_finding(e, inputs.submodule()) for e in first.values())
+            continue
+        blob = None if group[0].is_symlink else next(blobs)[1]
+        for entry in first.values():
+            yield from _at_path(entry, blob, inspector)
         if progress is not None:
             progress(done, total)
-
-
-def _one_object(
-    oid: str, group: list[Entry], reader: BlobReader, inspector: Inspector
-) -> Iterator[Finding]:
-    first: dict[str, Entry] = {}
-    for entry in group:
-        first.setdefault(entry.path, entry)
-    if group[0].is_submodule:
-        for entry in first.values():
-            yield _finding(entry, inputs.submodule())
-        return
-    blob = None if group[0].is_symlink else reader.read(oid, inspector.settings.max_blob_bytes)
-    for entry in first.values():
-        yield from _at_path(entry, blob, inspector)
 
 
 def _at_path(entry: Entry, blob: gitio.Blob | None, inspector: Inspector) -> Iterator[Finding]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import PurePosixPath
 
 from apc_tools.findings import Rule, Severity, rule_family
 
@@ -60,15 +59,16 @@ class BlobView:
 
     @cached_property
     def name(self) -> str:
-        return PurePosixPath(self.low).name
+        return self.low.rpartition("/")[2]
 
     @cached_property
     def suffix(self) -> str:
-        return PurePosixPath(self.low).suffix
+        stem, dot, ext = self.name.rpartition(".")
+        return f".{ext}" if dot and stem.strip(".") else ""
 
     @cached_property
     def in_apc(self) -> bool:
-        return ".apc" in PurePosixPath(self.low).parts[:-1]
+        return self.low.startswith(".apc/") or "/.apc/" in self.low
 
     @cached_property
     def binary(self) -> bool:

@@ -187,8 +187,11 @@ def _closure(glob: tuple[str, ...], states: set[int]) -> set[int]:
     return out
 
 
-@cache
-def _compiled(table: tuple[PathRule, ...]) -> tuple[tuple[str, tuple[str, ...], PathRule], ...]:
+Compiled = tuple[tuple[str, tuple[str, ...], PathRule], ...]
+
+
+def compile_table(table: tuple[PathRule, ...]) -> Compiled:
+    """Each rule of ``table`` with its glob's needle and segments."""
     return tuple((_needle(r.glob), _split(r.glob), r) for r in table)
 
 
@@ -202,10 +205,10 @@ def _split(glob: str) -> tuple[str, ...]:
     return tuple(glob.split("/"))
 
 
-def match_table(table: tuple[PathRule, ...], low: str) -> PathRule | None:
+def match_table(table: Compiled, low: str) -> PathRule | None:
     """The first rule of ``table`` whose glob matches the case-folded path ``low``."""
     parts: tuple[str, ...] | None = None
-    for needle, glob, path_rule in _compiled(table):
+    for needle, glob, path_rule in table:
         if needle in low:
             parts = parts or tuple(low.split("/"))
             if segments_match(glob, parts):
@@ -213,9 +216,10 @@ def match_table(table: tuple[PathRule, ...], low: str) -> PathRule | None:
     return None
 
 
-def extra_rules(globs: Iterable[str], tool: str) -> tuple[PathRule, ...]:
+def extra_rules(globs: Iterable[str], tool: str) -> Compiled:
     """Policy-given runtime paths (``boundary.paths.BPA``), case-folded like the built-ins."""
-    return tuple(PathRule(g.casefold(), tool, "runtime state named by the policy") for g in globs)
+    what = "runtime state named by the policy"
+    return compile_table(tuple(PathRule(g.casefold(), tool, what) for g in globs))
 
 
 def apc_relative(low: str) -> str | None:
@@ -227,11 +231,15 @@ def apc_relative(low: str) -> str | None:
     return "/".join(parts[index + 1 :])
 
 
-def detect_path(low: str, extra: tuple[PathRule, ...] = ()) -> Iterator[Detection]:
+APC_TABLE = compile_table(APC_FORBIDDEN)
+TOOL_TABLE = compile_table(TOOL_PATHS)
+
+
+def detect_path(low: str, extra: Compiled = ()) -> Iterator[Detection]:
     """BPA detections for the case-folded repository path ``low``."""
     inner = apc_relative(low)
     if inner:
-        hit = match_table(APC_FORBIDDEN, inner)
+        hit = match_table(APC_TABLE, inner)
         if hit is not None:
             yield Detection(
                 APC_PATH,
@@ -240,7 +248,7 @@ def detect_path(low: str, extra: tuple[PathRule, ...] = ()) -> Iterator[Detectio
                 match=hit.glob,
             )
             return
-    hit = match_table(TOOL_PATHS, low) or (match_table(extra, low) if extra else None)
+    hit = match_table(TOOL_TABLE, low) or (match_table(extra, low) if extra else None)
     if hit is not None:
         yield Detection(
             TOOL_PATH,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 MAX_LINES = 4000
-MAX_NODES = 20000
+MAX_NODES = 5000
 MAX_DEPTH = 8
 MAX_RETRIES = 3
 _DECODER = json.JSONDecoder()

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from apc_tools.boundary.model import BlobView, Detection, rule
@@ -72,6 +73,7 @@ class RecordFormat:
     test: Test
     min_records: int = 1
     keys: str = ""  # the keys that identify it, for the message
+    gate: frozenset[str] = frozenset()  # a record needs one of these keys to be tested
 
 
 @dataclass(frozen=True)
@@ -234,22 +236,110 @@ def _apx(r: Mapping[str, Any]) -> bool:
 
 
 RECORD_FORMATS: tuple[RecordFormat, ...] = (
-    RecordFormat("Claude Code session", True, _claude, 1, "sessionId/parentUuid/message"),
-    RecordFormat("Qwen Code session", True, _qwen, 1, "parentUuid/sessionId/message.parts"),
-    RecordFormat("Claude Code prompt history", True, _claude_history, 2, "display/project"),
-    RecordFormat("Codex rollout", True, _codex, 1, "type/payload (session_meta, response_item)"),
-    RecordFormat("Codex prompt history", True, _codex_history, 2, "session_id/ts/text"),
-    RecordFormat("Codex session log", True, _codex_legacy, 2, "created_at/role/function_result"),
-    RecordFormat("Gemini CLI session", True, _gemini_cli, 1, "sessionId/projectHash/type gemini"),
-    RecordFormat("Cline/Roo task UI messages", True, _cline_ui, 2, "ts/type say|ask"),
-    RecordFormat("Copilot CLI session events", True, _copilot, 2, "type session.*/tool.*, data"),
-    RecordFormat("OpenCode session storage", True, _opencode, 1, "sessionID/messageID"),
-    RecordFormat("Cursor agent transcript", True, _cursor, 2, "role/message.content"),
-    RecordFormat("agent CLI session (Droid, pi)", True, _envelope_message, 2, "type/message"),
-    RecordFormat("Grok CLI chat history", True, _grok, 3, "type/content/tool_call_id"),
-    RecordFormat("Kimi CLI wire log", True, _kimi, 2, "type turn.*/context.*"),
-    RecordFormat("APX message log", True, _apx, 1, "channel/actor_id/type"),
-    RecordFormat("Claude Code-style session export", True, _claude_minimal, 2, "type/message"),
+    RecordFormat(
+        "Claude Code session",
+        True,
+        _claude,
+        1,
+        "sessionId/parentUuid/message",
+        frozenset({*CLAUDE_ENVELOPE, "leafUuid", "snapshot", "messageId"}),
+    ),
+    RecordFormat(
+        "Qwen Code session",
+        True,
+        _qwen,
+        1,
+        "parentUuid/sessionId/message.parts",
+        frozenset({"parentUuid"}),
+    ),
+    RecordFormat(
+        "Claude Code prompt history",
+        True,
+        _claude_history,
+        2,
+        "display/project",
+        frozenset({"display"}),
+    ),
+    RecordFormat(
+        "Codex rollout",
+        True,
+        _codex,
+        1,
+        "type/payload (session_meta, response_item)",
+        frozenset({"payload"}),
+    ),
+    RecordFormat(
+        "Codex prompt history",
+        True,
+        _codex_history,
+        2,
+        "session_id/ts/text",
+        frozenset({"session_id"}),
+    ),
+    RecordFormat(
+        "Codex session log",
+        True,
+        _codex_legacy,
+        2,
+        "created_at/role/function_result",
+        frozenset({"created_at"}),
+    ),
+    RecordFormat(
+        "Gemini CLI session",
+        True,
+        _gemini_cli,
+        1,
+        "sessionId/projectHash/type gemini",
+        frozenset({"projectHash", "$set", "$rewindTo", "type", "role"}),
+    ),
+    RecordFormat(
+        "Cline/Roo task UI messages", True, _cline_ui, 2, "ts/type say|ask", frozenset({"ts"})
+    ),
+    RecordFormat(
+        "Copilot CLI session events",
+        True,
+        _copilot,
+        2,
+        "type session.*/tool.*, data",
+        frozenset({"data"}),
+    ),
+    RecordFormat(
+        "OpenCode session storage",
+        True,
+        _opencode,
+        1,
+        "sessionID/messageID",
+        frozenset({"sessionID", "projectID"}),
+    ),
+    RecordFormat(
+        "Cursor agent transcript", True, _cursor, 2, "role/message.content", frozenset({"message"})
+    ),
+    RecordFormat(
+        "agent CLI session (Droid, pi)",
+        True,
+        _envelope_message,
+        2,
+        "type/message",
+        frozenset({"message", "cwd", "parentId"}),
+    ),
+    RecordFormat(
+        "Grok CLI chat history",
+        True,
+        _grok,
+        3,
+        "type/content/tool_call_id",
+        frozenset({"content", "tool_call_id"}),
+    ),
+    RecordFormat("Kimi CLI wire log", True, _kimi, 2, "type turn.*/context.*", frozenset({"type"})),
+    RecordFormat("APX message log", True, _apx, 1, "channel/actor_id/type", frozenset({"channel"})),
+    RecordFormat(
+        "Claude Code-style session export",
+        True,
+        _claude_minimal,
+        2,
+        "type/message",
+        frozenset({"message"}),
+    ),
 )
 
 
@@ -345,10 +435,21 @@ def _framework_message(r: Mapping[str, Any]) -> bool:  # pydantic-ai, LangChain
 
 
 GENERIC_FORMATS: tuple[RecordFormat, ...] = (
-    RecordFormat("provider chat messages", False, _chat_message, 2, "role/content"),
-    RecordFormat("Gemini contents", False, _gemini_content, 2, "role/parts"),
-    RecordFormat("OpenAI Responses items", False, _responses_item, 1, "type/call_id"),
-    RecordFormat("framework message history", False, _framework_message, 2, "kind/parts"),
+    RecordFormat(
+        "provider chat messages", False, _chat_message, 2, "role/content", frozenset({"role"})
+    ),
+    RecordFormat("Gemini contents", False, _gemini_content, 2, "role/parts", frozenset({"parts"})),
+    RecordFormat(
+        "OpenAI Responses items", False, _responses_item, 1, "type/call_id", frozenset({"call_id"})
+    ),
+    RecordFormat(
+        "framework message history",
+        False,
+        _framework_message,
+        2,
+        "kind/parts",
+        frozenset({"parts", "data"}),
+    ),
 )
 
 # --------------------------------------------------------------------------- text formats
@@ -439,7 +540,7 @@ def classify(blob: BlobView) -> Verdict | None:
 
 
 def _classify_json(blob: BlobView) -> Verdict | None:
-    head = blob.data[:BINARY_PROBE].lstrip()
+    head = blob.data[:64].lstrip()
     if not head.startswith((b"{", b"[")):
         return None
     values = top_values(blob.text, blob.complete)
@@ -454,24 +555,44 @@ def _classify_json(blob: BlobView) -> Verdict | None:
     return _first(RECORD_FORMATS, found) or _first(GENERIC_FORMATS, found)
 
 
-BINARY_PROBE = 64
-
-
 def _first(table: tuple[RecordFormat, ...], found: list[Record]) -> Verdict | None:
-    for fmt in table:
-        hits = [r for r in found if fmt.test(r.value)]
-        if len(hits) >= fmt.min_records:
-            return Verdict(fmt.name, fmt.session, hits[0].line, len(hits), fmt.keys)
+    """The first format of ``table`` with enough matching records (one pass over them; a
+    record is tested only against the formats whose gate keys it has)."""
+    hits: dict[int, list[Record]] = {}
+    by_key = _gate_index(table)
+    for record in found:
+        candidates = {i for key in record.value if key in by_key for i in by_key[key]}
+        for index in candidates:
+            if table[index].test(record.value):
+                hits.setdefault(index, []).append(record)
+    for index, fmt in enumerate(table):
+        matched = hits.get(index, [])
+        if len(matched) >= fmt.min_records:
+            return Verdict(fmt.name, fmt.session, matched[0].line, len(matched), fmt.keys)
     return None
 
 
+@cache
+def _gate_index(table: tuple[RecordFormat, ...]) -> dict[str, tuple[int, ...]]:
+    """Gate key -> the formats of ``table`` (by index) that a record with that key may be."""
+    index: dict[str, list[int]] = {}
+    for i, fmt in enumerate(table):
+        for key in fmt.gate:
+            index.setdefault(key, []).append(i)
+    return {key: tuple(ids) for key, ids in index.items()}
+
+
+def _has_needle(blob: BlobView, needles: tuple[str, ...]) -> bool:
+    return any(n.encode() in blob.data for n in needles)
+
+
 def _classify_text(blob: BlobView) -> Verdict | None:
-    text = blob.text
     for fmt in TEXT_FORMATS:
         if fmt.suffixes and blob.suffix not in fmt.suffixes:
             continue
-        if not any(n in text for n in fmt.needles):
+        if not _has_needle(blob, fmt.needles):
             continue
+        text = blob.text
         first = list(fmt.patterns[0].finditer(text))
         if len(first) < fmt.min_first or not all(p.search(text) for p in fmt.patterns[1:]):
             continue
@@ -483,6 +604,8 @@ def _classify_text(blob: BlobView) -> Verdict | None:
 def _export(blob: BlobView) -> Verdict | None:
     """A Markdown/HTML export of an agent session: speakers of both sides, and a session id or
     tool calls with their input."""
+    if not _has_needle(blob, ("**", "#", "<h")):
+        return None
     text = blob.text
     humans = list(_HUMAN.finditer(text))
     if not humans:

@@ -55,7 +55,7 @@ family = sys.argv[1]
 for seed in SEEDS:
     text = (seed * (MIB // len(seed) + 1))[:MIB]
     if family == "paths":
-        for table in (paths.TOOL_PATHS, paths.APC_FORBIDDEN):
+        for table in (paths.TOOL_TABLE, paths.APC_TABLE):
             paths.match_table(table, text.casefold())
         list(paths.detect_path(text.casefold()))
     elif family == "records":
