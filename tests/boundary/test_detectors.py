@@ -223,3 +223,15 @@ def test_input_notes(tmp_path: Path) -> None:
         ("BIO004", "gone.txt"),
     } <= found
     assert ("BMK002", "big.txt") not in found  # beyond the read limit
+
+
+def test_a_digest_under_a_secret_like_key_is_not_a_secret(tmp_path: Path) -> None:
+    # Shape of the Agents SDK run-state fixtures: a SHA-256 of the key, not the key.
+    digest = "367cb46be96fa11da87030dbc0cf83bd0294053ac150e835b916990d2f5e6d0e"
+    files = {
+        "AGENTS.md": f'tracing_api_key_hash: "{digest}"\n',
+        "CLAUDE.md": f'api_key = "{token("", 40, seed=5)}"\n',
+    }
+    found = findings(repo(tmp_path, files))
+    assert not rules_at(found, "AGENTS.md")
+    assert rules_at(found, "CLAUDE.md") == {"BSC001"}
