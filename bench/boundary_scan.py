@@ -31,17 +31,8 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-MARKERS = (
-    "not run: the turn was interrupted",
-    "[Request interrupted by user",
-    "<turn_aborted>",
-    '"turn_aborted"',
-    "[Response interrupted by",
-    "[TASK RESUMPTION]",
-    "[Tool execution was interrupted]",
-    "The tool call was interrupted before a result was produced.",
-    "[Tool result missing due to internal error]",
-)
+from apc_tools.core.detect import MARKERS
+
 # Source code only, so the line that makes each copy distinct is a comment in its language.
 COMMENT = {
     ".py": b"\n# apc-bench copy %d\n",
