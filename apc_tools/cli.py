@@ -1,29 +1,122 @@
-"""The command line: parse options, call the library, render, exit. Nothing else lives here.
+"""The command line (``apc``, ``python -m apc_tools``): parse options, call the library, render,
+exit. It is the only module that prints, and everything it prints from a file nobody checked
+goes through :func:`apc_tools.report.escape.escape` (findings in the renderers, ``apc: error:``
+lines in :func:`fail`).
+
+Start-up is kept light: each command imports the library modules it needs inside its body, so
+``apc --version`` loads click and nothing heavy (tests/test_architecture.py checks it).
 
 Exit codes: 0 nothing at error level, 1 findings at error level (or warnings with --strict),
-2 the command could not run.
+2 the command could not run; 143 after SIGTERM (temporary files removed first).
 """
 
 from __future__ import annotations
 
+import errno
+import os
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from types import FrameType
+from typing import IO, TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
 from apc_tools import __version__
-from apc_tools.entry import (
-    FORMATS,
-    REPAIR_WIRES,
-    repair_command,
-    repair_registry,
-    use_color,
-)
 from apc_tools.findings import CannotRun, Registry, Result
+from apc_tools.report import FORMATS
+from apc_tools.report.escape import escape
+
+if TYPE_CHECKING:
+    from apc_tools.contract.model import Contract
+    from apc_tools.core.policy import Policy
+
+REPAIR_WIRES = ("auto", "openai-chat", "openai-responses", "anthropic", "gemini", "bedrock")
+"""``auto`` and apc_tools.runtime.model.WIRES (not imported here: it would load the runtime)."""
+
+STDIN = "-"
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+# --------------------------------------------------------------------------------------------
+# Output
+
+
+def use_color(no_color: bool, stream: Any = None) -> bool:
+    """--no-color and NO_COLOR turn colour off, FORCE_COLOR on; otherwise only on a terminal."""
+    if no_color or os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    stream = stream or sys.stdout
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def fail(message: str) -> NoReturn:
+    """``apc: error: MESSAGE`` on stderr (escaped: one inert line), exit 2."""
+    click.echo(f"apc: error: {escape(message)}", err=True)
+    sys.exit(2)
+
+
+def echo(text: str, *, nl: bool = True, color: bool | None = None, err: bool = False) -> None:
+    """``click.echo``; a failed write (disk full) is one ``apc: error:`` line and exit 2. A
+    reader gone away (EPIPE) is left to click, which exits 1 quietly."""
+    try:
+        click.echo(text, nl=nl, color=color, err=err)
+    except OSError as exc:
+        if exc.errno == errno.EPIPE or err:
+            raise
+        _discard_stdout()
+        fail(f"cannot write to stdout: {exc.strerror or exc}")
+
+
+def _discard_stdout() -> None:
+    """Point file descriptor 1 at the null device, so the text still buffered for stdout is
+    dropped at exit instead of failing again (a second error, exit 120)."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+    finally:
+        os.close(null)
+
+
+def emit(
+    result: Result,
+    fmt: str,
+    no_color: bool,
+    strict: bool,
+    *,
+    registry: Registry | None = None,
+    err: bool = False,
+) -> NoReturn:
+    """Render ``result`` (to stderr with ``err``) and exit 0 or 1. The registry defaults to the
+    whole catalog; a command whose rules are known may pass a smaller one."""
+    from apc_tools.report import render
+
+    if registry is None:
+        from apc_tools.catalog import registry as catalog
+
+        registry = catalog()
+    color = use_color(no_color, sys.stderr if err else sys.stdout)
+    text = render(result, fmt, registry, color=color, version=__version__)
+    if text:
+        # click strips ANSI codes when the stream is not a terminal unless told otherwise
+        echo(text, nl=not text.endswith("\n"), color=color, err=err)
+    sys.exit(1 if result.failed(strict) else 0)
+
+
+# --------------------------------------------------------------------------------------------
+# The group
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM (a CI cancel) unwinds like an exception: the atomic writer removes its temporary
+    file on the way out."""
+    raise SystemExit(128 + signum)
 
 
 def common_options(func: F) -> F:
@@ -47,40 +140,38 @@ def common_options(func: F) -> F:
     return func
 
 
-def emit(
-    result: Result,
-    fmt: str,
-    no_color: bool,
-    strict: bool,
-    *,
-    registry: Registry | None = None,
-    err: bool = False,
-) -> None:
-    """Render ``result`` (to stderr with ``err``) and exit 0 or 1. The registry defaults to the
-    whole catalog; a command whose rules are known may pass a smaller one."""
-    from apc_tools.report import render
+class EscapedGroup(click.Group):
+    """A group whose usage errors (click's own "Error: ..." lines, which quote the values given,
+    such as a hostile file name) are escaped like every other message apc prints."""
 
-    if registry is None:
-        from apc_tools.catalog import registry as catalog
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        with _escaped_usage_errors():
+            return super().make_context(*args, **kwargs)
 
-        registry = catalog()
-    color = use_color(no_color, sys.stderr if err else sys.stdout)
-    text = render(result, fmt, registry, color=color, version=__version__)
-    if text:
-        # click strips ANSI codes when the stream is not a terminal unless told otherwise
-        click.echo(text, nl=not text.endswith("\n"), color=color, err=err)
-    sys.exit(1 if result.failed(strict) else 0)
+    def invoke(self, ctx: click.Context) -> Any:
+        with _escaped_usage_errors():
+            return super().invoke(ctx)
 
 
-def fail(message: str) -> None:
-    click.echo(f"apc: error: {message}", err=True)
-    sys.exit(2)
+@contextmanager
+def _escaped_usage_errors() -> Iterator[None]:
+    try:
+        yield
+    except click.ClickException as exc:
+        exc.message = escape(exc.message)  # type: ignore[misc]  # Final in click, set on purpose
+        raise
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=EscapedGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="apc")
 def main() -> None:
     """apc-tools: keep the agent contract valid and runtime state out of the repository."""
+    if threading.current_thread() is threading.main_thread():  # where a handler can be set
+        signal.signal(signal.SIGTERM, _terminate)
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        fail("the working folder no longer exists (deleted?); cd into an existing folder")
 
 
 @main.command()
@@ -107,7 +198,6 @@ def validate(
         result = run_validate(list(paths) or [Path(".")], profile=profile, config_path=config)
     except CannotRun as exc:
         fail(str(exc))
-        return
     emit(result, fmt, no_color, strict)
 
 
@@ -127,10 +217,10 @@ def rules(rule_id: str | None, fmt: str) -> None:
         key = rule_id.upper()
         if key not in reg:
             fail(f"no rule {rule_id!r}; `apc rules` lists them")
-        click.echo(explain_rule(reg[key], fmt))
+        echo(explain_rule(reg[key], fmt))
         return
     text = list_rules(reg, fmt)
-    click.echo(text, nl=not text.endswith("\n"))
+    echo(text, nl=not text.endswith("\n"))
 
 
 @main.command()
@@ -140,14 +230,15 @@ def schema(name: str | None) -> None:
     from apc_tools.core.schemas import schema_names, schema_text
 
     if name is None:
-        click.echo("\n".join(schema_names()))
+        echo("\n".join(schema_names()))
         return
     if name not in schema_names():
         fail(f"no schema {name!r}; known: {', '.join(schema_names())}")
-    click.echo(schema_text(name), nl=False)
+    echo(schema_text(name), nl=False)
 
 
-# --- apc boundary: owned by the boundary gate (apc_tools.boundary) ---------------------------
+# --------------------------------------------------------------------------------------------
+# apc boundary (the library: apc_tools.boundary.scan)
 
 
 @main.command()
@@ -220,16 +311,16 @@ def boundary(
         outcome = scan(options, progress=_progress_line if show else None)
     except CannotRun as exc:
         fail(str(exc))
-        return
     finally:
         if show:
             click.echo("\r\x1b[K", nl=False, err=True)
     if outcome.baseline_written is not None:
-        click.echo(
-            f"wrote {outcome.baseline_entries} accepted findings to {outcome.baseline_written}"
-        )
+        where = escape(str(outcome.baseline_written))
+        echo(f"wrote {outcome.baseline_entries} accepted findings to {where}")
         sys.exit(0)
-    emit(outcome.result, fmt, no_color, strict)
+    from apc_tools.boundary.rules import RULES
+
+    emit(outcome.result, fmt, no_color, strict, registry=Registry.of(RULES))
 
 
 def _progress_line(done: int, total: int) -> None:
@@ -237,19 +328,19 @@ def _progress_line(done: int, total: int) -> None:
         click.echo(f"\rapc boundary: {done}/{total} blobs", nl=False, err=True)
 
 
-# --- apc repair: owned by the runtime module (apc_tools.runtime.command) ---------------------
-# The body is apc_tools.entry.repair_command, which apc_tools.entry also runs without click.
+# --------------------------------------------------------------------------------------------
+# apc repair (the library: apc_tools.runtime.command.run_repair)
 
 
 @main.command()
-@click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("file", type=click.Path(path_type=Path, dir_okay=False, allow_dash=True))
 @click.option(
     "-o",
     "--output",
     "out",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=click.Path(path_type=Path, dir_okay=False, allow_dash=True),
     metavar="OUT",
-    help="Write the repaired history to OUT (outside the project tree).",
+    help="Write the repaired history to OUT (outside the project tree; - for stdout).",
 )
 @click.option("--in-place", is_flag=True, help="Replace FILE atomically (outside the project).")
 @click.option(
@@ -268,7 +359,39 @@ def _progress_line(done: int, total: int) -> None:
     help="The APC project whose tree must not be written (default: found from cwd).",
 )
 @common_options
-def repair(
+def repair(fmt: str, strict: bool, config: Path | None, no_color: bool, **options: Any) -> None:
+    """Close tool calls an interrupted turn left unanswered.
+
+    FILE may be - (stdin). The repaired history goes to OUT (-o), back into FILE (--in-place),
+    or to stdout; the report of changes goes to stdout, or to stderr when the history itself is
+    on stdout. Exit 0: done (or, with --check, a provider would accept FILE); 1: --check found
+    what a provider rejects; 2: could not run (bad input, or a target inside the project tree).
+    """
+    if options["out"] is not None and str(options["out"]) == STDIN:
+        if options["in_place"]:
+            fail("use either -o OUT or --in-place, not both")
+        options["out"] = None
+    try:
+        policy = repair_policy(config)
+        result, to_stdout = repair_command(**options)
+    except CannotRun as exc:
+        fail(str(exc))
+    if policy is not None:
+        result = Result.of(policy.apply(result.findings), result.files)
+        strict = strict or policy.strict
+    emit(result, fmt, no_color, strict, registry=repair_registry(), err=to_stdout)
+
+
+def repair_policy(config: Path | None) -> Policy | None:
+    """The policy of --config (read and checked exactly as ``apc validate`` does), or None."""
+    if config is None:
+        return None
+    from apc_tools.core.policy import load_policy
+
+    return load_policy(config, Path("."))
+
+
+def repair_command(
     file: Path,
     out: Path | None,
     in_place: bool,
@@ -276,26 +399,87 @@ def repair(
     check: bool,
     skip_bad_lines: bool,
     project: Path | None,
-    fmt: str,
-    strict: bool,
-    config: Path | None,
-    no_color: bool,
-) -> None:
-    """Close tool calls an interrupted turn left unanswered.
+) -> tuple[Result, bool]:
+    """Run ``apc repair``: (its result, True when the history went to stdout).
 
-    The repaired history goes to OUT (-o), back into FILE (--in-place), or to stdout; the report
-    of changes goes to stdout, or to stderr when the history itself is on stdout. Exit 0: done
-    (or, with --check, a provider would accept FILE); 1: --check found what a provider rejects;
-    2: could not run (bad input, or a target inside the project tree).
+    Raises :class:`CannotRun` with the message to print after ``apc: error:`` (exit 2).
     """
+    from apc_tools.runtime.command import run_repair
+
+    to_stdout = out is None and not in_place and not check
+    from_stdin = str(file) == STDIN
+    if from_stdin and in_place:
+        raise CannotRun("--in-place needs a file; stdin (-) cannot be replaced")
     try:
-        result, to_stdout = repair_command(
-            file, out, in_place, wire, check, skip_bad_lines, project
+        outcome = run_repair(
+            Path("<stdin>") if from_stdin else file,
+            out=out,
+            in_place=in_place,
+            wire=wire,
+            check_only=check,
+            skip_bad_lines=skip_bad_lines,
+            contract=_repair_contract(project, file, out, in_place),
+            stdout=_stdout_bytes() if to_stdout else None,
+            source=_stdin_bytes() if from_stdin else None,
         )
-    except CannotRun as exc:
-        fail(str(exc))
-        return
-    emit(result, fmt, no_color, strict, registry=repair_registry(), err=to_stdout)
+    except BrokenPipeError:
+        raise  # the reader of stdout went away: click exits 1 quietly
+    except RecursionError:
+        raise CannotRun(f"{file}: nested too deeply to repair") from None
+    except OSError as exc:  # a read of the input failed (writes raise StoreError)
+        raise CannotRun(f"{exc.filename or file}: {exc.strerror or exc}") from None
+    return outcome.result, to_stdout
 
 
-# --- end apc repair -------------------------------------------------------------------------
+def _stdout_bytes() -> IO[bytes]:
+    if sys.stdout is None:
+        raise CannotRun("stdout is closed: nowhere to write the repaired history; use -o OUT")
+    return sys.stdout.buffer
+
+
+def _stdin_bytes() -> IO[bytes]:
+    if sys.stdin is None:
+        raise CannotRun("stdin is closed: nothing to read (FILE is -)")
+    return sys.stdin.buffer
+
+
+def repair_registry() -> Registry:
+    """The rules a repair can raise: only the runtime family's (loading every contract check
+    would slow a run)."""
+    from apc_tools.runtime.rules import RULES
+
+    return Registry.of(RULES)
+
+
+def _repair_contract(
+    project: Path | None, file: Path, out: Path | None, in_place: bool
+) -> Contract | None:
+    """The contract of --project or of the cwd's project; the project around the resolved
+    target (if any other) is checked here too, so no APC project's tree is ever written (and
+    the atomic writer refuses one again, for any caller)."""
+    from apc_tools.runtime.store import ensure_outside
+
+    contract = _load_contract(project if project is not None else Path.cwd())
+    if project is not None and contract is None:
+        raise CannotRun(f"--project {project}: no APC project there (no .apc/ or AGENTS.md)")
+    target = out if out is not None else file if in_place else None
+    if target is not None:
+        folder = Path(os.path.realpath(target)).parent  # every symlink, the last one too
+        while not folder.is_dir() and folder != folder.parent:
+            folder = folder.parent
+        around = _load_contract(folder)
+        if around is not None and (contract is None or around.root != contract.root):
+            ensure_outside(around, target)
+    return contract
+
+
+def _load_contract(start: Path) -> Contract | None:
+    """load_contract(start), skipped (None) when no folder above holds .apc/ or AGENTS.md: the
+    common case of runtime storage, where loading the contract checks would cost more than the
+    repair of a small history."""
+    chains = [(f, *f.parents) for f in (start.absolute(), start.resolve())]  # symlinks too
+    if not any((p / ".apc").is_dir() or (p / "AGENTS.md").is_file() for c in chains for p in c):
+        return None
+    from apc_tools.contract.validate import load_contract
+
+    return load_contract(start)

@@ -18,6 +18,7 @@ settings.register_profile("dev", max_examples=100, deadline=None)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "dev")
 settings.load_profile(PROFILE)
 REPAIR_EXAMPLES = 2000 if PROFILE == "ci" else 200
+FUZZ_EXAMPLES = 300 if PROFILE == "ci" else 60  # issue 11: hostile bytes, a fixed CI budget
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED = REPO_ROOT.parent / "shared"

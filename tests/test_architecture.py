@@ -56,10 +56,5 @@ def import_cycles(package: str) -> list[tuple[str, ...]]:
     return sorted(cycles)
 
 
-# apc_tools.entry (the click-free `apc repair` path) and cli.py import each other; issue 6 removes
-# entry.py (one click front end). Until then that is the only cycle allowed.
-KNOWN_CYCLES = {("apc_tools.cli", "apc_tools.entry", "apc_tools.cli")}
-
-
 def test_the_package_has_no_import_cycle() -> None:
-    assert set(import_cycles("apc_tools")) <= KNOWN_CYCLES
+    assert import_cycles("apc_tools") == []

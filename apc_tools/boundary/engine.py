@@ -18,7 +18,6 @@ from apc_tools.boundary.model import BlobView, Detection
 from apc_tools.boundary.policy import BaselineEntry, Settings
 from apc_tools.boundary.secrets import detect_secrets
 from apc_tools.boundary.transcripts import HEAD_BYTES, Verdict, classify, detect_transcript
-from apc_tools.contract.project import classify as contract_kind
 from apc_tools.core import git as gitio
 from apc_tools.core.git import BlobReader, Entry, Repo
 from apc_tools.findings import CannotRun, Finding, Result
@@ -64,7 +63,9 @@ def is_contract(path: str) -> bool:
     if name in INSTRUCTION_FILES or low.startswith(".apc/") or "/.apc/" in low:
         return True
     if name.endswith(CONTRACT_NAMES) or any(f in low for f in CONTRACT_FOLDERS):
-        return contract_kind(path) is not None
+        from apc_tools.contract.project import classify  # only for these few paths
+
+        return classify(path) is not None
     return False
 
 

@@ -26,6 +26,7 @@ from apc_tools.core.globs import glob_match
 from apc_tools.findings import CannotRun, Finding, Severity
 
 POLICY_FILE = ".apc-tools.yaml"
+MAX_POLICY_BYTES = 1024 * 1024
 
 
 def _no_mapping() -> Mapping[str, Any]:
@@ -76,7 +77,8 @@ def parse_policy(path: Path, text: str) -> Policy:
     doc = load_yaml(text)
     if not doc.ok:
         first = doc.problems[0]
-        raise _fail(path, f"line {first.line}: {first.message}")
+        where = f"line {first.line}: " if first.line is not None else ""
+        raise _fail(path, f"{where}{first.message}")
     data = doc.data if doc.data is not None else {}
     errors = schema_errors("policy", data)
     if errors:
@@ -104,8 +106,21 @@ def load_policy(config: Path | None, root: Path) -> Policy:
     candidate = config if config is not None else root / POLICY_FILE
     if config is None and not candidate.is_file():
         return Policy()
+    return parse_policy(candidate, read_policy_text(candidate))
+
+
+def read_policy_text(path: Path) -> str:
+    """The text of a policy file: a regular file (a FIFO or device is never opened: it could
+    block or never end) of at most :data:`MAX_POLICY_BYTES` (never read whole beyond that)."""
     try:
-        text = candidate.read_text(encoding="utf-8")
+        if not path.is_file():
+            what = "does not exist" if not path.exists() else "is not a regular file"
+            raise _fail(path, f"cannot read the policy file: it {what}")
+        with path.open("rb") as fh:
+            data = fh.read(MAX_POLICY_BYTES + 1)
+        if len(data) > MAX_POLICY_BYTES:
+            limit = MAX_POLICY_BYTES // 1024
+            raise _fail(path, f"the policy file is larger than {limit} KiB; keep it short")
+        return data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise _fail(candidate, f"cannot read the policy file: {exc}") from exc
-    return parse_policy(candidate, text)
+        raise _fail(path, f"cannot read the policy file: {exc}") from exc

@@ -3,16 +3,17 @@
 Escaping follows the Actions toolkit (``@actions/core`` ``command.ts``): the message escapes
 ``%``, CR and LF; property values (file, title) also escape ``:`` and ``,``. Since neither can
 then hold a line break or end its field early, no path or message can start a second command.
+Every other control character (ESC, OSC, BEL, C1, bidi overrides, undecodable bytes) is shown
+as a visible escape by :func:`apc_tools.report.escape.escape`, as in every other format: a
+runner log or a terminal never receives a raw escape sequence from a file name.
 """
 
 from __future__ import annotations
 
-import re
-
 from apc_tools.findings import Finding, Result, Severity
+from apc_tools.report.escape import escape
 from apc_tools.report.text import summary_line
 
-SURROGATE = re.compile("[\ud800-\udfff]")
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
 
@@ -48,5 +49,7 @@ def escape_property(value: str) -> str:
 
 
 def printable(value: str) -> str:
-    """Undecodable bytes of a path (lone surrogates) become U+FFFD so stdout can encode them."""
-    return SURROGATE.sub("\ufffd", value)
+    """``value`` escaped for print, except CR and LF, which the toolkit's escaping encodes."""
+    if "\r" not in value and "\n" not in value:
+        return escape(value)
+    return "\n".join("\r".join(escape(p) for p in line.split("\r")) for line in value.split("\n"))

@@ -7,9 +7,8 @@ terminal: one finding is always exactly one line, and colour appears only when a
 
 from __future__ import annotations
 
-import unicodedata
-
 from apc_tools.findings import Finding, Result, Severity, Summary
+from apc_tools.report.escape import escape
 
 RESET = "\x1b[0m"
 BOLD = "\x1b[1m"
@@ -20,7 +19,6 @@ SEVERITY_COLOR = {
     Severity.WARNING: "\x1b[1;33m",
     Severity.INFO: "\x1b[1;36m",
 }
-UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 
 def render_text(result: Result, *, color: bool) -> str:
@@ -32,11 +30,11 @@ def render_text(result: Result, *, color: bool) -> str:
 def finding_line(finding: Finding, *, color: bool) -> str:
     """``path:line:col: severity RULE-ID message`` (missing line/column parts left out); a
     finding of a commit (boundary range and history modes) ends with ``(commit <12 hex>)``."""
-    where = display(finding.location())
+    where = escape(finding.location())
     severity = finding.severity.value
-    message = display(finding.message)
+    message = escape(finding.message)
     if finding.commit:
-        message += f" (commit {finding.commit[:12]})"
+        message += f" (commit {escape(finding.commit[:12])})"
     if not color:
         return f"{where}: {severity} {finding.rule} {message}"
     paint = SEVERITY_COLOR[finding.severity]
@@ -62,21 +60,3 @@ def summary_line(summary: Summary, *, color: bool) -> str:
 
 def plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
-def display(text: str) -> str:
-    """``text`` with every control, format or undecodable character shown as an escape."""
-    if text.isprintable():
-        return text
-    return "".join(escape_char(ch) for ch in text)
-
-
-def escape_char(ch: str) -> str:
-    if unicodedata.category(ch) not in UNSAFE_CATEGORIES:
-        return ch
-    code = ord(ch)
-    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte kept by os.fsdecode (surrogateescape)
-        return f"\\x{code - 0xDC00:02x}"
-    if code <= 0xFF:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}"

@@ -39,7 +39,7 @@ from apc_tools.runtime.io import (
 from apc_tools.runtime.model import WIRES, UnknownWire
 from apc_tools.runtime.repair import RepairStream
 from apc_tools.runtime.rules import BY_ID, CHANGE_RULES
-from apc_tools.runtime.store import atomic_write, ensure_outside
+from apc_tools.runtime.store import StoreError, atomic_write, ensure_outside
 
 if TYPE_CHECKING:  # the contract model is only read, through the object the caller passes
     from apc_tools.contract.model import Contract
@@ -85,17 +85,19 @@ def run_repair(
     contract: Contract | None = None,
     stdout: IO[bytes] | None = None,
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+    source: IO[bytes] | None = None,
 ) -> RepairOutcome:
     """Repair (or with ``check_only``, check) the history in ``file``. See the module doc.
 
     Raises :class:`~apc_tools.findings.CannotRun` (exit 2) for bad options, a file that is not
     a history, a target inside the project tree of ``contract``, or a failed write; the input
-    file is then untouched.
+    file is then untouched. ``source``: an open binary stream (stdin) to read instead of
+    ``file``, which then only names it in messages; it is read once, never closed.
     """
     _check_options(file, out, in_place, wire, check_only)
     target = _target(file, out, in_place, contract)
     with HistoryReader(
-        file, skip_bad_lines=skip_bad_lines, max_record_bytes=max_record_bytes
+        file, skip_bad_lines=skip_bad_lines, max_record_bytes=max_record_bytes, source=source
     ) as reader:
         if check_only:
             return _check(reader, wire, _name(file))
@@ -119,6 +121,8 @@ def _check_options(
         raise RepairUsageError("use either -o OUT or --in-place, not both")
     if check_only and (out is not None or in_place):
         raise RepairUsageError("--check writes nothing; drop -o/--in-place")
+    if in_place and file.exists() and not file.is_file():
+        raise RepairUsageError(f"--in-place {file}: not a regular file; write with -o OUT")
     if out is not None and out.is_dir():
         raise RepairUsageError(f"-o {out}: is a folder; name the file to write")
     if out is not None and out.exists() and file.exists() and out.samefile(file):
@@ -320,11 +324,21 @@ def _deliver(
     import tempfile
 
     with tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES, mode="w+b") as spool:
-        for chunk in chunks:
-            spool.write(chunk.encode("utf-8"))
-        spool.seek(0)
-        shutil.copyfileobj(spool, stdout)
-        stdout.flush()
+        try:
+            for chunk in chunks:
+                spool.write(chunk.encode("utf-8"))
+            spool.seek(0)
+        except OSError as exc:  # the temporary file beyond SPOOL_BYTES (TMPDIR full)
+            raise StoreError(
+                f"cannot hold the history for stdout in a temporary file: {exc.strerror or exc}"
+            ) from None
+        try:
+            shutil.copyfileobj(spool, stdout)
+            stdout.flush()
+        except BrokenPipeError:
+            raise  # the reader went away: not an error of the repair
+        except OSError as exc:
+            raise StoreError(f"cannot write the history to stdout: {exc.strerror or exc}") from None
     return False, None
 
 

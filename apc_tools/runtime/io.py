@@ -22,8 +22,10 @@ whose message names the file and, where it has one, the line and column.
 from __future__ import annotations
 
 import codecs
+import io
 import json
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -132,18 +134,58 @@ class History:
 # Detection
 
 
-def _head(path: Path) -> tuple[bytes, bool]:
+def _open(path: Path) -> IO[bytes]:
     try:
-        with path.open("rb") as fh:
-            head = fh.read(HEAD_BYTES)
-            at_eof = not fh.read(1)
+        return path.open("rb")
     except IsADirectoryError:
         raise HistoryError(f"{path}: is a folder, not a history file") from None
     except FileNotFoundError:
         raise HistoryError(f"{path}: no such file") from None
     except OSError as exc:
         raise HistoryError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    return head, at_eof
+
+
+def _head(path: Path, fh: IO[bytes]) -> tuple[bytes, bool, IO[bytes]]:
+    """The first bytes for layout detection, whether they are the whole file, and a stream
+    that reads the file from its start again. The file is opened and read once: a pipe
+    (stdin, ``/dev/stdin``, a FIFO) cannot be read a second time."""
+    try:
+        start = fh.tell() if fh.seekable() else None
+        data = fh.read(HEAD_BYTES + 1)
+        if start is not None:
+            fh.seek(start)
+    except OSError as exc:
+        raise HistoryError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    head, at_eof = data[:HEAD_BYTES], len(data) <= HEAD_BYTES
+    return head, at_eof, fh if start is not None else _Replay.wrap(data, fh)
+
+
+class _Replay(io.RawIOBase):
+    """A non-seekable stream with the bytes already read from it put back in front."""
+
+    def __init__(self, read: bytes, rest: IO[bytes]) -> None:
+        super().__init__()
+        self._read, self._rest = memoryview(read), rest
+
+    @classmethod
+    def wrap(cls, read: bytes, rest: IO[bytes]) -> IO[bytes]:
+        return io.BufferedReader(cls(read, rest), CHUNK_CHARS)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._read:
+            count = min(len(buffer), len(self._read))
+            buffer[:count] = self._read[:count]
+            self._read = self._read[count:]
+            return count
+        # one read at most (read1): back in Python between reads, so a signal (SIGTERM) is
+        # handled at once instead of after a blocking read for the rest of ``buffer``
+        read = getattr(self._rest, "read1", self._rest.read)
+        data = read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
 
 
 def _head_text(path: Path, head: bytes, at_eof: bool) -> str:
@@ -164,7 +206,7 @@ def _is_object_line(line: str) -> bool:
         return False
     try:
         return isinstance(json.loads(stripped), dict)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
 
 
@@ -409,6 +451,8 @@ class _Scanner:
                     raise self._decode_error(exc) from None
                 self._grow()
                 continue
+            except (ValueError, RecursionError) as exc:  # a huge number, deep nesting
+                raise self.error(_unreadable(exc)) from None
             at_end = end == len(self.buf) and not isinstance(value, dict | list | str)
             if at_end and self.fill():  # a number or literal may go on in the next chunk
                 continue
@@ -436,7 +480,7 @@ class _Scanner:
                 return None
         try:
             value, end = _SCAN(buf, pos)  # a dict: it ends at its "}", so it is whole
-        except (StopIteration, ValueError):  # cut by the end of the buffer, or invalid
+        except (StopIteration, ValueError, RecursionError):  # cut, invalid, or too deep
             return None
         if end - pos > self.max_value:
             return None
@@ -528,8 +572,10 @@ class HistoryReader:
         skip_bad_lines: bool = False,
         max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
         chunk_chars: int = CHUNK_CHARS,
+        source: IO[bytes] | None = None,
     ) -> None:
         self.path = Path(path)
+        self.source = source  # an open binary stream to read instead of opening ``path``
         self.chunk_chars = chunk_chars
         self.skip_bad_lines = skip_bad_lines
         self.max_record_bytes = max_record_bytes
@@ -544,28 +590,33 @@ class HistoryReader:
 
     # -- context manager
     def __enter__(self) -> HistoryReader:
-        head, at_eof = _head(self.path)
-        text = _head_text(self.path, head, at_eof)
-        self._bom = head.startswith(codecs.BOM_UTF8)
-        kind = _detect_kind(self.path, text, at_eof)
-        ascii = _escapes_non_ascii(text)
+        self._fh = opened = self.source if self.source is not None else _open(self.path)
         try:
+            head, at_eof, binary = _head(self.path, opened)
+            self._fh = binary
+            text = _head_text(self.path, head, at_eof)
+            self._bom = head.startswith(codecs.BOM_UTF8)
+            kind = _detect_kind(self.path, text, at_eof)
+            ascii = _escapes_non_ascii(text)
             if kind == "jsonl":
                 style = Style(newline=_jsonl_newline(text), ensure_ascii=ascii)
                 self.layout = Layout("jsonl", style)
-                self._fh = self.path.open("rb")
                 if self._bom:
-                    self._fh.read(len(codecs.BOM_UTF8))
+                    binary.read(len(codecs.BOM_UTF8))
             else:
-                self._open_json(ascii)
+                self._open_json(binary, ascii)
         except BaseException:
             self.close()
             raise
         return self
 
     def close(self) -> None:
+        """Close the file (a ``source`` stream given by the caller stays open)."""
         if self._fh is not None:
-            self._fh.close()
+            if self.source is None:
+                self._fh.close()
+            elif isinstance(self._fh, io.TextIOWrapper):
+                self._fh.detach()
             self._fh = None
 
     def __exit__(
@@ -577,9 +628,9 @@ class HistoryReader:
         self.close()
 
     # -- JSON
-    def _open_json(self, ascii: bool) -> None:
+    def _open_json(self, binary: IO[bytes], ascii: bool) -> None:
         encoding = "utf-8-sig" if self._bom else "utf-8"
-        self._fh = self.path.open("r", encoding=encoding, newline="")
+        self._fh = io.TextIOWrapper(binary, encoding=encoding, newline="")
         scanner = _Scanner(self._fh, self.path, self.max_record_bytes, self.chunk_chars)
         self._scanner = scanner
         opener = scanner.expect("[{", "a JSON array or object")
@@ -753,6 +804,9 @@ class HistoryReader:
         except json.JSONDecodeError as exc:
             self._bad(number, f"not valid JSON: {_reason(exc)} (column {exc.colno})")
             return None
+        except (ValueError, RecursionError) as exc:  # a huge number, deep nesting
+            self._bad(number, _unreadable(exc))
+            return None
         if not isinstance(record, dict):
             self._bad(number, f"expected a JSON object, found {_kind_of(record)}")
             return None
@@ -792,7 +846,7 @@ def _compact_line(
     try:
         text = raw.decode("utf-8")
         record, end = scan(text, 0)  # on "{": a dict, as json.loads(text) would return
-    except (UnicodeDecodeError, StopIteration, ValueError):
+    except (UnicodeDecodeError, StopIteration, ValueError, RecursionError):
         return None
     tail = len(text) - end
     if tail == 0:
@@ -804,6 +858,14 @@ def _compact_line(
 
 def _size(count: int) -> str:
     return f"{count // MiB} MiB" if count >= MiB else f"{count} bytes"
+
+
+def _unreadable(exc: ValueError | RecursionError) -> str:
+    """Why valid JSON syntax could not be read: Python's own limits, said plainly."""
+    if isinstance(exc, RecursionError):
+        return "JSON nested too deeply to read"
+    limit = sys.get_int_max_str_digits()
+    return f"a number too long to read (more than {limit} digits)"
 
 
 def _reason(exc: json.JSONDecodeError) -> str:

@@ -8,7 +8,9 @@ the run of model contents just before a call turn), so memory does not grow with
 The walk
 --------
 1. Leading records before the first real user record are dropped ("dropped-leading"), except
-   system/developer records and records of unknown role, which pass through.
+   system/developer records and records of unknown role, which pass through. They are held
+   until that user record arrives: a history with no user record at all keeps them, and is
+   repaired as it is (its calls closed, never dropped: dropping would leave nothing).
 2. A record with client tool calls opens a turn; each call opens a slot. A result answers the
    first still-unanswered slot of the open turn that it matches (by call id, or by tool name when
    an id is missing: Gemini ids are optional), so ids reused across turns and duplicate ids in one
@@ -169,6 +171,7 @@ class RepairStream:
         self._index = -1
         self._turn: _Turn | None = None
         self._pending: list[tuple[int, Mapping[str, Any]]] = []
+        self._held: list[tuple[int, Message]] = []  # leading records, until a user record
 
     # -- feeding ---------------------------------------------------------------------------
 
@@ -180,6 +183,9 @@ class RepairStream:
         msg = self._parse(record)
         if not self._started:
             return self._leading(msg)
+        return self._walk(msg, record)
+
+    def _walk(self, msg: Message, record: Mapping[str, Any]) -> list[dict[str, Any]]:
         if self._prefix:
             if msg.results and not msg.calls:
                 return [dict(record)]
@@ -200,26 +206,51 @@ class RepairStream:
 
     def finish(self) -> list[dict[str, Any]]:
         """The end of the history: close (or, if asked, leave open) the last turn."""
-        out: list[dict[str, Any]] = []
+        out: list[dict[str, Any]] = self._replay_held() if self._held else []
         if self._turn is not None:
-            out += self._close(None, synthesize=self._close_trailing)[0]
+            # A result message that also holds the user's text means the user spoke after the
+            # calls: the turn is over even on a live frontier, so its open calls are closed.
+            spoke = bool(self._turn.extra)
+            out += self._close(None, synthesize=self._close_trailing or spoke)[0]
         out += self._flush_pending()
         return out
 
     # -- the leading items -----------------------------------------------------------------
 
     def _leading(self, msg: Message) -> list[dict[str, Any]]:
-        if msg.kind in ("system", "other"):
+        if msg.kind in ("system", "other") and not self._held:
             return [dict(msg.raw)]
         if msg.kind == "user":
             self._started = True
-            return self._start(msg)
-        self._note(
-            "dropped-leading",
-            None,
-            f"dropped a leading {msg.kind} record before the first user message",
-        )
+            return self._drop_held() + self._start(msg)
+        self._held.append((self._index, msg))  # system records too, once one is held: in order
         return []
+
+    def _drop_held(self) -> list[dict[str, Any]]:
+        """A user record came: the held system records pass, the others are dropped."""
+        kept: list[dict[str, Any]] = []
+        index, held = self._index, self._held
+        for self._index, msg in held:
+            if msg.kind in ("system", "other"):
+                kept.append(dict(msg.raw))
+                continue
+            self._note(
+                "dropped-leading",
+                None,
+                f"dropped a leading {msg.kind} record before the first user message",
+            )
+        self._index, self._held = index, []
+        return kept
+
+    def _replay_held(self) -> list[dict[str, Any]]:
+        """No user record came: the held records are the history; repair them as they are."""
+        self._started = True
+        out: list[dict[str, Any]] = []
+        index, held = self._index, self._held
+        for self._index, msg in held:
+            out += self._walk(msg, msg.raw)
+        self._index, self._held = index, []
+        return out
 
     # -- outside a turn --------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import time
 from collections.abc import Callable, Iterable
 from contextlib import suppress
 from pathlib import Path
@@ -78,13 +79,6 @@ def _default_mode() -> int:
     return 0o666 & ~mask
 
 
-def _mode_for(path: Path) -> int:
-    try:
-        return stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        return _default_mode()
-
-
 def atomic_write(
     path: Path,
     chunks: Iterable[str | bytes],
@@ -93,16 +87,31 @@ def atomic_write(
 ) -> bool:
     """Write ``chunks`` (str as UTF-8) to ``path`` atomically; return True if it was replaced.
 
+    ``path`` is resolved first (every symlink, the last one too), and a resolved target inside
+    an APC project (a folder above it holds ``.apc/`` or ``AGENTS.md``) is refused with
+    :class:`InsideProject`, whoever calls: the runtime never writes into the contract.
+
     The text goes to a temporary file in the same folder, which is flushed, fsynced and renamed
     over ``path`` (the folder is fsynced after). An existing file keeps its permission bits. On
-    any exception, the temporary file is removed and the exception re-raised: ``path`` is left
-    as it was. ``keep``, if given, is asked after the last chunk; when it returns False the
-    temporary file is dropped and ``path`` is not touched (nothing changed, nothing to write).
+    any exception (SIGTERM too, under the CLI), the temporary file is removed and the exception
+    re-raised: ``path`` is left as it was. A temporary file left by a killed run (SIGKILL) is
+    removed by the next write to the same file. ``keep``, if given, is asked after the last
+    chunk; when it returns False the temporary file is dropped and ``path`` is not touched.
+
+    An existing target that is not a regular file is never replaced: a character device
+    (``/dev/null``, a terminal) or a FIFO with a reader is written through; anything else, or
+    any of them with ``keep`` (a replacement in place), is refused.
     """
+    named, path = path, Path(os.path.realpath(path))
+    _ensure_no_project_around(named, path)
+    info = _stat(path)
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        return _write_through(named, path, info, chunks, keep)
     folder = path.parent
     if not folder.is_dir():
-        raise StoreError(f"cannot write {path}: the folder {folder} does not exist")
-    mode = _mode_for(path)
+        raise StoreError(f"cannot write {named}: the folder {folder} does not exist")
+    mode = stat.S_IMODE(info.st_mode) if info is not None else _default_mode()
+    _sweep(folder, path.name)
     try:
         fd, tmp = _new_temporary(folder, path.name)
     except OSError as exc:
@@ -114,28 +123,125 @@ def atomic_write(
             return False
         os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with suppress(FileNotFoundError):
             tmp.unlink()
+        if isinstance(exc, OSError) and not isinstance(exc, StoreError):
+            raise StoreError(f"cannot write {named}: {exc.strerror or exc}") from None
         raise
     _fsync_folder(folder)
     return True
 
 
+def _stat(path: Path) -> os.stat_result | None:
+    try:
+        return path.stat()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _ensure_no_project_around(named: Path, resolved: Path) -> None:
+    """Refuse a resolved target that lies inside an APC project (the same test as the CLI's
+    project discovery: a folder above it holds ``.apc/`` or ``AGENTS.md``)."""
+    for folder in resolved.parents:
+        if (folder / ".apc").is_dir() or (folder / "AGENTS.md").is_file():
+            raise InsideProject(
+                f"refusing to write {named}: it resolves to {resolved}, inside the project tree "
+                f"{folder} (runtime state never goes into the repository); write to a path "
+                "outside it, or to stdout"
+            )
+
+
+def _write_through(
+    named: Path,
+    path: Path,
+    info: os.stat_result,
+    chunks: Iterable[str | bytes],
+    keep: Callable[[], bool] | None,
+) -> bool:
+    """Write into a character device or a FIFO that has a reader, never replacing it."""
+    fifo, device = stat.S_ISFIFO(info.st_mode), stat.S_ISCHR(info.st_mode)
+    if keep is not None or not (fifo or device):
+        raise StoreError(
+            f"cannot write {named}: not a regular file (a folder, socket, block device or "
+            "special file is never replaced); name a regular file"
+        )
+    flags = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0) | (os.O_NONBLOCK if fifo else 0)
+    try:
+        fd = os.open(path, flags)  # a FIFO without a reader fails (ENXIO) instead of hanging
+        if fifo:
+            os.set_blocking(fd, True)
+        with os.fdopen(fd, "wb", buffering=WRITE_BUFFER) as fh:
+            for chunk in chunks:
+                fh.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
+    except OSError as exc:
+        reason = "no process reads the FIFO" if exc.errno == errno.ENXIO else exc.strerror
+        raise StoreError(f"cannot write {named}: {reason or exc}") from None
+    return True
+
+
 _TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
 _TEMP_FLAGS |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+TEMP_SUFFIX = ".apc-tmp"
+STALE_SECONDS = 5.0
+"""A temporary file unlocked and unmodified for this long belongs to no live writer."""
 
 
 def _new_temporary(folder: Path, name: str) -> tuple[int, Path]:
     """Create ``.<name>.<random>.apc-tmp`` in ``folder``, readable by its owner only, as
-    ``tempfile.mkstemp`` does (without importing tempfile, shutil and random on every run)."""
+    ``tempfile.mkstemp`` does (without importing tempfile, shutil and random on every run),
+    and hold an advisory lock on it while it is written: the mark of a live writer."""
     for _ in range(100):
-        candidate = folder / f".{name}.{os.urandom(6).hex()}.apc-tmp"
+        candidate = folder / f".{name}.{os.urandom(6).hex()}{TEMP_SUFFIX}"
         try:
-            return os.open(candidate, _TEMP_FLAGS, 0o600), candidate
+            fd = os.open(candidate, _TEMP_FLAGS, 0o600)
         except FileExistsError:
             continue
+        _lock(fd, blocking=True)
+        return fd, candidate
     raise FileExistsError(errno.EEXIST, "no free temporary file name", str(folder))
+
+
+def _lock(fd: int, *, blocking: bool) -> bool:
+    """An exclusive ``flock`` on ``fd``: True when held (always True where there is none)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no locks, and no sweeping (see _sweep)
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+    except OSError:
+        return False
+    return True
+
+
+def _sweep(folder: Path, name: str) -> None:
+    """Remove the temporary files of ``name`` that a killed run left (SIGKILL, power loss):
+    those no process holds locked and nobody wrote to for :data:`STALE_SECONDS`."""
+    if os.name != "posix":
+        return
+    prefix = f".{name}."
+    with suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.name.startswith(prefix) and entry.name.endswith(TEMP_SUFFIX):
+                _remove_if_stale(Path(entry.path))
+
+
+def _remove_if_stale(tmp: Path) -> None:
+    try:
+        fd = os.open(tmp, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+    except OSError:
+        return
+    try:
+        info = os.fstat(fd)
+        old = time.time() - info.st_mtime >= STALE_SECONDS
+        if stat.S_ISREG(info.st_mode) and old and _lock(fd, blocking=False):
+            with suppress(OSError):
+                tmp.unlink()
+    finally:
+        os.close(fd)
 
 
 def _write_all(fd: int, chunks: Iterable[str | bytes]) -> None:

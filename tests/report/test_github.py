@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from apc_tools.findings import Finding, Registry, Result, Rule, Severity
 from apc_tools.report import render
-from apc_tools.report.github import escape_data, escape_property
+from apc_tools.report.github import escape_data, escape_property, printable
 
 RULE = Rule(
     id="TST001",
@@ -120,6 +120,17 @@ def test_any_path_and_message_round_trip_as_one_command(
             command
             == {"error": "error", "warning": "warning", "info": "notice"}[finding.severity.value]
         )
-        assert data == finding.message
-        assert props.get("file", "") == finding.path.replace("\\", "/")
+        assert data == printable(finding.message)
+        assert props.get("file", "") == printable(finding.path.replace("\\", "/"))
+        if finding.message.isprintable():
+            assert data == finding.message
         assert (props["line"], props["col"], props["title"]) == ("1", "2", "TST001")
+
+
+def test_escape_osc_and_bel_in_a_file_name_are_escaped() -> None:
+    """B11/B12: a file name's ESC, OSC, CSI and BEL never reach the log raw."""
+    path = ".apc/agents/osc\x1b]0;pwned\x07csi\x1b[31m\x9b2J.md"
+    output = github([RULE.finding(path, "bell\x07 in \x1b[1mmessage", 1)])
+    assert not any(ch in output for ch in "\x1b\x07\x9b")
+    assert "osc\\x1b]0;pwned\\x07csi" in output
+    assert "bell\\x07 in \\x1b[1mmessage" in output

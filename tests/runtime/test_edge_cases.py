@@ -451,3 +451,18 @@ def test_bedrock_user_text_stays_after_the_synthetic_results() -> None:
     assert "toolResult" in first and second == text
     swapped = {"role": "user", "content": [second, first]}
     assert [v.rule for v in check([*result.records[:2], swapped], "bedrock")] == ["WIR004"]
+
+
+@pytest.mark.parametrize("wire", sorted(BLOCK_WIRES))
+def test_live_frontier_ends_when_the_user_speaks_in_the_result_message(wire: str) -> None:
+    """Found by the CI property profile: the last message holds only an orphan result and the
+    user's text. The user spoke after the call, so even with close_trailing=False the call is
+    closed (before the text), not left open."""
+    records = build(wire, U, ("call", ["b"]), ("result", ["a"]))
+    last = records[-1]
+    key = "content" if "content" in last else "parts"
+    text = {"text": "more"} if wire != "anthropic" else {"type": "text", "text": "more"}
+    last[key] = [*last[key], text]
+    result = repaired(wire, records, close_trailing=False)
+    assert ("closed-call", 1, "b") in kinds(result)
+    assert ("dropped-orphan", 2, "a") in kinds(result)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import stat
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -207,3 +209,116 @@ def test_ensure_outside_takes_the_root_from_the_contract(
         ensure_outside(contract, root / ".apc" / "sessions" / "x.jsonl")
     outside = tmp_path / "elsewhere.jsonl"
     assert ensure_outside(contract, outside) == outside.resolve()
+
+
+# --------------------------------------------------------------------------------------------
+# atomic_write holds the boundary itself, for any caller (issue 11, H1)
+
+
+@pytest.mark.parametrize("rel", ["AGENTS.md", ".apc/agents/reviewer.md", "sub/new.jsonl"])
+def test_atomic_write_refuses_a_target_inside_a_project(project: Path, rel: str) -> None:
+    target = project / rel
+    with pytest.raises(InsideProject, match="inside the project tree"):
+        atomic_write(target, ["[]"])
+    assert not target.exists() or target.read_text() != "[]"
+
+
+def test_atomic_write_resolves_the_last_symlink_too(project: Path, tmp_path: Path) -> None:
+    link = tmp_path / "out" / "fixed.json"
+    link.parent.mkdir()
+    link.symlink_to(project / "AGENTS.md")
+    with pytest.raises(InsideProject, match="resolves to"):
+        atomic_write(link, ["[]"])
+    assert (project / "AGENTS.md").read_text() == "# Agents\n"
+    assert leftovers(project) == [] and leftovers(link.parent) == []
+
+
+def test_a_folder_holding_only_agents_md_is_a_project(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("# A\n")
+    with pytest.raises(InsideProject):
+        atomic_write(tmp_path / "deep" / "x.json", ["[]"])
+
+
+# --------------------------------------------------------------------------------------------
+# Targets that are not regular files are never replaced (H6)
+
+
+def test_a_fifo_with_a_reader_is_written_through(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        assert atomic_write(fifo, ["[1, ", b"2]"]) is True
+        assert os.read(reader, 100) == b"[1, 2]"
+    finally:
+        os.close(reader)
+    assert stat.S_ISFIFO(fifo.lstat().st_mode) and leftovers(tmp_path) == []
+
+
+def test_a_fifo_without_a_reader_is_refused(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(StoreError, match="no process reads the FIFO"):
+        atomic_write(fifo, ["[]"])
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+
+
+def test_dev_null_is_written_through_and_stays_a_device() -> None:
+    assert atomic_write(Path(os.devnull), ["[]"]) is True
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+
+
+def test_a_device_is_never_replaced_in_place() -> None:
+    with pytest.raises(StoreError, match="not a regular file"):
+        atomic_write(Path(os.devnull), ["[]"], keep=lambda: True)
+
+
+def test_a_folder_as_target_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "dir").mkdir()
+    with pytest.raises(StoreError, match="not a regular file"):
+        atomic_write(tmp_path / "dir", ["[]"])
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_device_names_the_target() -> None:
+    with pytest.raises(StoreError, match="cannot write /dev/full: No space left on device"):
+        atomic_write(Path("/dev/full"), ["x" * (1 << 21)])
+
+
+# --------------------------------------------------------------------------------------------
+# Temporary files of killed runs are swept; a live writer's are not
+
+
+def stale(folder: Path, name: str) -> Path:
+    left = folder / f".{name}.0123456789ab.apc-tmp"
+    left.write_text("half a history")
+    old = time.time() - 3600
+    os.utime(left, (old, old))
+    return left
+
+
+def test_a_stale_temporary_file_is_swept_by_the_next_write(tmp_path: Path) -> None:
+    left = stale(tmp_path, "out.json")
+    other = stale(tmp_path, "other.json")  # another file's: not this write's business
+    atomic_write(tmp_path / "out.json", ["[]"])
+    assert not left.exists() and other.exists()
+
+
+def test_a_locked_temporary_file_is_kept(tmp_path: Path) -> None:
+    import fcntl
+
+    left = stale(tmp_path, "out.json")
+    fd = os.open(left, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # as a live writer holds it
+        atomic_write(tmp_path / "out.json", ["[]"])
+        assert left.exists()
+    finally:
+        os.close(fd)
+
+
+def test_a_fresh_temporary_file_is_kept(tmp_path: Path) -> None:
+    fresh = tmp_path / ".out.json.0123456789ab.apc-tmp"
+    fresh.write_text("being written")
+    atomic_write(tmp_path / "out.json", ["[]"])
+    assert fresh.exists()
