@@ -28,11 +28,5 @@ def detect_local_paths(blob: BlobView) -> Iterator[Detection]:
         return
     text = blob.text
     for hit in detect.find_local_paths(text):
-        line, column = blob.position(hit.start)
-        yield Detection(
-            LOCAL_PATH,
-            f"{detect.describe(hit.detector)}: use a path relative to the repository root",
-            line,
-            column,
-            match=text[hit.start : hit.end],
-        )
+        message = f"{detect.describe(hit.detector)}: use a path relative to the repository root"
+        yield blob.detection(LOCAL_PATH, message, hit.start, text[hit.start : hit.end])

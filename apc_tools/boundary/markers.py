@@ -70,11 +70,10 @@ def detect_markers(blob: BlobView) -> Iterator[Detection]:
         if marker in seen:
             continue
         seen.add(marker)
-        line, column = blob.position(hit.start)
         more = f" ({counts[marker]} times)" if counts[marker] > 1 else ""
-        if _in_record(blob, line):
+        if _in_record(blob, blob.position(hit.start)[0]):
             message = f"interruption marker {marker!r}{more} inside a history record"
-            yield Detection(IN_RECORD, message, line, column, match=marker)
+            yield blob.detection(IN_RECORD, message, hit.start, marker)
         else:
             message = f"interruption marker {marker!r}{more} mentioned outside any record"
-            yield Detection(MENTION, message, line, column, match=marker)
+            yield blob.detection(MENTION, message, hit.start, marker)

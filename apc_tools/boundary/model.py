@@ -97,6 +97,11 @@ class BlobView:
         end = starts[line] if line < len(starts) else len(self.text)
         return self.text[starts[line - 1] : end]
 
+    def detection(self, rule: Rule, message: str, offset: int, match: str) -> Detection:
+        """A detection at a character offset of :attr:`text` (line and column from it)."""
+        line, column = self.position(offset)
+        return Detection(rule, message, line, column, match=match)
+
     def inline_allowed(self, rule_id: str, line: int | None) -> bool:
         """True when the line carries an ``apc: allow RULE-ID`` comment (not in JSON/JSONL)."""
         if line is None or self.binary or self.suffix in NO_COMMENT_SUFFIXES:

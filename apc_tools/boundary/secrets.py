@@ -67,11 +67,5 @@ def detect_secrets(blob: BlobView) -> Iterator[Detection]:
         shown = detect.hint(hit.detector, value)
         what = "a bearer token" if hit.detector == "bearer-token" else detect.describe(hit.detector)
         hint = f' ("{shown}")' if shown else ""
-        line, column = blob.position(hit.start)
-        yield Detection(
-            SECRET,
-            f"{what}{hint}: revoke and rotate it, then remove it from the repository",
-            line,
-            column,
-            match=value,
-        )
+        message = f"{what}{hint}: revoke and rotate it, then remove it from the repository"
+        yield blob.detection(SECRET, message, hit.start, value)
