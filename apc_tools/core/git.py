@@ -35,17 +35,18 @@ class GitError(Exception):
     """git could not answer (not installed, not a repository, a refusal): the message says why."""
 
 
+SAFE_ENV: dict[str, str] = {
+    "GIT_NO_LAZY_FETCH": "1",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_PAGER": "cat",
+    "GIT_OPTIONAL_LOCKS": "0",
+    "LC_ALL": "C",
+}
+
+
 def git_env() -> dict[str, str]:
     """The environment for git: no lazy fetch, no pager, no prompts, no locale surprises."""
-    env = dict(os.environ)
-    env.update(
-        GIT_NO_LAZY_FETCH="1",
-        GIT_TERMINAL_PROMPT="0",
-        GIT_PAGER="cat",
-        GIT_OPTIONAL_LOCKS="0",
-        LC_ALL="C",
-    )
-    return env
+    return {**os.environ, **SAFE_ENV}
 
 
 def run(cwd: Path, args: Sequence[str], *, stdin: bytes | None = None) -> bytes:
@@ -365,7 +366,7 @@ class BlobReader:
         except ImportError as exc:
             raise CannotRun(f"cannot use GitPython: {exc}") from None
         self._cmd = git.Git(str(repo.root))
-        self._cmd.update_environment(**{k: v for k, v in git_env().items() if k.isupper()})
+        self._cmd.update_environment(**SAFE_ENV)
         self._cmd.set_persistent_git_options(c=list(SAFE_CONFIG[1::2]))
 
     def read(self, ref: str, limit: int) -> Blob:

@@ -152,3 +152,33 @@ def test_git_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert shutil.which("git") is None
     with pytest.raises(CannotRun, match="git is not installed"):
         findings(root)
+
+
+def test_partial_clone_reports_missing_blobs_and_never_fetches(tmp_path: Path) -> None:
+    origin = repo(tmp_path, {**CLEAN, "big/data.jsonl": CLAUDE}, name="origin")
+    git(origin, "config", "uploadpack.allowFilter", "true")
+    clone = tmp_path / "partial"
+    subprocess.run(
+        [
+            "git",
+            "clone",
+            "-q",
+            "--no-checkout",
+            "--filter=blob:none",
+            f"file://{origin}",
+            str(clone),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    oid = git(clone, "rev-parse", "HEAD:big/data.jsonl").strip()
+    found = findings(clone)
+    assert {(f.rule, f.path) for f in found} >= {("BIO004", "big/data.jsonl")}
+    assert not [f for f in found if f.rule == "BTR001"]
+    missing = subprocess.run(
+        ["git", "cat-file", "-e", oid],
+        cwd=clone,
+        env={**os.environ, "GIT_NO_LAZY_FETCH": "1"},
+        capture_output=True,
+    )
+    assert missing.returncode != 0  # still not fetched
