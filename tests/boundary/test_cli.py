@@ -90,3 +90,11 @@ def test_write_baseline_then_pass(tmp_path: Path) -> None:
     assert done.returncode == 0 and "wrote 1 accepted finding" in done.stdout
     assert apc(root).returncode == 0
     assert apc(root, "--secrets", "all", "--no-inline-allow", "--strict").returncode == 0
+
+
+def test_progress_goes_to_stderr_only_when_asked(tmp_path: Path) -> None:
+    root = repo(tmp_path, {"README.md": "# x\n", "a.txt": "a\n"})
+    shown = apc(root, "--progress")
+    assert "apc boundary: 2/2 blobs" in shown.stderr and shown.returncode == 0
+    assert "blobs" not in shown.stdout
+    assert apc(root, "--no-progress").stderr == ""
