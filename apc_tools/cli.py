@@ -182,23 +182,40 @@ def main() -> None:
     default=None,
     help="agentskills: SKILL.md exactly as the Agent Skills spec (unknown keys are errors).",
 )
+@click.option(
+    "--list-files",
+    is_flag=True,
+    help="Before the findings, list each file looked at and what it was recognised as.",
+)
 @common_options
 def validate(
     paths: tuple[Path, ...],
     profile: str | None,
+    list_files: bool,
     fmt: str,
     strict: bool,
     config: Path | None,
     no_color: bool,
 ) -> None:
-    """Validate AGENTS.md, .apc/ and other agent-context files (default: the current folder)."""
-    from apc_tools.contract.validate import validate as run_validate
+    """Validate AGENTS.md, .apc/ and other agent-context files.
+
+    Each PATH's project (the nearest folder up holding .apc/, else the git top level, else the
+    nearest AGENTS.md) is checked with its full context; findings are reported for the files
+    under PATH. No PATH: the project around the current folder. Files that are not
+    agent-context files are skipped and counted (pre-commit passes every changed file).
+    """
+    from apc_tools.contract.validate import run_validate
 
     try:
-        result = run_validate(list(paths) or [Path(".")], profile=profile, config_path=config)
+        outcome = run_validate(list(paths), profile=profile, config_path=config)
     except CannotRun as exc:
         fail(str(exc))
-    emit(result, fmt, no_color, strict)
+    if list_files:
+        for shown, kind in outcome.listed:
+            click.echo(f"{escape(shown)}: {kind}", err=fmt != "text")
+        for shown in outcome.skipped:
+            click.echo(f"{escape(shown)}: skipped (not an agent-context file)", err=fmt != "text")
+    emit(outcome.result, fmt, no_color, strict)
 
 
 @main.command()

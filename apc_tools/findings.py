@@ -32,6 +32,31 @@ class Severity(StrEnum):
 RULE_ID_RE = re.compile(r"^[A-Z]{2,5}[0-9]{3}$")
 
 
+class Basis(StrEnum):
+    """Why a rule has its severity (the severity principle of APC-NOTES section 2)."""
+
+    READER = "reader"  # error: the tool that reads the file rejects or misreads it
+    APC_SPEC = "apc-spec"  # error: the APC spec requires it inside .apc/ (APX relies on it)
+    LEAK = "leak"  # error: a secret or runtime state that must never be committed
+    SPEC = "spec"  # warning: only a spec says so; the tools that read the file accept it
+    ADVICE = "advice"  # warning: accepted, but dead, risky or not portable
+    NOTE = "note"  # info: nothing is wrong
+
+    @property
+    def label(self) -> str:
+        return BASIS_LABELS[self]
+
+
+BASIS_LABELS = {
+    Basis.READER: "error: the tool that reads the file rejects or misreads it",
+    Basis.APC_SPEC: "error: the APC spec requires it inside `.apc/`",
+    Basis.LEAK: "error: a secret or runtime state must never be committed",
+    Basis.SPEC: "warning: only a spec says so; the tools that read the file accept it",
+    Basis.ADVICE: "warning: accepted, but dead, risky or not portable",
+    Basis.NOTE: "info: nothing is wrong",
+}
+
+
 @dataclass(frozen=True)
 class Rule:
     """One entry of the rule registry.
@@ -49,6 +74,8 @@ class Rule:
     good: str
     bad: str
     family: str
+    basis: Basis | None = None  # why this severity (docs/rules.md states it per rule)
+    why: str = ""  # which tool rejects or misreads the file, or which spec says so
 
     def __post_init__(self) -> None:
         if not RULE_ID_RE.match(self.id):
@@ -87,6 +114,16 @@ def content_hash(content: str | bytes) -> str:
     """The SHA-256 of ``content`` (text as UTF-8), hex: what a finding keeps of matched content."""
     data = content if isinstance(content, bytes) else content.encode("utf-8", "surrogatepass")
     return hashlib.sha256(data).hexdigest()
+
+
+def with_basis(rules: Iterable[Rule], table: Mapping[str, tuple[Basis, str]]) -> tuple[Rule, ...]:
+    """``rules`` with the reason for each one's severity taken from ``table`` (rule ID ->
+    (basis, why)); rules not in the table are kept as they are."""
+    out = []
+    for rule in rules:
+        basis, why = table.get(rule.id, (rule.basis, rule.why))
+        out.append(replace(rule, basis=basis, why=why))
+    return tuple(out)
 
 
 RuleMaker = Callable[[str, str, Severity, str, str, str, str], Rule]
@@ -197,31 +234,38 @@ class Summary:
     warning: int
     info: int
     files: int
+    skipped: int = 0  # files named on the command line that the command does not look at
 
     @classmethod
-    def of(cls, findings: Iterable[Finding], files: int) -> Summary:
+    def of(cls, findings: Iterable[Finding], files: int, skipped: int = 0) -> Summary:
         counts = {s: 0 for s in Severity}
         for f in findings:
             counts[f.severity] += 1
-        return cls(counts[Severity.ERROR], counts[Severity.WARNING], counts[Severity.INFO], files)
+        errors, warnings, infos = (counts[s] for s in Severity)
+        return cls(errors, warnings, infos, files, skipped)
 
 
 @dataclass(frozen=True)
 class Result:
-    """What a command produced: findings (sorted) and how many files were looked at."""
+    """What a command produced: findings (sorted), how many files were looked at and how many
+    named files were skipped (not the kind of file the command checks)."""
 
     findings: tuple[Finding, ...]
     files: int
     strict: bool = False  # the project's policy asks that warnings fail too
+    skipped: int = 0
 
     @classmethod
-    def of(cls, findings: Iterable[Finding], files: int, *, strict: bool = False) -> Result:
+    def of(
+        cls, findings: Iterable[Finding], files: int, *, strict: bool = False, skipped: int = 0
+    ) -> Result:
         unique = {replace(f, occurrence=1) for f in findings}
-        return cls(_number_occurrences(sorted(unique, key=Finding.sort_key)), files, strict)
+        ordered = _number_occurrences(sorted(unique, key=Finding.sort_key))
+        return cls(ordered, files, strict, skipped)
 
     @property
     def summary(self) -> Summary:
-        return Summary.of(self.findings, self.files)
+        return Summary.of(self.findings, self.files, self.skipped)
 
     def failed(self, strict: bool = False) -> bool:
         """True when the run must exit 1: an error, or a warning under ``--strict``."""

@@ -81,4 +81,8 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
 
 def needs_shared(path: Path) -> None:
     if not path.exists():
-        pytest.skip(f"{path} is not present (shared/ lies beside the checkout in CI)")
+        pytest.skip(
+            f"{path} is not present: these tests read the shared corpus of real agent files, "
+            f"expected at {SHARED} (a folder named `shared` beside the checkout). Put a copy "
+            "of it there (or a symlink to it) to run them"
+        )

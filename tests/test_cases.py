@@ -6,6 +6,9 @@ is a project tree, copied to a temporary folder (outside any git work tree) and 
 optional ``case.json`` changes what is run:
 
 - ``{"paths": ["a/SKILL.md"], "profile": "agentskills"}`` validates those files with a profile;
+- ``{"expect": "warning"}`` in a ``valid`` case: a form the reading tool accepts, which the rule
+  still reports, but only at that severity (the same file under ``--profile agentskills`` or
+  inside ``.apc/`` is then an ``invalid`` case);
 - ``{"generate": {"AGENTS.md": 1100000}}`` writes a file of that many bytes (``"fifo"``: a FIFO)
   before the run, for inputs that do not belong in git;
 - ``{"command": "repair-check", "wire": "anthropic", "file": "history.json"}`` runs the provider
@@ -43,6 +46,11 @@ def _case_dirs(kind: str) -> list[Path]:
 
 def rule_of(case: Path) -> str:
     return case.name.split("-")[0].upper()
+
+
+def case_spec(case: Path) -> dict[str, object]:
+    spec_file = case / "case.json"
+    return json.loads(spec_file.read_text()) if spec_file.exists() else {}
 
 
 def run_case(case: Path, tmp_path: Path) -> list[Finding]:
@@ -100,7 +108,9 @@ def test_valid_case_is_clean(case: Path, tmp_path: Path) -> None:
     found = run_case(case, tmp_path)
     rule = rule_of(case)
     assert rule in registry(), f"{case.name}: no rule {rule} in the registry"
-    assert not [f for f in found if f.rule == rule], found
+    expect = case_spec(case).get("expect")
+    own = {f.severity for f in found if f.rule == rule}
+    assert own == ({Severity(str(expect))} if expect else set()), found
     assert not [f for f in found if f.severity is Severity.ERROR], found
 
 

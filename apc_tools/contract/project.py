@@ -34,9 +34,52 @@ SKIP_DIRS = frozenset(
 )
 
 MARKDOWN_KINDS = frozenset(
-    {"agents-md", "agent", "claude-agent", "memory", "skill", "skill-flat", "rule", "plan"}
+    {
+        "agents-md",
+        "agent",
+        "claude-agent",
+        "memory",
+        "skill",
+        "skill-flat",
+        "rule",
+        "plan",
+        "copilot-scoped",
+        "claude-command",
+    }
 )
+# Instruction files whose readers take the whole text (no frontmatter): never parsed as YAML.
+INSTRUCTION_FILES = {"CLAUDE.md": "claude-md", "GEMINI.md": "gemini-md"}
 JSON_KINDS = frozenset({"project", "mcps"})
+
+
+# Every kind of file `apc validate` recognises, and the tool whose reading decides the severity
+# of its findings (docs/validate.md has one row per kind; a test holds the two together).
+KINDS = {
+    "agents-md": "AGENTS.md: Codex, Copilot, Cursor and other agents (and the APC spec)",
+    "claude-md": "CLAUDE.md: Claude Code",
+    "gemini-md": "GEMINI.md: Gemini CLI",
+    "copilot-instructions": ".github/copilot-instructions.md: GitHub Copilot",
+    "copilot-scoped": ".github/instructions/**/*.instructions.md: GitHub Copilot",
+    "project": ".apc/project.json: the APC spec (APX)",
+    "mcps": ".apc/mcps.json: MCP clients (APX)",
+    "apc-gitignore": ".apc/.gitignore: git",
+    "memory": ".apc/memory.md, .apc/agents/<slug>/memory.md: the APC spec (APX)",
+    "agent": ".apc/agents/<slug>.md: the APC spec (APX)",
+    "skill": "SKILL.md: the Agent Skills readers (Claude Code, Codex, Gemini CLI; skills-ref)",
+    "skill-reference": "SKILL.md below another skill's folder: a reference file, not checked",
+    "skill-flat": ".apc/skills/<name>.md: the APC spec (APX)",
+    "rule": ".apc/rules/*.md|.mdc, .cursor/rules/**/*.mdc: Cursor (and APX)",
+    "plan": ".apc/plans/*.md: the APC spec (APX)",
+    "claude-agent": ".claude/agents/**/*.md, a plugin's agents/*.md: Claude Code",
+    "claude-command": ".claude/commands/**/*.md, a plugin's commands/**/*.md: Claude Code",
+}
+
+LOOKS_FOR = (
+    "AGENTS.md, CLAUDE.md, GEMINI.md, SKILL.md, .apc/ (project.json, mcps.json, .gitignore, "
+    "memory.md, agents/, skills/, rules/, plans/), .claude/agents/*.md, .claude/commands/*.md, "
+    ".cursor/rules/*.mdc, .github/copilot-instructions.md and "
+    ".github/instructions/*.instructions.md (and a Claude Code plugin's agents/ and commands/)"
+)
 
 
 def classify(rel: str) -> str | None:
@@ -48,6 +91,14 @@ def classify(rel: str) -> str | None:
         return "agents-md"
     if name == "SKILL.md":
         return "skill"
+    if name in INSTRUCTION_FILES:
+        return INSTRUCTION_FILES[name]
+    if parents[-1:] == (".github",) and name == "copilot-instructions.md":
+        return "copilot-instructions"
+    if _under(parents, (".github", "instructions")) and name.endswith(".instructions.md"):
+        return "copilot-scoped"
+    if _under(parents, (".claude", "commands")) and name.endswith(".md"):
+        return "claude-command"
     if parents[-1:] == (".apc",):
         return {
             "project.json": "project",
@@ -70,6 +121,53 @@ def classify(rel: str) -> str | None:
     if _under(parents, (".cursor", "rules")) and name.endswith(".mdc"):
         return "rule"
     return None
+
+
+def kinds_of(rels: Iterable[str]) -> dict[str, str]:
+    """The kind of each contract file among ``rels`` (files of one project).
+
+    A ``SKILL.md`` below another skill's folder is a reference file of that skill (a document
+    the parent links to), not a skill: kind ``skill-reference``, read but not checked as a skill.
+    """
+    rels = list(rels)
+    kinds = {rel: kind for rel in rels if (kind := classify(rel)) is not None}
+    kinds.update(plugin_kinds(rels, kinds))
+    skill_dirs = {PurePosixPath(r).parent for r, k in kinds.items() if k == "skill"}
+    skill_dirs.discard(PurePosixPath("."))  # a SKILL.md at the root does not own the tree
+    for rel, kind in kinds.items():
+        if kind == "skill" and any(p in skill_dirs for p in PurePosixPath(rel).parent.parents):
+            kinds[rel] = "skill-reference"
+    return kinds
+
+
+PLUGIN_MANIFEST = ".claude-plugin/plugin.json"
+PLUGIN_FOLDERS = {"agents": "claude-agent", "commands": "claude-command"}
+
+
+def plugin_kinds(rels: Iterable[str], known: Mapping[str, str]) -> dict[str, str]:
+    """Claude Code plugins: a folder holding ``.claude-plugin/plugin.json`` has its subagents
+    in ``agents/*.md`` and its slash commands in ``commands/**/*.md`` (read as the ones under
+    ``.claude/``)."""
+    rels = list(rels)
+    roots = {
+        r[: -len(PLUGIN_MANIFEST)]
+        for r in rels
+        if r == PLUGIN_MANIFEST or r.endswith("/" + PLUGIN_MANIFEST)
+    }
+    out: dict[str, str] = {}
+    if not roots:
+        return out
+    for rel in rels:
+        if rel in known or not rel.endswith(".md"):
+            continue
+        for root in roots:
+            head, _, rest = (
+                rel[len(root) :].partition("/") if rel.startswith(root) else ("", "", "")
+            )
+            kind = PLUGIN_FOLDERS.get(head)
+            if kind and rest and (kind == "claude-command" or "/" not in rest):
+                out[rel] = kind
+    return out
 
 
 def _under(parents: tuple[str, ...], pair: tuple[str, str]) -> bool:
@@ -131,7 +229,10 @@ def display_root(root: Path, cwd: Path) -> str:
         return root.as_posix()
     if rel == ".":
         return ""
-    return root.as_posix() if rel.startswith("..") else PurePosixPath(Path(rel)).as_posix()
+    shown = PurePosixPath(Path(rel))
+    if set(shown.parts) == {".."}:  # an ancestor of cwd (a run from a subfolder): as git shows it
+        return shown.as_posix()
+    return root.as_posix() if rel.startswith("..") else shown.as_posix()
 
 
 def walk_files(root: Path) -> list[str]:

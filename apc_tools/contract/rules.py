@@ -1,8 +1,135 @@
-"""Every rule of the contract checks, for the registry (see apc_tools.catalog)."""
+"""Every rule of the contract checks, for the registry (see apc_tools.catalog), each with the
+reason for its severity (``Basis``, stated in docs/rules.md): an error is what the tool that reads
+the file rejects or misreads, what the APC spec requires inside ``.apc/``, or a leak; a form the
+reading tool accepts is at most a warning (APC-NOTES section 2)."""
 
 from __future__ import annotations
 
 from apc_tools.contract import checks
-from apc_tools.findings import Rule
+from apc_tools.findings import Basis, Rule, with_basis
 
-RULES: tuple[Rule, ...] = tuple(checks.RULES)
+R, P, L = Basis.READER, Basis.APC_SPEC, Basis.LEAK
+S, A, N = Basis.SPEC, Basis.ADVICE, Basis.NOTE
+
+_NAME_RULE = (
+    "the Agent Skills spec, an error inside `.apc/` (the APC spec reads the skill) and under "
+    "`--profile agentskills` (skills-ref rejects it); elsewhere a warning, because Claude Code, "
+    "Codex and Gemini CLI load the skill under its folder name"
+)
+
+BASIS: dict[str, tuple[Basis, str]] = {
+    "AGM001": (P, "the APC spec requires AGENTS.md at the root of every APC project"),
+    "AGM002": (A, "Codex reads the first 32 KiB and drops the rest silently"),
+    "AGM003": (
+        R,
+        "the agent that follows the link finds no file: the instruction points at nothing",
+    ),
+    "AGM004": (L, "AGENTS.md is committed and read into every agent's context"),
+    "AGM005": (L, "runtime state in a contract file: agents read the marker as instructions"),
+    "AGM006": (N, ""),
+    "AGT001": (R, "APX skips an agent whose file name is not a slug, silently"),
+    "AGT002": (
+        R,
+        "APX identifies an agent by its frontmatter; without it the file is not "
+        "loaded (among Claude Code subagents it is a document: info)",
+    ),
+    "AGT003": (
+        P,
+        "the APC spec requires name, model and description (APX defaults two of "
+        "them, other readers do not)",
+    ),
+    "AGT004": (P, "the APC spec requires `name` equal to the slug agents are addressed by"),
+    "AGT005": (P, "the APC spec's field types"),
+    "AGT006": (P, "every skill an agent lists must exist in the project (APC spec)"),
+    "AGT007": (N, ""),
+    "AGT008": (A, "no reader uses the key; often a misspelling"),
+    "AGT009": (A, "APX knows five types and treats others as unknown"),
+    "AGT010": (R, "Claude Code skips the subagent silently"),
+    "AGT011": (A, "Claude Code loads it; not portable to APX slugs"),
+    "AGT012": (A, "Claude Code may ignore a value of another shape"),
+    "AGT013": (N, ""),
+    "AGT014": (A, "Claude Code loads the subagent, but not on the model meant"),
+    "AGT015": (A, "Claude Code loads the subagent, with no tools"),
+    "DSC001": (N, ""),
+    "GIG001": (S, "the APC spec's safe defaults; the boundary gate checks what is committed"),
+    "GIG002": (S, "the APC spec's safe defaults; the boundary gate checks what is committed"),
+    "CMD001": (A, "Claude Code runs the command and ignores or misreads the value"),
+    "CMD002": (N, ""),
+    "INS001": (
+        R,
+        "Claude Code and Gemini CLI load nothing for an import of a missing file: "
+        "the instructions meant to be there never reach the agent",
+    ),
+    "INS002": (
+        R,
+        "the agent that follows the link finds no file: the instruction points at nothing",
+    ),
+    "INS003": (L, "instruction files are committed and sent to the model with every request"),
+    "INS004": (L, "runtime state in an instructions file: agents read the marker as instructions"),
+    "INS005": (A, "the reader truncates the file or warns about it"),
+    "INS006": (
+        R,
+        "Copilot and VS Code read `applyTo` as a string; another shape never "
+        "matches, so the instructions are never applied",
+    ),
+    "INS007": (A, "the instructions are never applied for that glob"),
+    "INS008": (A, "the instructions are applied only when attached by hand"),
+    "INS009": (A, "Copilot ignores the key or value"),
+    "MCP001": (
+        R,
+        "MCP clients read `mcpServers` entries of this shape and ignore or reject others",
+    ),
+    "MCP002": (R, "a client cannot start a server with neither `command` nor `url`"),
+    "MCP003": (L, "mcps.json is committed; a literal secret in it is leaked"),
+    "MCP004": (A, "works on one machine only"),
+    "MEM001": (A, "the memory belongs to no agent"),
+    "MEM002": (L, "memory is committed; a secret in it is leaked"),
+    "MEM003": (A, "works on one machine only"),
+    "MEM004": (L, "a transcript is runtime state, which never belongs in the repository"),
+    "PLN001": (P, "a plan's owner must be an agent slug of the project (APC spec)"),
+    "PLN002": (S, "the APC spec's date form"),
+    "PLN003": (S, "the APC spec recommends them"),
+    "PLN004": (P, "the APC spec's field types"),
+    "PRJ001": (P, "the APC spec requires `name`"),
+    "PRJ002": (P, "the APC spec requires a spec-version key"),
+    "PRJ003": (S, "APX still reads `apf`"),
+    "PRJ004": (S, "the APC spec recommends them"),
+    "PRJ005": (S, "the APC spec's date form"),
+    "PRJ006": (P, "the APC spec's field types"),
+    "PRJ007": (A, "kept for forward compatibility; no reader uses it"),
+    "PRJ008": (P, "the APC spec requires `.apc/project.json` in every `.apc/` folder"),
+    "RUL001": (
+        R,
+        "Cursor reads `globs` as a list or a comma-separated string; any other shape never matches",
+    ),
+    "RUL002": (A, "Cursor ignores a value of another type"),
+    "RUL003": (A, "the rule never fires"),
+    "RUL004": (A, "the rule is only applied when asked for by name"),
+    "RUL005": (A, "the rule is only applied when asked for by name"),
+    "RUL006": (A, "Cursor ignores the key"),
+    "SKL001": (R, "skills-ref, claude.ai and Codex reject a SKILL.md without frontmatter"),
+    "SKL002": (
+        R,
+        "Codex skips a skill without `description`; a missing `name` follows " + _NAME_RULE,
+    ),
+    "SKL003": (P, _NAME_RULE),
+    "SKL004": (P, _NAME_RULE),
+    "SKL005": (
+        R,
+        "Codex skips a skill whose description is over 1,024 characters; skills-ref rejects it",
+    ),
+    "SKL006": (
+        S,
+        "an error under `--profile agentskills`: skills-ref and claude.ai upload reject it",
+    ),
+    "SKL007": (
+        R,
+        "skills-ref's strictyaml rejects it (reported under `--profile agentskills` only)",
+    ),
+    "SKL008": (N, ""),
+    "SKL009": (S, "skills-ref accepts it"),
+    "SKL010": (S, "skills-ref does not check these values"),
+    "SKL011": (A, "agents pick a flat skill by its frontmatter when there is one"),
+}
+
+RULES: tuple[Rule, ...] = with_basis(checks.RULES, BASIS)

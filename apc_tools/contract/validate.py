@@ -7,19 +7,24 @@ the run goes on.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
-from pathlib import Path
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
 
 from apc_tools.contract.build import build_contract
 from apc_tools.contract.checks import CHECKS, PROJECT_CHECKS
+from apc_tools.contract.checks.discovery import NOTHING_RECOGNISED
 from apc_tools.contract.model import Contract
 from apc_tools.contract.project import (
     JSON_KINDS,
+    LOOKS_FOR,
     MARKDOWN_KINDS,
     Doc,
     Project,
     classify,
     display_root,
+    kinds_of,
     list_files,
     owner,
     project_roots,
@@ -96,8 +101,9 @@ def load_project(
     """Read and parse the contract files ``rels`` (relative to ``root``) of one project."""
     project = Project(root, display, profile, files=all_files, tracked=tracked)
     found: list[Finding] = []
+    kinds = kinds_of(rels)
     for rel in rels:
-        kind = classify(rel)
+        kind = kinds.get(rel)
         if kind is None:
             continue
         shown = project.display_path(rel)
@@ -123,9 +129,16 @@ def check_project(project: Project) -> list[Finding]:
 
 
 def _projects_in(
-    tree: Path, cwd: Path, profile: str, policy: Policy | None = None
-) -> tuple[list[Project], list[Finding], int]:
+    tree: Path,
+    cwd: Path,
+    profile: str,
+    policy: Policy | None = None,
+    extra: Sequence[str] = (),
+) -> tuple[list[Project], list[Finding]]:
+    """Every project under ``tree`` with its contract files read and parsed. ``extra`` are files
+    (relative to ``tree``) named on the command line that the listing left out (git-ignored)."""
     files, tracked = list_files(tree)
+    files = sorted(set(files).union(extra))
     if policy is not None and policy.exclude:
         files = [f for f in files if not policy.excluded(f)]
     roots = project_roots(files)
@@ -134,7 +147,6 @@ def _projects_in(
         grouped[owner(rel, roots)].append(rel)
     projects: list[Project] = []
     found: list[Finding] = []
-    count = 0
     for rel_root, members in grouped.items():
         cut = len(rel_root) + 1 if rel_root else 0
         local = [m[cut:] for m in members]
@@ -154,62 +166,190 @@ def _projects_in(
         )
         projects.append(project)
         found += problems
-        count += len(project.docs) + len(project.unread)
-    return projects, found, count
+    return projects, found
+
+
+ROOT_MARKERS = (".apc", ".git", "AGENTS.md")
 
 
 def find_root(start: Path) -> Path:
-    """The nearest ancestor (or ``start``) that holds ``.apc/``; else the nearest with AGENTS.md."""
+    """The project root around ``start``, found the way git finds its top level: the nearest
+    ancestor (or ``start``) holding ``.apc/``; else the git work tree's top; else the nearest
+    folder with ``AGENTS.md``; else the folder itself."""
     start = start.resolve()
     folder = start if start.is_dir() else start.parent
     chain = [folder, *folder.parents]
-    for candidate in chain:
-        if (candidate / ".apc").is_dir():
-            return candidate
-    for candidate in chain:
-        if (candidate / "AGENTS.md").is_file() or (candidate / ".git").exists():
-            return candidate
+    if any((c / ".apc").is_dir() for c in chain):
+        return next(c for c in chain if (c / ".apc").is_dir())
+    for marker in ROOT_MARKERS[1:]:
+        for candidate in chain:
+            if (candidate / marker).exists():
+                return candidate
     return folder
 
 
-def _validate_files(
-    root: Path, paths: Sequence[Path], cwd: Path, profile: str, policy: Policy
-) -> tuple[list[Finding], int]:
-    """Check single files with their project as context; report only on those files."""
-    projects, found, _ = _projects_in(root, cwd, profile, policy)
-    for project in projects:
-        found += check_project(project)
-    wanted: set[str] = set()
-    lone: list[Finding] = []
-    for path in paths:
-        rel = path.resolve().relative_to(root).as_posix()
-        owning = owner(rel, project_roots([rel]))
-        if classify(rel[len(owning) + 1 :] if owning else rel) is None:
-            lone += _validate_lone(path, cwd, profile)
+def _absolute(path: Path) -> Path:
+    """``path`` made absolute with its folders resolved (a symlinked file itself is kept)."""
+    path = path.absolute()
+    return path.resolve() if path.is_dir() else path.parent.resolve() / path.name
+
+
+def _under(path: Path, target: Path) -> bool:
+    return path == target or target in path.parents
+
+
+@dataclass
+class _Scan:
+    """One project root scanned for a group of command-line targets."""
+
+    root: Path
+    targets: list[Path]
+    projects: list[Project] = field(default_factory=list)
+    found: list[Finding] = field(default_factory=list)
+
+    def recognised(self) -> list[tuple[Path, str, str]]:
+        """(absolute path, display path, kind) of every contract file of the scan."""
+        out = []
+        for project in self.projects:
+            for doc in project.docs:
+                out.append((project.root / doc.rel, doc.path, doc.kind))
+            for rel in project.unread:
+                kind = classify(rel) or "unknown"
+                out.append((project.root / rel, project.display_path(rel), kind))
+        return out
+
+
+@dataclass
+class Validation:
+    """What `apc validate` found: the Result and which files were recognised as what."""
+
+    result: Result
+    listed: tuple[tuple[str, str], ...]  # (display path, kind) of every file looked at
+    skipped: tuple[str, ...]  # file arguments that are not agent-context files
+
+
+def _group(targets: Sequence[Path]) -> list[_Scan]:
+    scans: dict[Path, _Scan] = {}
+    for target in targets:
+        root = find_root(target)
+        scans.setdefault(root, _Scan(root, [])).targets.append(target)
+    return list(scans.values())
+
+
+def _run_scan(scan: _Scan, cwd: Path, profile: str, policy: Policy) -> None:
+    extra = [
+        t.relative_to(scan.root).as_posix()
+        for t in scan.targets
+        if not t.is_dir() and _under(t, scan.root)
+    ]
+    scan.projects, scan.found = _projects_in(scan.root, cwd, profile, policy, extra)
+    for project in scan.projects:
+        scan.found += check_project(project)
+
+
+def _finding_path(finding: Finding, cwd: Path) -> Path:
+    return Path(os.path.normpath(cwd / finding.path))
+
+
+def _select(
+    scan: _Scan, cwd: Path, profile: str
+) -> tuple[list[Finding], list[tuple[str, str]], list[str]]:
+    """The findings and recognised files under the scan's targets; the files it skipped."""
+    recognised = scan.recognised()
+    known = {path for path, _, _ in recognised}
+    wanted: list[Path] = []
+    found: list[Finding] = []
+    listed: list[tuple[str, str]] = []
+    skipped: list[str] = []
+    for target in scan.targets:
+        if target.is_dir() or target in known:
+            wanted.append(target)
+        elif target.suffix == ".mdc":
+            found += _validate_lone(target, cwd, profile)
+            listed.append((display_root(target, cwd), "rule"))
         else:
-            wanted.add(display_root(path.resolve(), cwd))
-    return [f for f in found if f.path in wanted] + lone, len(paths)
+            skipped.append(display_root(target, cwd))
+    listed += [(shown, kind) for path, shown, kind in recognised if _wanted(path, wanted)]
+    found += [f for f in scan.found if _wanted(_finding_path(f, cwd), wanted)]
+    return found, listed, skipped
+
+
+def _wanted(path: Path, targets: Sequence[Path]) -> bool:
+    return any(_under(path, t) for t in targets)
 
 
 def _validate_lone(path: Path, cwd: Path, profile: str) -> list[Finding]:
-    """A file outside the usual places: validated by its name (SKILL.md, *.mdc, agent .md)."""
-    kind = "rule" if path.suffix == ".mdc" else "skill" if path.name == "SKILL.md" else None
-    if kind is None:
-        raise CannotRun(
-            f"{path}: not a contract file apc knows (AGENTS.md, SKILL.md, .apc/..., "
-            ".claude/agents/*.md, .cursor/rules/*.mdc)"
-        )
-    root = path.parent.resolve()
-    shown = display_root(path.resolve(), cwd)
+    """A ``.mdc`` file outside ``.cursor/rules/`` named on the command line: a Cursor rule."""
+    root = path.parent
+    shown = display_root(path, cwd)
     project = Project(root, "", profile, files=frozenset({path.name}), tracked=None)
     # Parsed by the kind its name gives (load_project classifies by location, which would
     # skip e.g. a `rules/x.mdc` outside `.cursor/rules/`).
     read = io.read_text(root / path.name, root, shown)
     if isinstance(read, Finding):
         return [read]
-    doc, found = parse_doc(kind, path.name, read)
+    doc, found = parse_doc("rule", path.name, read)
     project.docs.append(doc)
     return found + check_project(project)
+
+
+def run_validate(
+    paths: Sequence[Path],
+    *,
+    profile: str | None = None,
+    config_path: Path | None = None,
+    cwd: Path | None = None,
+) -> Validation:
+    """Validate the projects holding ``paths`` (default: the project around ``cwd``) with
+    their full context, and keep the findings about files under ``paths``.
+
+    Each path's project root is found the way git finds its top level (:func:`find_root`), so a
+    file named from a subfolder gives the same findings as from the root. A file argument that
+    is not an agent-context file is skipped and counted (pre-commit passes every changed file);
+    a path that does not exist stops the run. The policy file is ``config_path`` or
+    ``.apc-tools.yaml`` at the first project root. ``profile`` None means the policy's.
+    """
+    if profile is not None and profile not in PROFILES:
+        raise CannotRun(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
+    cwd = (cwd or Path.cwd()).resolve()
+    for path in paths:
+        if not (cwd / path).exists() and not (cwd / path).is_symlink():
+            raise CannotRun(f"{path}: no such file or folder")
+    targets = [_absolute(cwd / p) for p in paths] or [find_root(cwd)]
+    scans = _group(targets)
+    policy = load_policy(config_path, scans[0].root)
+    profile = profile or policy.profile or "default"
+    found: list[Finding] = []
+    listed: list[tuple[str, str]] = []
+    skipped: list[str] = []
+    for scan in scans:
+        _run_scan(scan, cwd, profile, policy)
+        more, seen, skip = _select(scan, cwd, profile)
+        found += policy.apply(more, display_root(scan.root, cwd))
+        listed += seen
+        skipped += skip
+    if not listed:
+        found.append(_nothing_found(targets, cwd))
+    found = [replace(f, path=_shown(f.path, cwd)) for f in found]
+    listed = [(_shown(shown, cwd), kind) for shown, kind in listed]
+    result = Result.of(found, len(set(listed)), strict=policy.strict, skipped=len(skipped))
+    return Validation(result, tuple(sorted(set(listed))), tuple(skipped))
+
+
+def _shown(path: str, cwd: Path) -> str:
+    """A path under an ancestor of ``cwd`` (``../../skills/x/SKILL.md`` from a run in
+    ``skills/x``) shortened the way git shows it (``SKILL.md``)."""
+    if not path.startswith(".."):
+        return path
+    return PurePosixPath(Path(os.path.relpath(os.path.normpath(cwd / path), cwd))).as_posix()
+
+
+def _nothing_found(targets: Sequence[Path], cwd: Path) -> Finding:
+    where = ", ".join(display_root(t, cwd) or "." for t in targets)
+    return NOTHING_RECOGNISED.finding(
+        display_root(targets[0], cwd) or ".",
+        f"no agent-context files found in {where}; apc looks for {LOOKS_FOR}",
+    )
 
 
 def validate(
@@ -219,39 +359,8 @@ def validate(
     config_path: Path | None = None,
     cwd: Path | None = None,
 ) -> Result:
-    """Validate folders (every project inside) and single files; return sorted findings.
-
-    The policy file is ``config_path`` or ``.apc-tools.yaml`` at the first folder given (or the
-    project root of the first file). ``profile`` None means the policy's, else "default".
-    """
-    if profile is not None and profile not in PROFILES:
-        raise CannotRun(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
-    cwd = (cwd or Path.cwd()).resolve()
-    for path in paths:
-        if not path.exists() and not path.is_symlink():
-            raise CannotRun(f"{path}: no such file or folder")
-    dirs = [p.resolve() for p in paths if p.is_dir()]
-    base = dirs[0] if dirs else find_root(paths[0])
-    policy = load_policy(config_path, base)
-    profile = profile or policy.profile or "default"
-    found: list[Finding] = []
-    count = 0
-    singles: dict[Path, list[Path]] = {}
-    for path in paths:
-        if path.is_dir():
-            projects, problems, seen = _projects_in(path.resolve(), cwd, profile, policy)
-            found += problems
-            count += seen
-            for project in projects:
-                found += check_project(project)
-        else:
-            singles.setdefault(find_root(path), []).append(path)
-    for root, members in singles.items():
-        more, seen = _validate_files(root, members, cwd, profile, policy)
-        found += more
-        count += seen
-    applied = policy.apply(found, display_root(base, cwd))
-    return Result.of(applied, count, strict=policy.strict)
+    """The Result of :func:`run_validate` (the findings, sorted, and the counts)."""
+    return run_validate(paths, profile=profile, config_path=config_path, cwd=cwd).result
 
 
 def load_contract(start: Path, *, profile: str = "default") -> Contract | None:
@@ -272,4 +381,12 @@ def load_contract(start: Path, *, profile: str = "default") -> Contract | None:
     return build_contract(project)
 
 
-__all__ = ["PROFILES", "Policy", "load_contract", "parse_doc", "validate"]
+__all__ = [
+    "PROFILES",
+    "Policy",
+    "Validation",
+    "load_contract",
+    "parse_doc",
+    "run_validate",
+    "validate",
+]

@@ -81,7 +81,8 @@ YAML_LENIENT = _rule(
     "Cursor writes `globs: **/*.ts` unquoted and Claude Code tolerates an unquoted `: ` inside a "
     "description; strict YAML parsers (and many linters) reject both. apc reads the value as the "
     'tools do. For portable YAML write a list (`globs:\\n  - "**/*.ts"`) or quote the '
-    "description; in `.cursor/rules` keep Cursor's own form if quoting breaks matching there.",
+    "description; in `.cursor/rules` keep Cursor's own form if quoting breaks matching there. "
+    "Copilot's `applyTo` must stay one string: quote it, never make it a list.",
     '---\ndescription: "Rules: TypeScript"\nglobs:\n  - "**/*.ts"\n---\n',
     "---\ndescription: Rules: TypeScript\nglobs: **/*.ts\n---\n",
 )
@@ -231,9 +232,12 @@ def split_frontmatter(text: str) -> Frontmatter:
 # --------------------------------------------------------------------------- YAML
 
 
-def _events(text: str) -> Iterator[Any]:
-    """YAML events from libyaml (ruamel.yaml.clibz) or, without it, ruamel's pure parser."""
+def _events(text: str, pure: bool = False) -> Iterator[Any]:
+    """YAML events from libyaml (ruamel.yaml.clibz) or, without it (or with ``pure``), ruamel's
+    pure parser."""
     try:
+        if pure:
+            raise ImportError
         from ruamel.yaml.cyaml import CParser
     except ImportError:  # the C parser is optional; the pure one gives the same events
         from ruamel.yaml import YAML
@@ -400,9 +404,9 @@ def _yaml_error(exc: Exception, line_offset: int) -> Problem:
     return Problem(YAML_SYNTAX, message, mark.line + line_offset, mark.column + 1)
 
 
-def _load_events(text: str, line_offset: int) -> Located:
+def _load_events(text: str, line_offset: int, pure: bool = False) -> Located:
     out = Located(None)
-    events = _events(text)
+    events = _events(text, pure)
     builder = _Builder(out, line_offset)
     documents = 0
     for event in events:
@@ -440,9 +444,25 @@ def load_yaml(text: str, *, line_offset: int = 1) -> Located:
         )
         return out
     except Exception as exc:  # ruamel/libyaml raise several error classes; all mean "bad YAML"
+        confirmed = _pure_reading(text, line_offset)
+        if confirmed is not None:
+            return confirmed
         out = Located(None)
         out.problems.append(_yaml_error(exc, line_offset))
         return out
+
+
+def _pure_reading(text: str, line_offset: int) -> Located | None:
+    """What ruamel's pure parser reads where libyaml refused, or None when it refuses too.
+
+    libyaml rejects a ``:`` inside a plain scalar in a flow collection (``[Bash(git add:*)]``,
+    ``[N:M Sparsity]``, ``[http://x.com]``), which YAML 1.2, ruamel's loaders and the JavaScript
+    parsers the agent tools use all read: a syntax error is reported only when both refuse.
+    """
+    try:
+        return _load_events(text, line_offset, pure=True)
+    except Exception:  # the pure parser confirms the error (or the document is too big)
+        return None
 
 
 # Lenient reading of the two forms the consuming tools accept (see YML005).
@@ -490,7 +510,7 @@ def load_frontmatter_yaml(text: str, *, line_offset: int) -> Located:
             Problem(
                 YAML_LENIENT,
                 f"'{name}' is not strict YAML; read as plain text the way Cursor and Claude "
-                "Code read it (quote it, or use a YAML list for globs, for portable YAML)",
+                "Code read it (quote the whole value for portable YAML)",
                 index + line_offset,
                 len(name) + 3,
             )

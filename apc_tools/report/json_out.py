@@ -12,15 +12,18 @@ REPORT_VERSION = 2
 def report_dict(result: Result) -> dict[str, object]:
     """The report as plain data: ``{"version", "findings", "summary"}``."""
     summary = result.summary
+    counts = {
+        "error": summary.error,
+        "warning": summary.warning,
+        "info": summary.info,
+        "files": summary.files,
+    }
+    if summary.skipped:
+        counts["skipped"] = summary.skipped
     return {
         "version": REPORT_VERSION,
         "findings": [f.to_json() for f in result.findings],
-        "summary": {
-            "error": summary.error,
-            "warning": summary.warning,
-            "info": summary.info,
-            "files": summary.files,
-        },
+        "summary": counts,
     }
 
 

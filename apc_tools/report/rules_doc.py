@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 
-from apc_tools.findings import Registry, Rule
+from apc_tools.findings import Basis, Registry, Rule
 from apc_tools.report.text import plural
 
 REGENERATE = "apc rules --format markdown > docs/rules.md"
@@ -29,6 +29,8 @@ def rule_dict(rule: Rule) -> dict[str, str]:
         "explanation": rule.explanation,
         "good": rule.good,
         "bad": rule.bad,
+        "basis": rule.basis.value if rule.basis else "",
+        "why": rule.why,
     }
 
 
@@ -58,9 +60,16 @@ def text_table(reg: Registry) -> str:
 
 
 def markdown_table(rules: list[Rule]) -> str:
-    lines = ["| ID | Severity | Name | Summary |", "|---|---|---|---|"]
+    lines = ["| ID | Severity | Why | Name | Summary |", "|---|---|---|---|---|"]
     for r in rules:
-        cells = (f"[{r.id}](#{anchor(r)})", r.severity.value, f"`{r.name}`", table_cell(r.summary))
+        why = r.basis.value if r.basis else ""
+        cells = (
+            f"[{r.id}](#{anchor(r)})",
+            r.severity.value,
+            why,
+            f"`{r.name}`",
+            table_cell(r.summary),
+        )
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -82,6 +91,7 @@ def explain_text(rule: Rule) -> str:
         "",
         rule.summary,
         "",
+        *([severity_reason(rule), ""] if rule.basis else []),
         rule.explanation.strip(),
         "",
         "Passing example:",
@@ -121,8 +131,12 @@ def header(reg: Registry, families: dict[str, list[Rule]]) -> str:
         "The test suite fails when it is stale. `apc rules` lists the same rules in the "
         "terminal and `apc rules RULE-ID` explains one.\n\n"
         f"{plural(len(reg), 'rule')} in {len(families)} {family_word}. Default severities: "
-        "**error** breaks the run, **warning** breaks it under `--strict`, **info** never does."
-        + (f"\n\n{contents}" if contents else "")
+        "**error** breaks the run, **warning** breaks it under `--strict`, **info** never does. "
+        "The severity follows the tool that reads the file: an error is what that tool rejects "
+        "or misreads (or what the APC spec requires inside `.apc/`, or a leak); a form the tool "
+        "accepts is at most a warning. The Why column says which, per rule:\n\n"
+        + basis_legend()
+        + (f"\n\nFamilies:\n\n{contents}" if contents else "")
     )
 
 
@@ -150,6 +164,7 @@ def rule_markdown(rule: Rule) -> str:
     return "\n\n".join(
         [
             f"Default severity: **{rule.severity.value}**. Family: `{rule.family}`.",
+            *([severity_reason(rule)] if rule.basis else []),
             rule.summary,
             rule.explanation.strip(),
             "Passing example:",
@@ -158,6 +173,18 @@ def rule_markdown(rule: Rule) -> str:
             fenced(rule.bad),
         ]
     )
+
+
+def severity_reason(rule: Rule) -> str:
+    """``Why this severity: error: the tool that reads the file rejects or misreads it (...)``."""
+    assert rule.basis is not None
+    detail = f" In detail: {rule.why}." if rule.why else ""
+    return f"Why this severity: {rule.basis.label}.{detail}"
+
+
+def basis_legend() -> str:
+    """What the Why column means, one line per basis."""
+    return "\n".join(f"- `{basis.value}`: {basis.label}" for basis in Basis)
 
 
 def fenced(block: str) -> str:

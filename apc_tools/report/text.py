@@ -7,6 +7,9 @@ terminal: one finding is always exactly one line, and colour appears only when a
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
+
 from apc_tools.findings import Finding, Result, Severity, Summary
 from apc_tools.report.escape import escape
 
@@ -19,12 +22,25 @@ SEVERITY_COLOR = {
     Severity.WARNING: "\x1b[1;33m",
     Severity.INFO: "\x1b[1;36m",
 }
+COUNT_FROM = 10
 
 
 def render_text(result: Result, *, color: bool) -> str:
     lines = [finding_line(f, color=color) for f in result.findings]
+    lines += rule_counts(result.findings)
     lines.append(summary_line(result.summary, color=color))
     return "\n".join(lines) + "\n"
+
+
+def rule_counts(findings: Sequence[Finding]) -> list[str]:
+    """``  904 warning SKL006`` lines, most frequent first: what a long report is made of
+    (from :data:`COUNT_FROM` findings on; a short report is read line by line)."""
+    if len(findings) < COUNT_FROM:
+        return []
+    counts = Counter((f.rule, f.severity) for f in findings)
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0][1].rank, item[0][0]))
+    width = len(str(ordered[0][1]))
+    return ["by rule:"] + [f"  {n:>{width}} {sev.value} {rule}" for (rule, sev), n in ordered]
 
 
 def finding_line(finding: Finding, *, color: bool) -> str:
@@ -44,6 +60,8 @@ def finding_line(finding: Finding, *, color: bool) -> str:
 def summary_line(summary: Summary, *, color: bool) -> str:
     """``2 errors, 1 warning, 0 info in 3 files`` or ``no problems found in 3 files``."""
     files = plural(summary.files, "file")
+    if summary.skipped:
+        files += f" ({summary.skipped} other {'file' if summary.skipped == 1 else 'files'} skipped)"
     if not (summary.error or summary.warning or summary.info):
         text = f"no problems found in {files}"
         return f"{GREEN}{text}{RESET}" if color else text

@@ -348,6 +348,8 @@ def _indent_after(text: str, pos: int) -> tuple[int | str | None, str]:
 
 
 _WS = re.compile(r"[ \t\n\r]*")
+# What a number cut at a chunk boundary may end with: the start of a fraction or exponent.
+_NUMBER_TAIL = re.compile(r"(?:\.|[eE][-+]?)\Z")
 _DECODER = json.JSONDecoder()
 # raw_decode without its Python wrapper: (value, end), or StopIteration / JSONDecodeError
 _SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
@@ -453,14 +455,23 @@ class _Scanner:
                 continue
             except (ValueError, RecursionError) as exc:  # a huge number, deep nesting
                 raise self.error(_unreadable(exc)) from None
-            at_end = end == len(self.buf) and not isinstance(value, dict | list | str)
-            if at_end and self.fill():  # a number or literal may go on in the next chunk
+            if self._may_go_on(value, end) and self.fill():  # the rest is in the next chunk
                 continue
             if end - self.pos > self.max_value:
                 raise self._too_large()
             self.span = (self.pos, end)
             self.pos = end
             return value
+
+    def _may_go_on(self, value: Any, end: int) -> bool:
+        """A number or literal that ends the buffer may go on in the next chunk; so may a
+        number followed only by the start of its fraction or exponent (``1.``, ``2e``, ``3e+``),
+        which the decoder leaves behind."""
+        if isinstance(value, dict | list | str):
+            return False
+        if end == len(self.buf):
+            return True
+        return not isinstance(value, bool) and bool(_NUMBER_TAIL.match(self.buf, end))
 
     def next_object(self) -> Located | None:
         """The fast path between records of a list: ``,`` then a whole JSON object, all in

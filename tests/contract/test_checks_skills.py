@@ -229,3 +229,36 @@ def test_tab_in_plain_value_is_not_strict_for_skills_ref(tmp_path: Path) -> None
         ("skills/a/SKILL.md", 3, 18)
     ]
     assert errors(run(tmp_path / "d", files)) == []
+
+
+# --- issue 7: what the reading tools accept ---------------------------------------------------
+FLOW_COLONS = (
+    "---\nname: pdf\ndescription: d\nallowed-tools: [Bash(git add:*), Read]\n"
+    "metadata:\n  tags: '[x]'\nx-tags: [N:M Sparsity]\nx-urls: [http://x.com]\n"
+    "x-map: {a: [b:c], d: {e: f:g}}\n---\n"
+)
+
+
+def test_colon_inside_a_flow_collection_is_valid_yaml(tmp_path: Path) -> None:
+    found = run(tmp_path, skill("pdf", FLOW_COLONS))
+    assert not [f for f in found if f.rule.startswith("YML")], found
+    assert errors(found) == []
+
+
+def test_nested_flow_collection_is_one_finding_per_cause(tmp_path: Path) -> None:
+    found = run(tmp_path, skill("pdf", FLOW_COLONS), "agentskills")
+    strict = [(f.line, f.message.split(":")[0]) for f in found if f.rule == "SKL007"]
+    assert strict == [(4, "$.allowed-tools"), (7, "$.x-tags"), (8, "$.x-urls"), (9, "$.x-map")]
+
+
+def test_bad_name_is_one_finding(tmp_path: Path) -> None:
+    found = run(tmp_path, skill("pdf", "---\nname: -PDF_x\ndescription: d\n---\n"), "agentskills")
+    (only,) = [f for f in found if f.rule == "SKL003"]
+    assert "lowercase" in only.message and "hyphen" in only.message
+
+
+def test_metadata_hint_leaves_the_choice(tmp_path: Path) -> None:
+    body = "---\nname: pdf\ndescription: d\nmetadata:\n  internal: true\n  oc: {a: 1}\n---\n"
+    found = [f for f in run(tmp_path, skill("pdf", body)) if f.rule == "SKL010"]
+    assert len(found) == 2 and all(f.severity is Severity.WARNING for f in found)
+    assert not [f for f in found if "quote" in f.message or "write the spec" in f.message]

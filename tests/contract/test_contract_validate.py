@@ -82,10 +82,11 @@ def test_single_file_arguments_report_only_those_files(tmp_path: Path) -> None:
     assert {f.path for f in result.findings} == {"skills/a/SKILL.md"}
 
 
-def test_unknown_single_file_cannot_run(tmp_path: Path) -> None:
-    (tmp_path / "notes.txt").write_text("x")
-    with pytest.raises(CannotRun, match=r"notes\.txt"):
-        validate([tmp_path / "notes.txt"], cwd=tmp_path)
+def test_unknown_single_file_is_skipped_and_counted(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"notes.txt": "x", "skills/a/SKILL.md": "---\nname: [\n---\n"})
+    result = validate([tmp_path / "notes.txt", tmp_path / "skills/a/SKILL.md"], cwd=tmp_path)
+    assert result.skipped == 1 and result.files == 1
+    assert {f.rule for f in result.findings} == {"YML001"}
 
 
 def test_missing_path_cannot_run(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -174,3 +175,26 @@ def test_yaml_round_trip_of_arbitrary_values(value: object) -> None:
         return  # YAML forbids some characters that JSON allows; they must only not crash
     assert located.problems == []
     assert located.data == {"v": value}
+
+
+# --- issue 7 item 5: libyaml alone does not decide that YAML is broken ------------------------
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("t: [Bash(git add:*), Read]\n", ["Bash(git add:*)", "Read"]),
+        ("t: [N:M Sparsity]\n", ["N:M Sparsity"]),
+        ("t: [http://x.com]\n", ["http://x.com"]),
+        ("t: {a: [b:c], d: {e: f:g}}\n", {"a": ["b:c"], "d": {"e": "f:g"}}),
+    ],
+)
+def test_colon_inside_flow_collection_is_read_as_the_pure_parser_reads_it(
+    text: str, value: object
+) -> None:
+    doc = load_yaml(text)
+    assert doc.ok and doc.data == {"t": value}
+    assert doc.at(("t",)) is not None  # positions come from the pure parser's marks
+
+
+def test_error_both_parsers_confirm_is_still_reported() -> None:
+    doc = load_yaml("t: [a, b\nu: c\n")
+    assert not doc.ok and doc.problems[0].rule.id == "YML001"

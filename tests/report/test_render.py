@@ -58,6 +58,21 @@ def test_unknown_format_is_refused() -> None:
 
 
 # --- text --------------------------------------------------------------------------------------
+def test_long_text_report_ends_with_counts_per_rule_and_skipped_files() -> None:
+    many = [MISSING.finding(f"a{i}.md", "agent has no name", 1, 1) for i in range(12)]
+    many.append(LEGACY.finding("p.json", "prefer apc"))
+    lines = out(Result.of(many, files=13, skipped=2), "text").splitlines()
+    assert lines[-4:] == [
+        "by rule:",
+        "  12 error TST001",
+        "   1 warning TST002",
+        "12 errors, 1 warning, 0 info in 13 files (2 other files skipped)",
+    ]
+    report = json.loads(out(Result.of(many, files=13, skipped=2), "json"))
+    assert report["summary"]["skipped"] == 2
+    schema_validator().validate(report)
+
+
 def test_text_lines_and_summary() -> None:
     assert out(sample(), "text").splitlines() == [
         ".apc/agents/a.md:1:1: error TST001 agent has no name",

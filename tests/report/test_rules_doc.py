@@ -44,13 +44,15 @@ def test_json_list_round_trips_every_field() -> None:
         "explanation": MISSING.explanation,
         "good": MISSING.good,
         "bad": MISSING.bad,
+        "basis": "",
+        "why": "",
     }
 
 
 def test_markdown_list_is_the_whole_reference_with_escaped_table_cells() -> None:
     text = list_rules(REGISTRY, "markdown")
     assert text == rules_markdown(REGISTRY)
-    assert "| [TST002](#tst002) | warning | `fenced-example` | A summary \\| with a pipe. |" in (
+    assert "| [TST002](#tst002) | warning |  | `fenced-example` | A summary \\| with a pipe. |" in (
         text.splitlines()
     )
 

@@ -500,3 +500,29 @@ def test_json_list_records_read_with_their_text_and_place(
     with HistoryReader(path, chunk_chars=chunk) as reader:
         read = [(r.line, r.column, r.record, r.raw) for r in reader.records()]
     assert read == [(*p, r, t) for p, r, t in zip(places, records, texts, strict=True)]
+
+
+def test_a_number_cut_at_its_exponent_is_read_whole(tmp_path: Path) -> None:
+    """Found by the round-trip property (the example as hypothesis reported it): the chunk
+    boundary fell right after the ``e`` of ``1.3510798882109922e+16`` and the reader stopped
+    there ("expected ',' between the object's keys, found 'e'")."""
+    model = {
+        "`ÍÕ#\U000b3200z": None,
+        "": [None],
+        "Ý ": [None, None],
+        'þ\x8eÉ\x15"': [
+            [None],
+            {
+                "": None,
+                "\xad\x94\x93\r\x9f\x89[¥": None,
+                "ÙÓ'\x10\x81¬$m": None,
+                "\x9f\U0010f4b7": 3666008391406538240,
+            },
+        ],
+    }
+    value = {"model": model, "stream": 1.3510798882109922e16, "messages": [{"role": "user"}]}
+    text = dumps(value, indent=1, separators=(",", ":"))
+    path = tmp_path / "h.json"
+    path.write_text(text, encoding="utf-8")
+    with HistoryReader(path, chunk_chars=1) as reader:
+        assert [located.record for located in reader.records()] == [{"role": "user"}]

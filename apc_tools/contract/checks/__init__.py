@@ -16,7 +16,10 @@ from types import MappingProxyType
 from apc_tools.contract.checks import (
     agents,
     agents_md,
+    commands,
+    discovery,
     gitignore,
+    instructions,
     mcps,
     memory,
     plans,
@@ -30,7 +33,20 @@ from apc_tools.findings import Finding, Rule
 DocCheck = Callable[[Doc, Project], Iterable[Finding]]
 ProjectCheck = Callable[[Project], Iterable[Finding]]
 
-FAMILIES = (agents_md, project_json, agents, memory, skills, rule_files, plans, mcps, gitignore)
+FAMILIES = (
+    discovery,
+    agents_md,
+    project_json,
+    agents,
+    memory,
+    skills,
+    rule_files,
+    plans,
+    mcps,
+    gitignore,
+    instructions,
+    commands,
+)
 
 
 def _gather() -> tuple[Mapping[str, tuple[DocCheck, ...]], tuple[ProjectCheck, ...]]:

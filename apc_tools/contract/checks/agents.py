@@ -51,6 +51,58 @@ CLAUDE_KEYS = frozenset(
     }
 )
 
+MODEL_ALIASES = ("sonnet", "opus", "haiku", "inherit", "opusplan", "default")
+# an alias (optionally with a context suffix such as `sonnet[1m]`) or a model id: one token
+MODEL_VALUE = re.compile(
+    r"^(?:(?:" + "|".join(MODEL_ALIASES) + r")(?:\[\w+\])?|[A-Za-z0-9][\w.:@/-]*(?:\[\w+\])?)\Z"
+)
+# Claude Code's built-in tool names (code.claude.com tools reference); `mcp__<server>__<tool>`
+# and `Name(pattern)` forms are recognised by their shape.
+CLAUDE_TOOLS = frozenset(
+    {
+        "Agent",
+        "Artifact",
+        "AskUserQuestion",
+        "Bash",
+        "BashOutput",
+        "Edit",
+        "EnterPlanMode",
+        "EnterWorktree",
+        "ExitPlanMode",
+        "ExitWorktree",
+        "Glob",
+        "Grep",
+        "KillBash",
+        "KillShell",
+        "LS",
+        "LSP",
+        "ListMcpResourcesTool",
+        "MultiEdit",
+        "NotebookEdit",
+        "NotebookRead",
+        "ReadMcpResourceTool",
+        "Read",
+        "SendMessage",
+        "Skill",
+        "SlashCommand",
+        "Task",
+        "TaskCreate",
+        "TaskGet",
+        "TaskList",
+        "TaskOutput",
+        "TaskStop",
+        "TaskUpdate",
+        "TeamCreate",
+        "TeamDelete",
+        "TodoRead",
+        "TodoWrite",
+        "ToolSearch",
+        "WebFetch",
+        "WebSearch",
+        "Write",
+    }
+)
+
 
 _rule = rule_family(FAMILY)
 
@@ -74,10 +126,11 @@ FRONTMATTER_MISSING = _rule(
     "AGT002",
     "agent-frontmatter-missing",
     Severity.ERROR,
-    "An agent definition has no YAML frontmatter.",
+    "An agent definition has no YAML frontmatter (in `.claude/agents/`: info, a document).",
     "APC agents and Claude Code subagents are identified by their frontmatter (`name`, "
     "`description`, ...); without it the file is not an agent. Add a `---` fenced block at the "
-    "top.",
+    "top. Among Claude Code subagents a Markdown file without frontmatter (a README, an "
+    "overview) is a document Claude Code does not load as an agent: info, not an error.",
     GOOD,
     ".apc/agents/reviewer.md:\n# Reviewer\nReviews pull requests.\n",
 )
@@ -196,6 +249,32 @@ CLAUDE_UNKNOWN = _rule(
     ".claude/agents/x.md:\n---\nname: x\ndescription: y\n---\n",
     ".claude/agents/x.md:\n---\nname: x\ndescription: y\nmodle: opus\n---\n",
 )
+CLAUDE_MODEL = _rule(
+    "AGT014",
+    "agent-model-value",
+    Severity.WARNING,
+    "An agent's `model` is neither an alias nor a model id (e.g. a display name).",
+    "Claude Code reads `model` as an alias (`sonnet`, `opus`, `haiku`, `inherit`) or a full "
+    "model id (`claude-sonnet-4-5`); a display name such as `Claude Sonnet 4.5` or `Claude "
+    "Sonnet 4 (copilot)` is not a model it can select, so the subagent does not run on the "
+    "model you meant. The APC spec asks the same of `.apc/agents/*.md` (`inherit` or a model "
+    "id). Write an alias or a model id.",
+    ".claude/agents/x.md:\n---\nname: x\ndescription: y\nmodel: sonnet\n---\n",
+    ".claude/agents/x.md:\n---\nname: x\ndescription: y\nmodel: Claude Sonnet 4.5\n---\n",
+)
+CLAUDE_TOOLS_FOREIGN = _rule(
+    "AGT015",
+    "claude-agent-tools-foreign",
+    Severity.WARNING,
+    "A Claude Code subagent's `tools` names no Claude Code tool (e.g. only VS Code Copilot ids).",
+    "`tools` is an allow-list: a list that holds only names Claude Code does not have "
+    "(`codebase`, `editFiles`, `runCommands` are VS Code Copilot's) gives the subagent no "
+    "tools at all in Claude Code. Use Claude Code's names (Read, Edit, Write, Bash, Glob, Grep, "
+    "WebFetch, ...), `mcp__<server>__<tool>` for MCP tools, or leave `tools` out to inherit "
+    "every tool.",
+    ".claude/agents/x.md:\n---\nname: x\ndescription: y\ntools: Read, Grep\n---\n",
+    ".claude/agents/x.md:\n---\nname: x\ndescription: y\ntools: [codebase, editFiles]\n---\n",
+)
 
 RULES = (
     SLUG_INVALID,
@@ -211,6 +290,8 @@ RULES = (
     CLAUDE_NAME_FORM,
     CLAUDE_FIELD,
     CLAUDE_UNKNOWN,
+    CLAUDE_MODEL,
+    CLAUDE_TOOLS_FOREIGN,
 )
 
 
@@ -218,14 +299,26 @@ RULES = (
 
 
 def _no_frontmatter(doc: Doc, what: str) -> Iterator[Finding]:
-    if not doc.has_frontmatter and not fm.opens_frontmatter(doc):
+    if doc.has_frontmatter or fm.opens_frontmatter(doc):
+        return
+    if what == "agent":
         yield FRONTMATTER_MISSING.finding(
             doc.path,
-            f"{what} has no YAML frontmatter; add a `---` block with "
-            + ("name, model and description" if what == "agent" else "name and description"),
+            "agent has no YAML frontmatter; add a `---` block with name, model and description",
             1,
             1,
         )
+        return
+    # A Markdown file without frontmatter among subagents (a README, an overview) is a
+    # document: Claude Code does not load it as a subagent, and nothing is broken.
+    yield FRONTMATTER_MISSING.finding(
+        doc.path,
+        "no YAML frontmatter: Claude Code reads this file as a document, not a subagent; if it "
+        "is meant to be one, add a `---` block with name and description",
+        1,
+        1,
+        severity=Severity.INFO,
+    )
 
 
 def split_list(value: Any) -> list[tuple[int | None, str]]:
@@ -288,7 +381,20 @@ def _agent_schema(doc: Doc) -> Iterator[Finding]:
             )
 
 
+def _model_value(doc: Doc, reader: str) -> Iterator[Finding]:
+    model = doc.data.get("model")
+    if isinstance(model, str) and model.strip() and not MODEL_VALUE.match(model.strip()):
+        yield fm.at(
+            CLAUDE_MODEL,
+            doc,
+            fm.value_pos(doc, ("model",)),
+            f"$.model: '{model.strip()}' is not a model {reader}; write an alias (sonnet, opus, "
+            "haiku, inherit) or a full model id (e.g. claude-sonnet-4-5)",
+        )
+
+
 def _agent_values(doc: Doc) -> Iterator[Finding]:
+    yield from _model_value(doc, "id (the APC spec: `inherit` or a model id)")
     data = doc.data
     name = data.get("name")
     if isinstance(name, str) and name.strip() and name.strip() != doc.stem:
@@ -413,12 +519,16 @@ def _claude_fields(doc: Doc) -> Iterator[Finding]:
     model = data.get("model")
     if model is not None and not isinstance(model, str):
         yield _claude_type(doc, "model", "sonnet, opus, haiku, inherit or a model id")
+    else:
+        yield from _model_value(doc, "Claude Code can select")
     tools = data.get("tools")
     if tools is not None and not (
         isinstance(tools, str)
         or (isinstance(tools, list) and all(isinstance(t, str) for t in tools))
     ):
         yield _claude_type(doc, "tools", "a comma-separated string or a list of tool names")
+    else:
+        yield from _claude_tools(doc, tools)
     color = data.get("color")
     if color is not None and not isinstance(color, str):
         yield _claude_type(doc, "color", "a color name (red, blue, green, ...)")
@@ -430,6 +540,27 @@ def _claude_fields(doc: Doc) -> Iterator[Finding]:
                 fm.key_pos(doc, (key,)),
                 f"{fm.json_path((key,))}: not a Claude Code subagent field; Claude Code ignores it",
             )
+
+
+def claude_tool(name: str) -> bool:
+    """A name Claude Code knows: a built-in tool, ``Tool(pattern)``, ``mcp__...`` or ``*``."""
+    base = name.split("(", 1)[0].strip()
+    return base in CLAUDE_TOOLS or base.startswith("mcp__") or base == "*"
+
+
+def _claude_tools(doc: Doc, tools: Any) -> Iterator[Finding]:
+    names = [name for _, name in split_list(tools)]
+    if not names or any(claude_tool(n) for n in names):
+        return
+    shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
+    yield fm.at(
+        CLAUDE_TOOLS_FOREIGN,
+        doc,
+        fm.value_pos(doc, ("tools",)),
+        f"$.tools: none of {shown} is a Claude Code tool, so this subagent gets no tools in "
+        "Claude Code; use Claude Code's names (Read, Edit, Write, Bash, Glob, Grep, WebFetch, "
+        "mcp__<server>__<tool>) or leave `tools` out to inherit every tool",
+    )
 
 
 def check_claude_agent(doc: Doc, project: Project) -> Iterator[Finding]:

@@ -15,7 +15,7 @@ from urllib.parse import unquote
 from apc_tools.contract.checks._content import hit_findings, secret_findings
 from apc_tools.contract.project import Doc, Project
 from apc_tools.core import detect
-from apc_tools.findings import Finding, Severity, rule_family
+from apc_tools.findings import Finding, Rule, Severity, rule_family
 
 FAMILY = "agents-md"
 CODEX_LIMIT = 32 * 1024  # Codex project_doc_max_bytes default
@@ -185,6 +185,16 @@ def _printable(text: str) -> str:
 
 
 def check_links(doc: Doc, project: Project) -> Iterator[Finding]:
+    return link_findings(BROKEN_LINK, doc, project)
+
+
+def exists(project: Project, rel: str) -> bool:
+    """A file or folder of the project (or on disk under its root) at POSIX path ``rel``."""
+    return _exists(project, rel)
+
+
+def link_findings(rule: Rule, doc: Doc, project: Project) -> Iterator[Finding]:
+    """``rule`` for every link in ``doc`` to a repository path that does not exist."""
     index: detect.LineIndex | None = None
     for offset, raw in link_targets(doc.text):
         path = _local_target(raw)
@@ -197,7 +207,7 @@ def check_links(doc: Doc, project: Project) -> Iterator[Finding]:
         line, column = index.position(offset)
         shown = _printable(path)
         resolved = "" if rel == path.lstrip("/") else f" (resolved to '{_printable(rel)}')"
-        yield BROKEN_LINK.finding(
+        yield rule.finding(
             doc.path,
             f"link target '{shown}' does not exist{resolved}; fix the path or remove the link",
             line,

@@ -30,6 +30,13 @@ truncating the frontmatter. To get there:
   are warnings (SKL010), so both profiles accept what skills-ref accepts.
 - No frontmatter at all (including an empty file) is an error (SKL001), as in skills-ref.
 
+Severity follows the reading tool (APC-NOTES section 2): outside ``.apc/`` a ``SKILL.md`` is read
+by Claude Code, Codex, Gemini CLI or FastMCP, which load it whatever its name (falling back to
+the folder name), so in the default profile a missing, malformed or mismatched ``name`` (SKL002,
+SKL003, SKL004) is a warning there; inside ``.apc/`` and under ``--profile agentskills`` it is an
+error. A missing ``description`` stays an error (Codex skips such a skill). A ``SKILL.md`` below
+another skill's folder is that skill's reference file (kind ``skill-reference``), not checked.
+
 Flat skills (``.apc/skills/<name>.md``) need no frontmatter (the APC spec's example has none);
 when they have one, ``name`` and ``description`` are checked as above (``name`` equal to the file
 stem) and a missing one is a warning.
@@ -171,7 +178,9 @@ FIELD_FORM = _rule(
     "metadata, compatibility).",
     "The spec wants `allowed-tools` as one space-separated string, `metadata` as a map of "
     "string keys to string values and `compatibility` non-empty. skills-ref does not check "
-    "these, so this is a warning: write the spec's form.",
+    "these, so this is a warning. For `metadata` the choice is yours: a tool may read its own "
+    "entry as a boolean or an object (OpenClaw's `metadata.openclaw`), and quoting it would "
+    "break that tool.",
     "---\nname: pdf-tools\ndescription: Extract text.\nallowed-tools: Bash(git:*) Read\n---\n",
     "---\nname: pdf-tools\ndescription: Extract text.\nallowed-tools:\n  - Read\n---\n",
 )
@@ -237,12 +246,32 @@ def _owner_name(doc: Doc, project: Project) -> str:
     return (project.root / doc.rel).parent.name
 
 
+def spec_reads(doc: Doc, project: Project) -> bool:
+    """True when the Agent Skills name rules decide whether the file is read: under
+    ``--profile agentskills`` and inside ``.apc/`` (the APC spec reads it). Elsewhere Claude Code,
+    Codex, Gemini CLI and FastMCP load the skill whatever its name (they fall back to the folder
+    name), so the name rules are warnings there (APC-NOTES section 2)."""
+    return project.profile == "agentskills" or doc.rel.startswith(".apc/")
+
+
+def _name_severity(doc: Doc, project: Project) -> Severity:
+    return Severity.ERROR if spec_reads(doc, project) else Severity.WARNING
+
+
+_LOADED_ANYWAY = (
+    " (Claude Code, Codex and Gemini CLI load the skill under its folder name; an error "
+    "under --profile agentskills and inside .apc/)"
+)
+
+
 def _check_name(doc: Doc, project: Project, name: Any) -> Iterator[Finding]:
     pos = fm.value_pos(doc, ("name",))
+    severity = _name_severity(doc, project)
+    note = "" if severity is Severity.ERROR else _LOADED_ANYWAY
     problems = name_problems(name)
     if problems:
-        for message in problems:
-            yield fm.at(NAME_INVALID, doc, pos, f"$.name: {message}")
+        # one cause, one finding: every way the name breaks the rule, in one message
+        yield fm.at(NAME_INVALID, doc, pos, f"$.name: {'; '.join(problems)}{note}", severity)
         return
     assert isinstance(name, str)
     norm, expected = _nfkc(name), _owner_name(doc, project)
@@ -252,7 +281,9 @@ def _check_name(doc: Doc, project: Project, name: Any) -> Iterator[Finding]:
             NAME_MISMATCH,
             doc,
             pos,
-            f"$.name: '{norm}' must equal the skill's {what} '{expected}'; rename one of them",
+            f"$.name: '{norm}' must equal the skill's {what} '{expected}'; rename one of "
+            f"them{note}",
+            severity,
         )
     if not SPEC_NAME.match(name):
         yield fm.at(
@@ -279,15 +310,23 @@ def _instance(doc: Doc) -> dict[str, Any]:
 _FORM_FIX = "skills-ref accepts it, but write the spec's form"
 
 
-def _schema_findings(doc: Doc, instance: Mapping[str, Any], schema: str) -> Iterator[Finding]:
+def _schema_findings(
+    doc: Doc, project: Project, instance: Mapping[str, Any], schema: str
+) -> Iterator[Finding]:
     flat = doc.kind == "skill-flat"
     for error in fm.schema_errors(schema, instance):
         head = fm.where(error)[:1]
         pos = fm.schema_pos(doc, error)
-        if error.validator == "required":
-            rule = FLAT_KEY_MISSING if flat else REQUIRED_KEY
-            fix = "add it" + (" (or drop the frontmatter)" if flat else "")
-            yield fm.at(rule, doc, pos, fm.schema_message(error, fix))
+        if error.validator == "required" and flat:
+            fix = "add it (or drop the frontmatter)"
+            yield fm.at(FLAT_KEY_MISSING, doc, pos, fm.schema_message(error, fix))
+        elif error.validator == "required" and error.key == "name":
+            severity = _name_severity(doc, project)
+            fix = "add it" + ("" if severity is Severity.ERROR else _LOADED_ANYWAY)
+            yield fm.at(REQUIRED_KEY, doc, pos, fm.schema_message(error, fix), severity)
+        elif error.validator == "required":
+            fix = "add it (Codex skips a skill without one; the description is how agents pick it)"
+            yield fm.at(REQUIRED_KEY, doc, pos, fm.schema_message(error, fix))
         elif head == ("name",):
             continue  # checked by _check_name, exactly as skills-ref does
         elif error.validator == "additionalProperties":
@@ -298,7 +337,11 @@ def _schema_findings(doc: Doc, instance: Mapping[str, Any], schema: str) -> Iter
                 fm.schema_message(error, "the agentskills profile allows only the spec's keys"),
                 Severity.ERROR,
             )
-        elif head in (("allowed-tools",), ("metadata",), ("license",)):
+        elif head == ("metadata",):
+            # never "quote it": a tool may read metadata.internal as a boolean, or its own
+            # metadata as an object (OpenClaw); say what the spec expects, leave the choice
+            yield fm.at(FIELD_FORM, doc, pos, fm.schema_message(error, "skills-ref accepts it"))
+        elif head in (("allowed-tools",), ("license",)):
             yield fm.at(FIELD_FORM, doc, pos, fm.schema_message(error, _FORM_FIX))
         else:
             yield fm.at(FIELD_INVALID, doc, pos, fm.schema_message(error, "fix the value"))
@@ -308,7 +351,9 @@ def _schema_findings(doc: Doc, instance: Mapping[str, Any], schema: str) -> Iter
             fix = "move it under `metadata:` or remove it (skills-ref rejects it)"
             yield fm.at(UNKNOWN_KEY, doc, pos, fm.schema_message(warning, fix))
         elif warning.validator != "x-apc-recommended":
-            yield fm.at(FIELD_FORM, doc, pos, fm.schema_message(warning, _FORM_FIX))
+            metadata = fm.where(warning)[:1] == ("metadata",)
+            fix = "skills-ref accepts it" if metadata else _FORM_FIX
+            yield fm.at(FIELD_FORM, doc, pos, fm.schema_message(warning, fix))
 
 
 def _extensions(doc: Doc, schema: str) -> Iterator[Finding]:
@@ -343,8 +388,14 @@ def _not_strict(doc: Doc) -> Iterator[Finding]:
         )
     meta = doc.meta
     if meta is not None:
+        flagged: list[tuple[Any, ...]] = []
         for path, pos in sorted(meta.values.items(), key=lambda item: _pos_key(item[1])):
-            yield from _strict_node(doc, path, pos)
+            if any(path[: len(done)] == done for done in flagged):
+                continue  # one cause, one finding: inside a flow collection already reported
+            found = list(_strict_node(doc, path, pos))
+            if found:
+                flagged.append(path)
+            yield from found
         if meta.ok and not fm.lenient_lines(doc):
             yield from _pure_parser(doc)
     close = fm.line_text(doc, doc.body_line - 1).strip()
@@ -444,7 +495,7 @@ def check_flat_skill(doc: Doc, project: Project) -> Iterator[Finding]:
 def _check_fields(doc: Doc, project: Project) -> Iterator[Finding]:
     schema = _profile_schema(doc, project)
     instance = _instance(doc)
-    yield from _schema_findings(doc, instance, schema)
+    yield from _schema_findings(doc, project, instance, schema)
     yield from _extensions(doc, schema)
     if "name" in instance:
         yield from _check_name(doc, project, instance["name"])
