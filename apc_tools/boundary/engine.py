@@ -25,8 +25,8 @@ from apc_tools.findings import CannotRun, Finding, Result
 Progress = Callable[[int, int], None]
 POLICY_FILE = ".apc-tools.yaml"
 POLICY_SESSION = Verdict("session content (a path the policy names)", True, 1, 1, "")
-CONTRACT_NAMES = ("agents.md", "skill.md")
-CONTRACT_FOLDERS = (".claude/", ".cursor/")
+CONTRACT_NAMES = ("agents.md", "skill.md", ".instructions.md")
+CONTRACT_FOLDERS = (".claude/", ".cursor/", ".github/")
 INSTRUCTION_FILES = frozenset(
     {"claude.md", "gemini.md", ".cursorrules", ".windsurfrules", "copilot-instructions.md"}
 )
