@@ -79,7 +79,7 @@ class Inspector:
     settings: Settings
     secrets_all: bool
     inline_allow: bool
-    extra_paths: paths.Compiled = ()
+    extra_paths: paths.Compiled | None = None
 
     def path_detections(self, path: str) -> list[Detection]:
         return list(paths.detect_path(path.casefold(), self.extra_paths))

@@ -10,7 +10,7 @@ into the finding's fingerprint, never shown or stored.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 from apc_tools.findings import Rule, Severity, rule_family
@@ -41,38 +41,41 @@ class Detection:
     severity: Severity | None = None
 
 
-@dataclass
 class BlobView:
     """One blob at one repository path: its bytes as read and what the path says about it."""
 
-    path: str
-    data: bytes
-    size: int
-    complete: bool
-    contract: bool = False  # a contract file (AGENTS.md, .apc/**, SKILL.md, ...)
-    flagged: bool = False  # another detector already flagged this blob (its path or records)
-    notes: dict[str, object] = field(default_factory=dict)
+    __slots__ = (
+        "__dict__",
+        "binary",
+        "complete",
+        "contract",
+        "data",
+        "flagged",
+        "in_apc",
+        "low",
+        "name",
+        "notes",
+        "path",
+        "size",
+        "suffix",
+    )
 
-    @cached_property
-    def low(self) -> str:
-        return self.path.casefold()
-
-    @cached_property
-    def name(self) -> str:
-        return self.low.rpartition("/")[2]
-
-    @cached_property
-    def suffix(self) -> str:
+    def __init__(
+        self, path: str, data: bytes, size: int, complete: bool, contract: bool = False
+    ) -> None:
+        self.path = path
+        self.data = data
+        self.size = size
+        self.complete = complete
+        self.contract = contract  # a contract file (AGENTS.md, .apc/**, SKILL.md, ...)
+        self.flagged = False  # another detector already flagged this blob (path or records)
+        self.notes: dict[str, object] = {}
+        self.low = path.casefold()
+        self.name = self.low.rpartition("/")[2]
         stem, dot, ext = self.name.rpartition(".")
-        return f".{ext}" if dot and stem.strip(".") else ""
-
-    @cached_property
-    def in_apc(self) -> bool:
-        return self.low.startswith(".apc/") or "/.apc/" in self.low
-
-    @cached_property
-    def binary(self) -> bool:
-        return b"\0" in self.data[:BINARY_SNIFF]
+        self.suffix = f".{ext}" if dot and stem.strip(".") else ""
+        self.in_apc = self.low.startswith(".apc/") or "/.apc/" in self.low
+        self.binary = b"\0" in data[:BINARY_SNIFF]
 
     @cached_property
     def text(self) -> str:

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from functools import cache
-from pathlib import PurePosixPath
 
 from apc_tools.boundary.model import Detection, rule
 from apc_tools.findings import Severity
@@ -187,12 +186,37 @@ def _closure(glob: tuple[str, ...], states: set[int]) -> set[int]:
     return out
 
 
-Compiled = tuple[tuple[str, tuple[str, ...], PathRule], ...]
+@dataclass(frozen=True)
+class Compiled:
+    """A path table ready for matching: each rule's glob as segments, and an index from a
+    literal folder or file name to the rules that need it, so a path is tested only against
+    the few rules whose literal segment it has (plus the rules with wildcards in every
+    segment, which keep a cheap ``in`` test of their longest literal)."""
+
+    rules: tuple[tuple[str, tuple[str, ...], PathRule], ...] = ()
+    by_segment: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    wild: tuple[int, ...] = ()
+
+    def candidates(self, parts: list[str]) -> list[int]:
+        found = {i for part in parts for i in self.by_segment.get(part, ())}
+        return sorted(found.union(self.wild))
 
 
 def compile_table(table: tuple[PathRule, ...]) -> Compiled:
-    """Each rule of ``table`` with its glob's needle and segments."""
-    return tuple((_needle(r.glob), _split(r.glob), r) for r in table)
+    """Each rule of ``table`` with its glob's needle and segments, indexed by literal segment."""
+    rules = tuple((_needle(r.glob), _split(r.glob), r) for r in table)
+    index: dict[str, list[int]] = {}
+    wild: list[int] = []
+    for i, (_, segments, _) in enumerate(rules):
+        literal = next((g for g in segments if g != "**" and not _WILD.search(g)), None)
+        if literal is None:
+            wild.append(i)
+        else:
+            index.setdefault(literal, []).append(i)
+    return Compiled(rules, {k: tuple(v) for k, v in index.items()}, tuple(wild))
+
+
+_WILD = re.compile(r"[*?\[\]{}]")
 
 
 def _split(glob: str) -> tuple[str, ...]:
@@ -207,12 +231,11 @@ def _split(glob: str) -> tuple[str, ...]:
 
 def match_table(table: Compiled, low: str) -> PathRule | None:
     """The first rule of ``table`` whose glob matches the case-folded path ``low``."""
-    parts: tuple[str, ...] | None = None
-    for needle, glob, path_rule in table:
-        if needle in low:
-            parts = parts or tuple(low.split("/"))
-            if segments_match(glob, parts):
-                return path_rule
+    parts = low.split("/")
+    for index in table.candidates(parts):
+        needle, glob, path_rule = table.rules[index]
+        if needle in low and segments_match(glob, tuple(parts)):
+            return path_rule
     return None
 
 
@@ -224,18 +247,17 @@ def extra_rules(globs: Iterable[str], tool: str) -> Compiled:
 
 def apc_relative(low: str) -> str | None:
     """The part of ``low`` below its innermost `.apc/` folder, or None outside `.apc/`."""
-    parts = PurePosixPath(low).parts
-    if ".apc" not in parts[:-1]:
-        return None
-    index = len(parts) - 1 - parts[::-1].index(".apc")
-    return "/".join(parts[index + 1 :])
+    if low.startswith(".apc/"):
+        low = "/" + low
+    index = low.rfind("/.apc/")
+    return low[index + 6 :] if index >= 0 else None
 
 
 APC_TABLE = compile_table(APC_FORBIDDEN)
 TOOL_TABLE = compile_table(TOOL_PATHS)
 
 
-def detect_path(low: str, extra: Compiled = ()) -> Iterator[Detection]:
+def detect_path(low: str, extra: Compiled | None = None) -> Iterator[Detection]:
     """BPA detections for the case-folded repository path ``low``."""
     inner = apc_relative(low)
     if inner:
