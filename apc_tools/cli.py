@@ -281,6 +281,7 @@ def schema(name: str | None) -> None:
 @click.option(
     "-C",
     "directory",
+    metavar="DIR",
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
     help="Run as if started in DIR (as git -C).",

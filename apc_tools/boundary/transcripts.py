@@ -534,6 +534,7 @@ class Verdict:
     line: int
     count: int
     keys: str
+    unit: str = "records"
 
 
 def classify(blob: BlobView) -> Verdict | None:
@@ -602,7 +603,7 @@ def _classify_text(blob: BlobView) -> Verdict | None:
         if len(first) < fmt.min_first or not all(p.search(text) for p in fmt.patterns[1:]):
             continue
         line = text.count("\n", 0, first[0].start()) + 1
-        return Verdict(fmt.name, fmt.session, line, len(first), "")
+        return Verdict(fmt.name, fmt.session, line, len(first), "", "headers")
     return _export(blob) if blob.suffix in _EXPORT_SUFFIXES else None
 
 
@@ -622,12 +623,13 @@ def _export(blob: BlobView) -> Verdict | None:
         return None
     first = min(humans[0].start(), models[0].start())
     count = len(humans) + len(models)
-    return Verdict("agent session export", True, text.count("\n", 0, first) + 1, count, "")
+    line = text.count("\n", 0, first) + 1
+    return Verdict("agent session export", True, line, count, "", "speaker headings")
 
 
 def detect_transcript(blob: BlobView, verdict: Verdict) -> Iterator[Detection]:
     """The BTR detection for a classified blob (severity by kind and place)."""
-    where = f" ({verdict.count} records)" if verdict.count > 1 else ""
+    where = f" ({verdict.count} {verdict.unit})" if verdict.count > 1 else ""
     keys = f"; identified by {verdict.keys}" if verdict.keys else ""
     if verdict.session:
         yield Detection(

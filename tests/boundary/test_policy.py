@@ -134,3 +134,21 @@ def test_inline_allow_names_the_rule_and_json_has_no_comments(tmp_path: Path) ->
         ("BMK002", "docs/m.md"),
         ("BMK001", "r.jsonl"),
     }
+
+
+def test_range_baseline_change_is_reported_and_config_overrides_the_base(tmp_path: Path) -> None:
+    root = repo(tmp_path, {"README.md": "x\n"})
+    base = git(root, "rev-parse", "HEAD").strip()
+    commit(root, {"s.jsonl": CLAUDE}, "leak")
+    run(root, write_baseline=True)
+    head = commit(root, {}, "accept the leak in the same pull request")
+    found = findings(root, mode="range", rev_range=f"{base}..HEAD")
+    assert {(f.rule, f.path) for f in found} == {
+        ("BTR001", "s.jsonl"),
+        ("BPL002", ".apc-baseline.json"),
+    }
+    assert {f.commit for f in found if f.rule == "BPL002"} == {head}
+    config = tmp_path / "ci-policy.yaml"
+    config.write_text("version: 1\ndisable: [BTR001]\n")
+    found = findings(root, mode="range", rev_range=f"{base}..HEAD", config=config)
+    assert {f.rule for f in found} == {"BPL002"}
