@@ -351,7 +351,9 @@ def _progress_line(done: int, total: int) -> None:
 
 
 @main.command()
-@click.argument("file", type=click.Path(path_type=Path, dir_okay=False, allow_dash=True))
+@click.argument(
+    "file", type=click.Path(path_type=Path, dir_okay=False, allow_dash=True), required=False
+)
 @click.option(
     "-o",
     "--output",
@@ -376,22 +378,43 @@ def _progress_line(done: int, total: int) -> None:
     default=None,
     help="The APC project whose tree must not be written (default: found from cwd).",
 )
+@click.option(
+    "--all",
+    "all_sessions",
+    is_flag=True,
+    help="Every session of the --project (Claude Code, Codex, Gemini CLI, APC); with "
+    "--check or --in-place.",
+)
+@click.option(
+    "--reparent",
+    is_flag=True,
+    help="Claude Code: also close a call mid-chain by re-attaching the record after it.",
+)
 @common_options
 def repair(fmt: str, strict: bool, config: Path | None, no_color: bool, **options: Any) -> None:
     """Close tool calls an interrupted turn left unanswered.
 
     FILE may be - (stdin). The repaired history goes to OUT (-o), back into FILE (--in-place),
     or to stdout; the report of changes goes to stdout, or to stderr when the history itself is
-    on stdout. Exit 0: done (or, with --check, a provider would accept FILE); 1: --check found
-    what a provider rejects; 2: could not run (bad input, or a target inside the project tree).
+    on stdout. Session files of Claude Code, Codex and Gemini CLI are repaired add-only with
+    their tool's own rules; other known formats are refused by name. With --project DIR --all,
+    every session of the project is checked (--check) or repaired (--in-place). Exit 0: done
+    (or, with --check, a provider would accept FILE); 1: --check found what a provider rejects;
+    2: could not run (bad input, a refused format, or a target inside the project tree).
     """
     if options["out"] is not None and str(options["out"]) == STDIN:
         if options["in_place"]:
             fail("use either -o OUT or --in-place, not both")
         options["out"] = None
+    to_stdout = False
     try:
         policy = repair_policy(config)
-        result, to_stdout = repair_command(**options)
+        if options.pop("all_sessions"):
+            result = repair_all_command(**options)
+        elif options["file"] is None:
+            raise CannotRun("name the history FILE to repair (or --project DIR --all)")
+        else:
+            result, to_stdout = repair_command(**options)
     except CannotRun as exc:
         fail(str(exc))
     if policy is not None:
@@ -409,6 +432,19 @@ def repair_policy(config: Path | None) -> Policy | None:
     return load_policy(config, Path("."))
 
 
+def repair_all_command(**options: Any) -> Result:
+    """``apc repair --project DIR --all``: only the options that apply to a whole project."""
+    project = options["project"]
+    if options["file"] is not None or project is None or options["out"] is not None:
+        raise CannotRun("--all takes --project DIR, and no FILE or -o")
+    if options["wire"] != "auto" or options["skip_bad_lines"] or options["reparent"]:
+        raise CannotRun(
+            "--all repairs each session with its own tool's rules: drop "
+            "--wire/--skip-bad-lines/--reparent"
+        )
+    return repair_all(project, check_only=options["check"], in_place=options["in_place"])
+
+
 def repair_command(
     file: Path,
     out: Path | None,
@@ -417,6 +453,7 @@ def repair_command(
     check: bool,
     skip_bad_lines: bool,
     project: Path | None,
+    reparent: bool = False,
 ) -> tuple[Result, bool]:
     """Run ``apc repair``: (its result, True when the history went to stdout).
 
@@ -439,6 +476,7 @@ def repair_command(
             contract=_repair_contract(project, file, out, in_place),
             stdout=_stdout_bytes() if to_stdout else None,
             source=_stdin_bytes() if from_stdin else None,
+            reparent=reparent,
         )
     except BrokenPipeError:
         raise  # the reader of stdout went away: click exits 1 quietly
@@ -447,6 +485,30 @@ def repair_command(
     except OSError as exc:  # a read of the input failed (writes raise StoreError)
         raise CannotRun(f"{exc.filename or file}: {exc.strerror or exc}") from None
     return outcome.result, to_stdout
+
+
+def repair_all(
+    project: Path, *, check_only: bool, in_place: bool, home: Path | None = None
+) -> Result:
+    """``apc repair --project DIR --all``: validate the contract, then check or repair each
+    session of the project found in the agents' stores (outside the project)."""
+    from apc_tools.contract.validate import load_contract, validate
+    from apc_tools.findings import Severity
+    from apc_tools.runtime.sessions.project import repair_project
+
+    contract = load_contract(project)
+    if contract is None:
+        raise CannotRun(f"--project {project}: no APC project there (no .apc/ or AGENTS.md)")
+    checked = validate([contract.root], cwd=contract.root)
+    errors = sum(1 for f in checked.findings if f.severity is Severity.ERROR)
+    outcome = repair_project(
+        contract,
+        home=home if home is not None else Path.home(),
+        contract_errors=errors,
+        check_only=check_only,
+        in_place=in_place,
+    )
+    return outcome.result
 
 
 def _stdout_bytes() -> IO[bytes]:
@@ -495,8 +557,10 @@ def _load_contract(start: Path) -> Contract | None:
     """load_contract(start), skipped (None) when no folder above holds .apc/ or AGENTS.md: the
     common case of runtime storage, where loading the contract checks would cost more than the
     repair of a small history."""
+    from apc_tools.runtime.store import is_project_folder
+
     chains = [(f, *f.parents) for f in (start.absolute(), start.resolve())]  # symlinks too
-    if not any((p / ".apc").is_dir() or (p / "AGENTS.md").is_file() for c in chains for p in c):
+    if not any(is_project_folder(p) for c in chains for p in c):
         return None
     from apc_tools.contract.validate import load_contract
 

@@ -16,7 +16,10 @@ optional ``case.json`` changes what is run:
 - ``{"command": "boundary", ...}`` commits the tree into a fresh git repository and runs the
   boundary gate on it (see tests/boundary/cases.py for the other keys);
 - ``{"command": "repair", "file": "h.jsonl", "args": {"skip_bad_lines": true}}`` runs
-  ``apc repair`` on a history file with those options (the repaired text is discarded).
+  ``apc repair`` on a history file with those options (the repaired text is discarded);
+- ``{"command": "repair-project", "sessions": {"claude-code": "s.jsonl"}, "args": {...}}``
+  runs ``apc repair --project <case> --all`` with the session files moved into the agents'
+  stores of a home folder outside the project.
 """
 
 from __future__ import annotations
@@ -92,7 +95,34 @@ def run_case(case: Path, tmp_path: Path) -> list[Finding]:
         from tests.boundary.cases import run_boundary_case
 
         return run_boundary_case(work, spec)
+    if command == "repair-project":
+        return _repair_project(work, tmp_path / "home", spec)
     raise AssertionError(f"{case}: unknown command {command!r}")
+
+
+def _repair_project(work: Path, home: Path, spec: dict[str, object]) -> list[Finding]:
+    """``apc repair --project work --all``, with the case's session files placed in the agents'
+    stores under ``home`` (outside the project), quiet (an old mtime)."""
+    from apc_tools.cli import repair_all
+    from apc_tools.runtime.sessions.discover import claude_slug
+
+    sessions = spec.get("sessions", {})
+    assert isinstance(sessions, dict)
+    for tool, name in sessions.items():
+        assert tool == "claude-code", tool
+        store = home / ".claude" / "projects" / claude_slug(work.resolve())
+        store.mkdir(parents=True, exist_ok=True)
+        (work / name).rename(store / name)
+        os.utime(store / name, (1_700_000_000, 1_700_000_000))
+    args = spec.get("args", {})
+    assert isinstance(args, dict)
+    result = repair_all(
+        work,
+        check_only=bool(args.get("check_only")),
+        in_place=bool(args.get("in_place")),
+        home=home,
+    )
+    return list(result.findings)
 
 
 @pytest.mark.parametrize("case", _case_dirs("invalid"), ids=lambda p: f"{p.parent.name}/{p.name}")

@@ -23,12 +23,14 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, islice
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from apc_tools.findings import CannotRun, Finding, Result
-from apc_tools.runtime.adapters import detect_wire
+from apc_tools.runtime.adapters import DETECT_WINDOW, detect_wire
+from apc_tools.runtime.formats import Format, Head, head_of_stream, identify, read_head
 from apc_tools.runtime.io import (
     DEFAULT_MAX_RECORD_BYTES,
+    LIST_KEYS,
     HistoryReader,
     Layout,
     Located,
@@ -44,8 +46,6 @@ from apc_tools.runtime.store import StoreError, atomic_write, ensure_outside
 if TYPE_CHECKING:  # the contract model is only read, through the object the caller passes
     from apc_tools.contract.model import Contract
 
-DETECT_WINDOW = 1000
-"""With ``--wire auto``, the wire format is detected from this many leading records."""
 
 SPOOL_BYTES = 32 << 20  # stdout output is held in memory up to this size, then in a temp file
 
@@ -72,6 +72,7 @@ class RepairOutcome:
     destination: Path | None = None
     written: bool = False
     text: str | None = None
+    format: str | None = None  # the session or transcript format recognised, if any
 
 
 def run_repair(
@@ -85,6 +86,7 @@ def run_repair(
     contract: Contract | None = None,
     stdout: IO[bytes] | None = None,
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+    reparent: bool = False,
     source: IO[bytes] | None = None,
 ) -> RepairOutcome:
     """Repair (or with ``check_only``, check) the history in ``file``. See the module doc.
@@ -95,13 +97,133 @@ def run_repair(
     ``file``, which then only names it in messages; it is read once, never closed.
     """
     _check_options(file, out, in_place, wire, check_only)
+    if source is None and _stream_path(file):  # a FIFO, /dev/stdin: read once, as a stream
+        with file.open("rb") as stream:
+            return run_repair(
+                file,
+                out=out,
+                in_place=in_place,
+                wire=wire,
+                check_only=check_only,
+                skip_bad_lines=skip_bad_lines,
+                contract=contract,
+                stdout=stdout,
+                max_record_bytes=max_record_bytes,
+                reparent=reparent,
+                source=stream,
+            )
+    head: Head | None
+    if source is not None:  # a stream is read once: fingerprint its first bytes, put them back
+        head, source = head_of_stream(file, source)
+    else:
+        head = read_head(file)
+    known = identify(head) if head is not None else None
+    list_keys: tuple[str, ...] = LIST_KEYS
+    if known is not None:
+        _refuse(known, file, wire)
+        if known.kind != "wire":
+            request = _Request(
+                file, out, in_place, check_only, skip_bad_lines, contract, stdout, reparent, source
+            )
+            return _run_known(known, request)
+        wire, list_keys = known.wire, (known.list_key,)
     target = _target(file, out, in_place, contract)
     with HistoryReader(
-        file, skip_bad_lines=skip_bad_lines, max_record_bytes=max_record_bytes, source=source
+        file,
+        skip_bad_lines=skip_bad_lines,
+        max_record_bytes=max_record_bytes,
+        list_keys=list_keys,
+        source=source,
     ) as reader:
         if check_only:
             return _check(reader, wire, _name(file))
         return _repair(reader, wire, _name(file), target, stdout, in_place)
+
+
+# --------------------------------------------------------------------------------------------
+# Known session and transcript formats
+
+
+def _stream_path(file: Path) -> bool:
+    """A path that names a stream (FIFO, character device), not a file that can be re-read."""
+    import stat
+
+    try:
+        mode = file.stat().st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
+def _refuse(known: Format, file: Path, wire: str) -> None:
+    """Exit 2 for a recognised format apc does not repair, or a --wire that contradicts it."""
+    what = f"{_name(file)}: recognised as {known.name}"
+    if known.kind == "refused":
+        raise RepairUsageError(f"{what}, which apc repair does not support: {known.advice}")
+    if wire != "auto" and known.kind != "nothing" and wire != known.wire:
+        raise RepairUsageError(
+            f"{what}; --wire {wire} cannot be forced onto it (its records are not {wire} "
+            "records): drop --wire"
+        )
+
+
+class _Request(NamedTuple):
+    """What ``apc repair`` was asked to do with one file."""
+
+    file: Path
+    out: Path | None
+    in_place: bool
+    check_only: bool
+    skip_bad_lines: bool
+    contract: Contract | None
+    stdout: IO[bytes] | None
+    reparent: bool
+    source: IO[bytes] | None
+
+
+def _run_known(known: Format, request: _Request) -> RepairOutcome:
+    from apc_tools.runtime.rules import BY_ID
+
+    if known.kind == "nothing":
+        message = f"recognised as {known.name}: {known.advice}"
+        finding = BY_ID["RPR013"].finding(_name(request.file), message)
+        return RepairOutcome(Result.of([finding], 1), None, Layout("text"), 0, 0, format=known.name)
+    from apc_tools.runtime.sessions.base import quiet_gc
+
+    with quiet_gc():
+        return _run_session(known, request)
+
+
+def _run_session(known: Format, request: _Request) -> RepairOutcome:
+    from apc_tools.runtime.sessions import run
+    from apc_tools.runtime.sessions.base import Options
+
+    file = request.file
+    data = request.source.read() if request.source is not None else None
+    if request.check_only:
+        findings = run.check_session(file, known, skip_bad_lines=request.skip_bad_lines, data=data)
+        return RepairOutcome(Result.of(findings, 1), None, Layout("jsonl"), 0, 0, format=known.name)
+    target = _target(file, request.out, request.in_place, request.contract)
+    if request.in_place:
+        run.ensure_quiet(file)
+    planned = run.plan_session(
+        file,
+        known,
+        skip_bad_lines=request.skip_bad_lines,
+        options=Options(reparent=request.reparent),
+        data=data,
+    )
+    written = run.write(planned, target, request.stdout, request.in_place)
+    return RepairOutcome(
+        result=Result.of(planned.findings, 1),
+        wire=None,
+        layout=Layout("jsonl"),
+        records=sum(1 for line in planned.session.lines if line.record is not None),
+        changes=planned.plan.closed,
+        destination=target if written else None,
+        written=written,
+        format=known.name,
+    )
 
 
 # --------------------------------------------------------------------------------------------

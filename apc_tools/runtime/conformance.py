@@ -147,7 +147,7 @@ def _check_responses(messages: list[Message], live_tail: bool, start: int) -> li
     out: list[Violation] = []
     open_calls: list[tuple[int, Call]] = []
     done: set[object] = set()
-    last_turn = 0
+    last_turn = start - 1  # the last user item; none yet
     for i in range(start, len(messages)):
         msg = messages[i]
         if msg.kind in ("user", "system", "other"):

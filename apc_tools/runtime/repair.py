@@ -10,7 +10,10 @@ The walk
 1. Leading records before the first real user record are dropped ("dropped-leading"), except
    system/developer records and records of unknown role, which pass through. They are held
    until that user record arrives: a history with no user record at all keeps them, and is
-   repaired as it is (its calls closed, never dropped: dropping would leave nothing).
+   repaired as it is (its calls closed, never dropped: dropping would leave nothing). Where the
+   provider takes a history that starts with a call (every wire but Gemini and Bedrock, see
+   ``Adapter.user_first``), held records that include a call are kept and repaired too: a
+   record holding a call is never dropped as "leading". A held result alone is an orphan.
 2. A record with client tool calls opens a turn; each call opens a slot. A result answers the
    first still-unanswered slot of the open turn that it matches (by call id, or by tool name when
    an id is missing: Gemini ids are optional), so ids reused across turns and duplicate ids in one
@@ -97,17 +100,16 @@ from apc_tools.runtime.model import (
 
 __all__ = ["RepairStream", "findings_for", "is_synthetic", "repair"]
 
-_MERGE_INTO_USER = frozenset({"anthropic", "bedrock"})
-
 
 class _Slot:
     """One call of the open turn, and whether a result answered it."""
 
-    __slots__ = ("answered", "call", "index")
+    __slots__ = ("answered", "at", "call", "index")
 
-    def __init__(self, call: Call, index: int) -> None:
+    def __init__(self, call: Call, index: int, at: int = 0) -> None:
         self.call = call
         self.index = index
+        self.at = at  # position of the call record in the turn (head + outputs)
         self.answered = False
 
 
@@ -122,6 +124,7 @@ class _Turn:
         "changed",
         "extra",
         "head",
+        "late",
         "outputs",
         "result_blocks",
         "result_raw",
@@ -133,6 +136,7 @@ class _Turn:
         self.head: list[dict[str, Any]] = []
         self.slots: list[_Slot] = []
         self.outputs: list[dict[str, Any]] = []
+        self.late = -1  # Responses: where the first item after an output is, in outputs
         self.seen_output = False
         self.result_raw: Mapping[str, Any] | None = None
         self.result_blocks: list[Any] = []
@@ -170,8 +174,8 @@ class RepairStream:
         self._prefix = continuation
         self._index = -1
         self._turn: _Turn | None = None
-        self._pending: list[tuple[int, Mapping[str, Any]]] = []
         self._held: list[tuple[int, Message]] = []  # leading records, until a user record
+        self._pending: list[tuple[int, Mapping[str, Any]]] = []
 
     # -- feeding ---------------------------------------------------------------------------
 
@@ -190,7 +194,7 @@ class RepairStream:
             if msg.results and not msg.calls:
                 return [dict(record)]
             self._prefix = False
-        if msg.kind == "assistant" and not msg.calls and not msg.content:  # empty_assistant
+        if msg.kind == "assistant" and not msg.calls and not msg.content and _bare(record):
             self._note("dropped-empty", None, "dropped an assistant message with no content")
             return []
         turn = self._turn
@@ -222,28 +226,39 @@ class RepairStream:
             return [dict(msg.raw)]
         if msg.kind == "user":
             self._started = True
+            if not self._adapter.user_first and any(m.calls for _, m in self._held):
+                return self._replay_held() + self._walk(msg, msg.raw)
             return self._drop_held() + self._start(msg)
         self._held.append((self._index, msg))  # system records too, once one is held: in order
         return []
 
     def _drop_held(self) -> list[dict[str, Any]]:
-        """A user record came: the held system records pass, the others are dropped."""
+        """A user record came: the held system records pass, the others are dropped (a result
+        alone answers no call: it goes as an orphan)."""
         kept: list[dict[str, Any]] = []
         index, held = self._index, self._held
         for self._index, msg in held:
             if msg.kind in ("system", "other"):
                 kept.append(dict(msg.raw))
-                continue
-            self._note(
-                "dropped-leading",
-                None,
-                f"dropped a leading {msg.kind} record before the first user message",
-            )
+            elif msg.results and not msg.calls and not msg.content:
+                for result in msg.results:
+                    self._note(
+                        "dropped-orphan",
+                        result.id,
+                        "dropped a tool result that answers no open call",
+                    )
+            else:
+                self._note(
+                    "dropped-leading",
+                    None,
+                    f"dropped a leading {msg.kind} record before the first user message",
+                )
         self._index, self._held = index, []
         return kept
 
     def _replay_held(self) -> list[dict[str, Any]]:
-        """No user record came: the held records are the history; repair them as they are."""
+        """The held records are repaired as they are: no user record came, or they hold a call
+        the provider takes at the start of a history."""
         self._started = True
         out: list[dict[str, Any]] = []
         index, held = self._index, self._held
@@ -255,7 +270,7 @@ class RepairStream:
     # -- outside a turn --------------------------------------------------------------------
 
     def _start(self, msg: Message) -> list[dict[str, Any]]:
-        if self.wire == "gemini" and msg.kind == "assistant" and not msg.calls:
+        if self._adapter.fold_model_runs and msg.kind == "assistant" and not msg.calls:
             self._pending.append((self._index, msg.raw))
             return []
         if msg.calls:
@@ -269,7 +284,7 @@ class RepairStream:
     def _open(self, msg: Message) -> None:
         turn = _Turn()
         raw = self._merge_pending(msg.raw)
-        if self.wire == "anthropic":
+        if self._adapter.calls_last:
             raw = self._calls_last(raw, msg.calls)
         turn.head.append(dict(raw))
         turn.slots = [_Slot(call, self._index) for call in msg.calls]
@@ -295,13 +310,24 @@ class RepairStream:
     def _joins_turn(self, turn: _Turn, msg: Message) -> bool:
         if msg.results and not msg.calls:
             return True
-        # A Responses model turn is every model item before its first output.
-        return self.wire == "openai-responses" and msg.kind == "assistant" and not turn.seen_output
+        # Responses items need no adjacency: an output answers its call anywhere after it. A
+        # model item (reasoning, hosted tool call, message, more calls) after an output keeps
+        # the turn open while a call is unanswered; closing it there would fabricate a "not run"
+        # output for a call whose real output comes late, and drop that output as an orphan.
+        if not self._adapter.late_outputs or msg.kind != "assistant":
+            return False
+        return not turn.seen_output or any(not slot.answered for slot in turn.slots)
 
     def _join(self, turn: _Turn, msg: Message) -> None:
         if msg.calls or not msg.results:
-            turn.head.append(dict(msg.raw))
-            turn.slots += [_Slot(call, self._index) for call in msg.calls]
+            if turn.seen_output:
+                if turn.late < 0:
+                    turn.late = len(turn.outputs)
+                turn.outputs.append(dict(msg.raw))
+            else:
+                turn.head.append(dict(msg.raw))
+            at = len(turn.head) + len(turn.outputs) - 1
+            turn.slots += [_Slot(call, self._index, at) for call in msg.calls]
         elif isinstance(self._adapter, BlockAdapter):
             self._absorb(turn, self._adapter, msg)
         else:
@@ -368,7 +394,7 @@ class RepairStream:
                 )
             )
         if not isinstance(self._adapter, BlockAdapter):
-            return turn.head + turn.outputs + synthetic, False
+            return _placed(turn, open_slots, synthetic), False
         tail, consumed = self._result_message(turn, self._adapter, synthetic, closing)
         return turn.head + tail, consumed
 
@@ -386,7 +412,7 @@ class RepairStream:
             return ([adapter.with_items(turn.result_raw, blocks)] if blocks else []), False
         if not synthetic:
             return [], False
-        if closing is not None and closing.kind == "user" and self.wire in _MERGE_INTO_USER:
+        if closing is not None and closing.kind == "user" and self._adapter.merge_into_user:
             return [adapter.with_items(closing.raw, synthetic + adapter.items(closing.raw))], True
         return [adapter.result_message(synthetic)], False
 
@@ -434,6 +460,38 @@ class RepairStream:
 
     def _note(self, kind: str, call_id: str | None, detail: str) -> None:
         self.changes.append(Change(kind, self._index, call_id, detail))
+
+
+def _placed(
+    turn: _Turn, open_slots: list[_Slot], synthetic: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Record wires: the turn's records with the synthetic results after the real ones and
+    before any later item (Responses), but never before the call they answer."""
+    body = turn.head + turn.outputs
+    if not synthetic:
+        return body
+    boundary = len(turn.head) + (turn.late if turn.late >= 0 else len(turn.outputs))
+    inserts: dict[int, list[dict[str, Any]]] = {}
+    for slot, record in zip(open_slots, synthetic, strict=True):
+        inserts.setdefault(max(boundary, slot.at + 1), []).append(record)
+    out: list[dict[str, Any]] = []
+    for position, record in enumerate(body):
+        out += inserts.get(position, ())
+        out.append(record)
+    return out + inserts.get(len(body), [])
+
+
+#: keys the adapter reads (it found no content and no call in them) or that only label
+_LABELS = frozenset({"role", "type", "id", "status", "name", "content", "tool_calls", "parts"})
+
+
+def _bare(record: Mapping[str, Any]) -> bool:
+    """Only what the adapter read and empty values: a record holding anything else (a
+    ``message`` object of some other format, say) is not an empty assistant message."""
+    return all(
+        key in _LABELS or value is None or (isinstance(value, str | list | dict) and not value)
+        for key, value in record.items()
+    )
 
 
 def repair(

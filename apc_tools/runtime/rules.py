@@ -200,6 +200,88 @@ WIR008 = _rule(
     "assistant, user",
 )
 
+_SESSION_CALL = (
+    '{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","message":{"role":'
+    '"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]}}'
+)
+RPR010 = _rule(
+    "RPR010",
+    "started-call-left-open",
+    Severity.WARNING,
+    "A tool call has no result, but the session shows it started; the repair left it open.",
+    "The session file records that the call ran or is running (Codex exec/collab events with its "
+    "call_id, a Claude Code progress record or subagent transcript, a Gemini CLI status of "
+    "executing/success/error). A synthetic 'not run: the turn was interrupted' would be false. "
+    "Let the tool finish or record the real result; or resume the session with its own tool.",
+    "a session whose started calls all have results",
+    "a Codex rollout with an exec_command_end event for a call that has no output",
+)
+RPR011 = _rule(
+    "RPR011",
+    "reparented",
+    Severity.INFO,
+    "With --reparent, a record after a mid-chain dangling call was re-attached to the result.",
+    "The user had already continued after the dangling call, so the synthetic result can stay "
+    "on the conversation chain only if the record after the call points at it: its parentUuid "
+    "was changed (the one existing line apc changes, and only when asked).",
+    "a Claude Code session without mid-chain dangling calls",
+    "a Claude Code session repaired with --reparent",
+)
+RPR012 = _rule(
+    "RPR012",
+    "call-left-open",
+    Severity.WARNING,
+    "A tool call has no result and the repair could not close it without rewriting the file.",
+    "Session files are repaired add-only. A call in the middle of a Claude Code chain (the user "
+    "continued after it) needs --reparent; a call without an id cannot be answered; a legacy "
+    "Gemini CLI .json session would have to be rewritten (resume it once in Gemini CLI, which "
+    "migrates it to .jsonl, then repair that).",
+    "a session whose calls all have results",
+    f"{_SESSION_CALL} followed by a user text record",
+)
+RPR013 = _rule(
+    "RPR013",
+    "nothing-to-repair",
+    Severity.INFO,
+    "The file is a known transcript format without tool-call pairs: there is nothing to repair.",
+    "Aider and SpecStory histories are Markdown written for people; no agent replays them as a "
+    "request, so no call can be left unanswered. Nothing was written.",
+    "an agent session file",
+    "# aider chat started at 2026-01-01 10:00:00",
+)
+RPR014 = _rule(
+    "RPR014",
+    "kept-unparsed-line",
+    Severity.INFO,
+    "A session line is not a JSON object; it was kept as it is.",
+    "Session repairs are add-only: a line apc cannot read (the agent skips it too) is copied "
+    "byte for byte and left out of the pairing.",
+    "a session whose lines are all JSON objects",
+    'a session with a line "just a string" in the middle',
+)
+
+RPR015 = _rule(
+    "RPR015",
+    "contract-not-valid",
+    Severity.WARNING,
+    "apc repair --all found the project's contract invalid; only its root was used.",
+    "The sessions of a project are found from its validated contract. With error-level findings "
+    "(run `apc validate`), nothing but the project root steers the search (no runtime folder "
+    "from a broken apx_id), and the repair still never writes into the project.",
+    "a project whose `apc validate` passes",
+    "a project whose .apc/project.json is not valid JSON",
+)
+RPR016 = _rule(
+    "RPR016",
+    "session-skipped",
+    Severity.WARNING,
+    "apc repair --all could not check or repair one of the project's session files.",
+    "The file is refused (a format apc does not support, a line cut mid-write, a session "
+    "changed seconds ago) with the reason given; the other sessions are still handled.",
+    "a project whose sessions are all readable",
+    "a project with a Claude Code session whose last line is cut mid-write",
+)
+
 RULES: tuple[Rule, ...] = (
     RPR001,
     RPR002,
@@ -210,6 +292,13 @@ RULES: tuple[Rule, ...] = (
     RPR007,
     RPR008,
     RPR009,
+    RPR010,
+    RPR011,
+    RPR012,
+    RPR013,
+    RPR014,
+    RPR015,
+    RPR016,
     WIR001,
     WIR002,
     WIR003,

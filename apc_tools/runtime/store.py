@@ -84,6 +84,7 @@ def atomic_write(
     chunks: Iterable[str | bytes],
     *,
     keep: Callable[[], bool] | None = None,
+    before_replace: Callable[[], None] | None = None,
 ) -> bool:
     """Write ``chunks`` (str as UTF-8) to ``path`` atomically; return True if it was replaced.
 
@@ -101,6 +102,8 @@ def atomic_write(
     An existing target that is not a regular file is never replaced: a character device
     (``/dev/null``, a terminal) or a FIFO with a reader is written through; anything else, or
     any of them with ``keep`` (a replacement in place), is refused.
+    ``before_replace``, if given, runs right before the rename; an exception it raises leaves
+    ``path`` as it is (a live session file that changed meanwhile).
     """
     named, path = path, Path(os.path.realpath(path))
     _ensure_no_project_around(named, path)
@@ -122,6 +125,8 @@ def atomic_write(
             tmp.unlink()
             return False
         os.chmod(tmp, mode)
+        if before_replace is not None:
+            before_replace()
         os.replace(tmp, path)
     except BaseException as exc:
         with suppress(FileNotFoundError):
@@ -142,11 +147,32 @@ def _stat(path: Path) -> os.stat_result | None:
         raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
+#: Agent homes whose AGENTS.md is the user's global instructions, not a project's: Codex reads
+#: ``~/.codex/AGENTS.md`` (or ``$CODEX_HOME/AGENTS.md``) for every session, and keeps its
+#: rollouts below that folder, so they are runtime state, not files of a project.
+AGENT_HOMES = (".codex",)
+
+
+def _agent_home(folder: Path) -> bool:
+    codex_home = os.environ.get("CODEX_HOME")
+    return folder.name in AGENT_HOMES or (
+        bool(codex_home) and os.path.abspath(folder) == os.path.abspath(codex_home or "")
+    )
+
+
+def is_project_folder(folder: Path) -> bool:
+    """Does ``folder`` hold an APC project (``.apc/``, or ``AGENTS.md`` outside an agent
+    home)? The one test of the CLI's project discovery and of the atomic writer."""
+    if (folder / ".apc").is_dir():
+        return True
+    return (folder / "AGENTS.md").is_file() and not _agent_home(folder)
+
+
 def _ensure_no_project_around(named: Path, resolved: Path) -> None:
     """Refuse a resolved target that lies inside an APC project (the same test as the CLI's
-    project discovery: a folder above it holds ``.apc/`` or ``AGENTS.md``)."""
+    project discovery: :func:`is_project_folder` for a folder above it)."""
     for folder in resolved.parents:
-        if (folder / ".apc").is_dir() or (folder / "AGENTS.md").is_file():
+        if is_project_folder(folder):
             raise InsideProject(
                 f"refusing to write {named}: it resolves to {resolved}, inside the project tree "
                 f"{folder} (runtime state never goes into the repository); write to a path "

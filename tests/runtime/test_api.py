@@ -228,7 +228,7 @@ def test_findings_for_repair_and_check() -> None:
     history = build("anthropic", ("result", ["x"]), U, ("call", ["a"]))
     found = repair_findings(history, "anthropic", "chat.json")
     assert [(f.rule, f.line, f.severity) for f in found] == [
-        ("RPR004", 1, Severity.WARNING),
+        ("RPR002", 1, Severity.WARNING),  # a leading result answers nothing: an orphan
         ("RPR001", 3, Severity.WARNING),
     ]
     assert "call a" in found[1].message and found[1].path == "chat.json"

@@ -102,7 +102,10 @@ def test_edge_04_result_before_its_call_is_an_orphan(wire: str) -> None:
     assert [c.kind for c in result.changes] == ["dropped-orphan", "closed-call"]
 
 
-@pytest.mark.parametrize("wire", WIRES)
+USER_FIRST = ["gemini", "bedrock"]  # the provider rejects a history not starting with a user turn
+
+
+@pytest.mark.parametrize("wire", USER_FIRST)
 def test_edge_05_history_starts_at_first_user(wire: str) -> None:
     history = build(
         wire, ("result", ["a"]), ("call", ["b"]), A, U, ("call", ["c"]), ("result", ["c"])
@@ -111,7 +114,34 @@ def test_edge_05_history_starts_at_first_user(wire: str) -> None:
     assert view(wire, result.records) == [("user",), ("call", ["c"]), ("result", ["c"])]
     dropped = len(build(wire, ("result", ["a"]), ("call", ["b"]), A))
     assert [c.index for c in result.changes] == list(range(dropped))
-    assert {c.kind for c in result.changes} == {"dropped-leading"}
+    assert result.changes[0].kind == "dropped-orphan"  # a result: the orphan rule
+    assert {c.kind for c in result.changes[1:]} == {"dropped-leading"}
+
+
+@pytest.mark.parametrize("wire", ["openai-chat", "openai-responses", "anthropic"])
+def test_edge_05_a_leading_call_is_never_dropped(wire: str) -> None:
+    """The provider takes a history that starts with a call: the call is kept and closed; only
+    the result that answers nothing goes, as an orphan."""
+    history = build(
+        wire, ("result", ["a"]), ("call", ["b"]), A, U, ("call", ["c"]), ("result", ["c"])
+    )
+    result = repaired(wire, history)
+    late = wire == "openai-responses"  # a model turn is every model item before its outputs
+    head = (
+        [("call", ["b"]), ("assistant",), ("result", ["b*"])]
+        if late
+        else [
+            ("call", ["b"]),
+            ("result", ["b*"]),
+            ("assistant",),
+        ]
+    )
+    assert view(wire, result.records) == [*head, ("user",), ("call", ["c"]), ("result", ["c"])]
+    assert [(c.kind, c.index) for c in result.changes] == [
+        ("dropped-orphan", 0),
+        ("closed-call", 1),
+    ]
+    assert check(result.records, wire) == ()
 
 
 @pytest.mark.parametrize("wire", SYSTEM_WIRES)
@@ -296,14 +326,24 @@ def test_edge_16_reasoning_stays_with_its_call(wire: str) -> None:
 
 
 @pytest.mark.parametrize("wire", ["openai-responses", "anthropic"])
-def test_edge_16_leading_reasoning_goes_with_its_leading_call(wire: str) -> None:
+def test_edge_16_leading_reasoning_stays_with_its_leading_call(wire: str) -> None:
     history = build(wire, ("call", ["a"]), ("result", ["a"]), U)
     if wire == "openai-responses":
         history.insert(0, _thinking(wire))
     else:
         history[0]["content"].insert(0, _thinking(wire))
     result = repaired(wire, history)
-    assert view(wire, result.records) == [("user",)]
+    assert result.records == tuple(history) and result.changes == ()
+
+
+@pytest.mark.parametrize("wire", ["openai-responses", "openai-chat"])
+def test_edge_16_leading_model_items_without_a_call_are_dropped_in_order(wire: str) -> None:
+    history = build(wire, A, ("system", "be brief"), U) if wire == "openai-chat" else None
+    if history is None:
+        history = [_thinking(wire), {"role": "system", "content": "be brief"}, *build(wire, U)]
+    result = repaired(wire, history)
+    assert result.records == tuple(history[1:])
+    assert [(c.kind, c.index) for c in result.changes] == [("dropped-leading", 0)]
 
 
 @pytest.mark.parametrize("wire", WIRES)
@@ -335,7 +375,7 @@ def test_edge_18_server_side_state_delta_is_kept() -> None:
     assert [v.rule for v in check(delta, wire)] == ["WIR002"]
     result = repaired(wire, delta, continuation=True)
     assert result.records == tuple(delta) and result.changes == ()
-    assert [c.kind for c in repair(delta, wire).changes] == ["dropped-leading"]
+    assert [c.kind for c in repair(delta, wire).changes] == ["dropped-orphan"]
 
 
 @pytest.mark.parametrize("wire", WIRES)
@@ -451,6 +491,31 @@ def test_bedrock_user_text_stays_after_the_synthetic_results() -> None:
     assert "toolResult" in first and second == text
     swapped = {"role": "user", "content": [second, first]}
     assert [v.rule for v in check([*result.records[:2], swapped], "bedrock")] == ["WIR004"]
+
+
+def test_responses_late_output_after_a_hosted_item_is_kept() -> None:
+    """A web search (or reasoning) item between a sibling's output and a call's real, late
+    output: the provider accepts it, and the repair keeps the real output (it used to close
+    the call with a synthetic 'not run' output and drop the real one as an orphan)."""
+    history: list[dict[str, Any]] = [
+        {"role": "user", "content": "search, then patch"},
+        {"type": "custom_tool_call", "call_id": "A", "name": "apply_patch", "input": "*"},
+        {"type": "function_call", "call_id": "B", "name": "ls", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "B", "output": "a.txt"},
+        {"type": "web_search_call", "id": "ws_1", "status": "completed"},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"type": "custom_tool_call_output", "call_id": "A", "output": "patched"},
+        {"role": "user", "content": "thanks"},
+    ]
+    assert check(history, "openai-responses") == ()
+    result = repair(history, "openai-responses")
+    assert result.records == tuple(history) and result.changes == ()
+    truncated = history[:6]  # the late output never came: closed after the real output
+    result = repair(truncated, "openai-responses")
+    assert [c.kind for c in result.changes] == ["closed-call"]
+    assert [r.get("call_id") for r in result.records[3:5]] == ["B", "A"]
+    assert result.records[4]["output"] == SYNTHETIC_TEXT
+    assert check(result.records, "openai-responses") == ()
 
 
 @pytest.mark.parametrize("wire", sorted(BLOCK_WIRES))

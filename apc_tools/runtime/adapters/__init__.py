@@ -15,7 +15,7 @@ from apc_tools.runtime.adapters.openai_responses import (
 )
 from apc_tools.runtime.model import WIRES, BadRecord, UnknownWire
 
-__all__ = ["ADAPTERS", "Adapter", "BlockAdapter", "adapter_for", "detect_wire"]
+__all__ = ["ADAPTERS", "DETECT_WINDOW", "Adapter", "BlockAdapter", "adapter_for", "detect_wire"]
 
 #: wire -> (module of this package, adapter class). A module is imported when its wire is
 #: first asked for: a run repairs one wire format, and every module costs its start.
@@ -29,6 +29,8 @@ _CLASSES = {
 _MADE: dict[str, Adapter] = {}
 
 DETECT_WINDOW = 50
+"""With ``--wire auto``, the wire format is judged from this many leading records (the only
+such constant: the reader passes exactly these records and the error message counts them)."""
 
 EXPECTED = (
     "expected a list of OpenAI chat messages (role + content, tool_calls, tool_call_id), "

@@ -25,6 +25,8 @@ def _type(block: Any) -> Any:
 
 class Anthropic(BlockAdapter):
     wire = "anthropic"
+    merge_into_user = True
+    calls_last = True
 
     def text_block(self, text: str) -> dict[str, Any]:
         return {"type": "text", "text": text}

@@ -26,6 +26,19 @@ class Adapter(ABC):
     wire: str = ""
     blocks: bool = False
 
+    # Repair quirks of the wire, declared here so the repair core names no wire:
+    #: synthetic results merge into the user message that closes the turn (else a new message)
+    merge_into_user: bool = False
+    #: content after a call in the same message is moved before the calls
+    calls_last: bool = False
+    #: a run of model records without calls right before a call turn folds into it
+    fold_model_runs: bool = False
+    #: outputs may come late: model items after an output keep a turn with unanswered calls open
+    late_outputs: bool = False
+    #: the provider rejects a history that does not start with a user turn, so records before
+    #: the first user record are dropped even when they hold calls (else those are kept)
+    user_first: bool = False
+
     @abstractmethod
     def parse(self, raw: Mapping[str, Any]) -> Message:
         """The neutral view of one record (which must be a mapping)."""

@@ -26,6 +26,8 @@ def _inner(block: Any, key: str) -> dict[str, Any] | None:
 
 class Bedrock(BlockAdapter):
     wire = "bedrock"
+    user_first = True
+    merge_into_user = True
 
     def text_block(self, text: str) -> dict[str, Any]:
         return {"text": text}

@@ -35,6 +35,8 @@ def _inner(block: Any, keys: tuple[str, ...]) -> tuple[str, dict[str, Any]] | No
 
 class Gemini(BlockAdapter):
     wire = "gemini"
+    user_first = True
+    fold_model_runs = True
     key = "parts"
     model_role = "model"
     user_roles = ("user", "function", None)

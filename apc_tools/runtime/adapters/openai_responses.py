@@ -65,6 +65,7 @@ def _message(raw: Mapping[str, Any]) -> Message:
 
 class OpenAIResponses(Adapter):
     wire = "openai-responses"
+    late_outputs = True
 
     def parse(self, raw: Mapping[str, Any]) -> Message:
         kind = raw.get("type")
