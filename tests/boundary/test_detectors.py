@@ -4,6 +4,7 @@ renamed, nested, pretty-printed and CRLF variants."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -235,3 +236,26 @@ def test_a_digest_under_a_secret_like_key_is_not_a_secret(tmp_path: Path) -> Non
     found = findings(repo(tmp_path, files))
     assert not rules_at(found, "AGENTS.md")
     assert rules_at(found, "CLAUDE.md") == {"BSC001"}
+
+
+def test_hostile_input_gives_findings_never_a_traceback(tmp_path: Path) -> None:
+    root = repo(
+        tmp_path,
+        {
+            "AGENTS.md": b"# Agents\n\xff\xfe not UTF-8 \x80 [TASK RESUMPTION]\n",
+            "bin/blob.dat": bytes(range(256)) * 64,
+            "deep.json": "[" * 200_000 + "]" * 200_000,
+            "torn.jsonl": CLAUDE + '{"type": "user", "sessionId": "5d2c", "mess',
+        },
+    )
+    (root / ".claude").mkdir()
+    (root / ".claude" / "settings.local.json").symlink_to("/etc/passwd")
+    (root / os.fsdecode(b"caf\xe9.jsonl")).write_text(CLAUDE)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "hostile")
+    found = {(f.rule, f.path) for f in findings(root)}
+    assert ("BMK001", "AGENTS.md") in found
+    assert ("BPA002", ".claude/settings.local.json") in found
+    assert ("BTR001", "torn.jsonl") in found
+    assert ("BTR001", os.fsdecode(b"caf\xe9.jsonl")) in found
+    assert not [p for r, p in found if p in ("bin/blob.dat", "deep.json")]
