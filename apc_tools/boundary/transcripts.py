@@ -206,18 +206,17 @@ def _envelope_message(r: Mapping[str, Any]) -> bool:  # Factory Droid, pi
         return True
     if kind in ("model_change", "thinking_level_change") and "parentId" in r:
         return True
-    return kind == "message" and "role" in _dict(r, "message") and ("parentId" in r or "id" in r)
+    return kind == "message" and "role" in _dict(r, "message") and "parentId" in r
+
+
+GROK_KEYS = ("synthetic_reason", "prompt_index", "model_fingerprint", "reasoning_effort")
 
 
 def _grok(r: Mapping[str, Any]) -> bool:
     kind = _str(r, "type")
-    if kind in ("backend_tool_call", "tool_result") and ("tool_call_id" in r or "id" in r):
-        return True
-    return (
-        kind in ("system", "user", "assistant", "reasoning")
-        and "content" in r
-        and not ("role" in r or "message" in r or "payload" in r)
-    )
+    if kind == "backend_tool_call" or (kind == "tool_result" and "tool_call_id" in r):
+        return "role" not in r
+    return kind in ("user", "assistant") and any(k in r for k in GROK_KEYS)
 
 
 def _kimi(r: Mapping[str, Any]) -> bool:
@@ -327,9 +326,9 @@ RECORD_FORMATS: tuple[RecordFormat, ...] = (
         "Grok CLI chat history",
         True,
         _grok,
-        3,
-        "type/content/tool_call_id",
-        frozenset({"content", "tool_call_id"}),
+        2,
+        "type/tool_call_id/prompt_index",
+        frozenset({"type"}),
     ),
     RecordFormat("Kimi CLI wire log", True, _kimi, 2, "type turn.*/context.*", frozenset({"type"})),
     RecordFormat("APX message log", True, _apx, 1, "channel/actor_id/type", frozenset({"channel"})),
