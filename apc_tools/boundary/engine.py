@@ -90,6 +90,7 @@ class Inspector:
             return
         head = blob if blob.size <= HEAD_BYTES else _head(blob)
         verdict = classify(head)
+        blob.structured = head.structured
         if verdict is None and self._extra("BTR", blob):
             verdict = POLICY_SESSION
         if verdict is not None:

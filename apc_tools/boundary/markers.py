@@ -56,7 +56,7 @@ def _in_record(blob: BlobView, line: int) -> bool:
     if blob.flagged or blob.contract or blob.in_apc:
         return True
     text = blob.line_text(line).strip()
-    return (text.startswith("{") and text.endswith("}")) or blob.notes.get("json") is True
+    return (text.startswith("{") and text.endswith("}")) or blob.structured
 
 
 def detect_markers(blob: BlobView) -> Iterator[Detection]:

@@ -54,9 +54,9 @@ class BlobView:
         "in_apc",
         "low",
         "name",
-        "notes",
         "path",
         "size",
+        "structured",
         "suffix",
     )
 
@@ -69,7 +69,7 @@ class BlobView:
         self.complete = complete
         self.contract = contract  # a contract file (AGENTS.md, .apc/**, SKILL.md, ...)
         self.flagged = False  # another detector already flagged this blob (path or records)
-        self.notes: dict[str, object] = {}
+        self.structured = False  # parsed as JSON records (a document or JSON Lines)
         self.low = path.casefold()
         self.name = self.low.rpartition("/")[2]
         stem, dot, ext = self.name.rpartition(".")

@@ -550,6 +550,7 @@ def _classify_json(blob: BlobView) -> Verdict | None:
     values = top_values(blob.text, blob.complete)
     if not values:
         return None
+    blob.structured = True
     for value, line in values[:1]:
         if isinstance(value, dict):
             for fmt in DOCUMENT_FORMATS:

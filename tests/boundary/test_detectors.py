@@ -259,3 +259,9 @@ def test_hostile_input_gives_findings_never_a_traceback(tmp_path: Path) -> None:
     assert ("BTR001", "torn.jsonl") in found
     assert ("BTR001", os.fsdecode(b"caf\xe9.jsonl")) in found
     assert not [p for r, p in found if p in ("bin/blob.dat", "deep.json")]
+
+
+def test_marker_inside_a_pretty_printed_json_document_is_in_a_record(tmp_path: Path) -> None:
+    doc = json.dumps({"log": [{"text": "[Tool execution was interrupted]"}]}, indent=2)
+    found = findings(repo(tmp_path, {"data/run.json": doc}))
+    assert ("BMK001", "data/run.json") in {(f.rule, f.path) for f in found}
