@@ -306,5 +306,8 @@ def _write_baseline(
         if f.severity.value in ("error", "warning")
     ]
     target = repo.root / settings.baseline
-    target.write_text(policy.baseline_text(entries), encoding="utf-8")
+    try:
+        policy.write_baseline(target, entries)
+    except OSError as exc:
+        raise CannotRun(f"{target}: cannot write the baseline: {exc.strerror or exc}") from None
     return Outcome(Result.of([], files), target, len(entries))

@@ -174,6 +174,23 @@ def baseline_text(entries: Iterable[BaselineEntry]) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
+def write_baseline(target: Path, entries: Iterable[BaselineEntry]) -> None:
+    """Write the baseline by atomic replace (a temporary file beside it, then rename)."""
+    import os
+    import tempfile
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=".apc-baseline-", dir=target.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            out.write(baseline_text(entries))
+        os.chmod(temporary, 0o644)  # a committed file, readable as any other
+        os.replace(temporary, target)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
 def stale_detection(entry: BaselineEntry) -> Detection:
     return Detection(
         STALE,
