@@ -311,8 +311,9 @@ def boundary(
     never from the working tree. PATHs restrict the scan."""
     from apc_tools.boundary import Options, scan
 
-    if rev_range is not None and mode not in ("tracked", "range"):
-        fail("--range cannot be combined with --staged or --history")
+    chosen = click.get_current_context().get_parameter_source("mode")
+    if rev_range is not None and chosen is not click.core.ParameterSource.DEFAULT:
+        fail("choose one of --staged, --tracked, --range A..B, --history")
     cwd = directory if directory is not None else Path.cwd()
     options = Options(
         cwd=cwd,
