@@ -152,21 +152,26 @@ def _run(
     by_oid: dict[str, list[Entry]] = {}
     for entry in entries:
         by_oid.setdefault(entry.oid, []).append(entry)
-    wanted = [o for o, g in by_oid.items() if not (g[0].is_submodule or g[0].is_symlink)]
+    wanted = [o for o, g in by_oid.items() if any(_readable(e) for e in g)]
     blobs = reader.read_many(wanted, inspector.settings.max_blob_bytes)
     total = len(by_oid)
     for done, group in enumerate(by_oid.values(), start=1):
         first: dict[str, Entry] = {}
         for entry in group:
             first.setdefault(entry.path, entry)
-        if group[0].is_submodule:
-            yield from (_finding(e, inputs.submodule()) for e in first.values())
-            continue
-        blob = None if group[0].is_symlink else next(blobs)[1]
+        blob = next(blobs)[1] if any(_readable(e) for e in group) else None
         for entry in first.values():
-            yield from _at_path(entry, blob, inspector)
+            if entry.is_submodule:
+                yield _finding(entry, inputs.submodule())
+            else:
+                yield from _at_path(entry, blob if _readable(entry) else None, inspector)
         if progress is not None:
             progress(done, total)
+
+
+def _readable(entry: Entry) -> bool:
+    """A regular blob (not a submodule's commit, not a symlink's target text)."""
+    return not (entry.is_submodule or entry.is_symlink)
 
 
 def _at_path(entry: Entry, blob: gitio.Blob | None, inspector: Inspector) -> Iterator[Finding]:

@@ -265,3 +265,15 @@ def test_marker_inside_a_pretty_printed_json_document_is_in_a_record(tmp_path: P
     doc = json.dumps({"log": [{"text": "[Tool execution was interrupted]"}]}, indent=2)
     found = findings(repo(tmp_path, {"data/run.json": doc}))
     assert ("BMK001", "data/run.json") in {(f.rule, f.path) for f in found}
+
+
+def test_a_symlink_and_a_file_sharing_a_blob(tmp_path: Path) -> None:
+    target = "[TASK RESUMPTION]"  # the symlink's blob is this text, and so is the file's
+    root = repo(tmp_path, {"README.md": "x\n"})
+    (root / "a-link").symlink_to(target)  # listed first: its blob is still read for the file
+    (root / "copy.txt").write_text(target)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "links")
+    assert git(root, "rev-parse", "HEAD:a-link") == git(root, "rev-parse", "HEAD:copy.txt")
+    found = {(f.rule, f.path) for f in findings(root)}
+    assert found == {("BMK002", "copy.txt")}
