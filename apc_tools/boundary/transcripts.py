@@ -510,6 +510,17 @@ TEXT_FORMATS: tuple[TextFormat, ...] = (
         suffixes=_EXPORT_SUFFIXES,
     ),
     TextFormat(
+        "HTML export of an agent session",
+        True,
+        (b"message",),
+        (
+            re.compile(r"""class=["'][^"'\n]{0,80}\bmessage\b[^"'\n]{0,40}\b(?:user|human)\b"""),
+            re.compile(r"""class=["'][^"'\n]{0,80}\bmessage\b[^"'\n]{0,40}\bassistant\b"""),
+            re.compile(r"""class=["'][^"'\n]{0,40}\btool[-_](?:use|result|call)\b|data-tool-id="""),
+        ),
+        suffixes=(".html", ".htm"),
+    ),
+    TextFormat(
         "recorded API traffic (cassette)",
         False,
         (b"interactions:",),

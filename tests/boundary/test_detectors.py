@@ -277,3 +277,15 @@ def test_a_symlink_and_a_file_sharing_a_blob(tmp_path: Path) -> None:
     assert git(root, "rev-parse", "HEAD:a-link") == git(root, "rev-parse", "HEAD:copy.txt")
     found = {(f.rule, f.path) for f in findings(root)}
     assert found == {("BMK002", "copy.txt")}
+
+
+def test_html_export_of_a_session(tmp_path: Path) -> None:
+    page = (
+        "<html><body>\n"
+        '<div class="message user" id="m1"><div class="message-content">fix it</div></div>\n'
+        '<div class="message assistant" id="m2"><div class="tool-use" data-tool-id="t1">'
+        "Bash</div></div>\n</body></html>\n"
+    )
+    site = '<div class="message user">Sign in to send a message</div>\n<div class="footer">x</div>'
+    found = findings(repo(tmp_path, {"out/page-001.html": page, "web/chat.html": site}))
+    assert {(f.rule, f.path) for f in found} == {("BTR001", "out/page-001.html")}

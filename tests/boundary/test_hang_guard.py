@@ -42,6 +42,8 @@ SEEDS = (
     ".claude/projects/",
     ".codeium/windsurf/",
     "SQLite format 3\x00",
+    '<div class="message ',
+    "class='message user ",
 )
 
 PROGRAM = """
