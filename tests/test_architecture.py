@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
+
+import apc_tools
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,3 +61,37 @@ def import_cycles(package: str) -> list[tuple[str, ...]]:
 
 def test_the_package_has_no_import_cycle() -> None:
     assert import_cycles("apc_tools") == []
+
+
+PROCESS_MODULES = frozenset({"subprocess", "pty", "multiprocessing", "concurrent.futures"})
+PROCESS_CALLS = ("system", "popen", "fork", "forkpty", "posix_spawn", "posix_spawnp")
+
+
+def _starts_processes(tree: ast.AST) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name in PROCESS_MODULES for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and node.module in PROCESS_MODULES:
+            return True
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "os"
+            and (node.attr in PROCESS_CALLS or node.attr.startswith(("exec", "spawn")))
+        ):
+            return True
+    return False
+
+
+def test_only_core_git_starts_processes() -> None:
+    """M3: every git call goes through apc_tools/core/git.py, which switches off the scanned
+    repository's fsmonitor, hooks and untracked cache; no other module may start a process."""
+    package = Path(apc_tools.__file__).parent
+    offenders = [
+        path.relative_to(package).as_posix()
+        for path in sorted(package.rglob("*.py"))
+        if path != package / "core" / "git.py"
+        and _starts_processes(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert offenders == []
+    assert _starts_processes(ast.parse((package / "core" / "git.py").read_text()))

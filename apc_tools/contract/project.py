@@ -10,11 +10,12 @@ a walk that skips VCS and dependency folders.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 
-from apc_tools.core import git
+from apc_tools.core import detect, git
 from apc_tools.core.parse import Located
 
 SKIP_DIRS = frozenset(
@@ -84,7 +85,7 @@ LOOKS_FOR = (
 
 def classify(rel: str) -> str | None:
     """The kind of contract file at the POSIX path ``rel`` (relative to its project), or None."""
-    parts = PurePosixPath(rel).parts
+    parts = tuple(p for p in rel.split("/") if p not in ("", "."))
     name = parts[-1]
     parents = parts[:-1]
     if name == "AGENTS.md":
@@ -194,6 +195,12 @@ class Doc:
         value = self.meta.data if self.meta is not None else None
         return value if isinstance(value, dict) else {}
 
+    @cached_property
+    def secret_hits(self) -> list[detect.Hit]:
+        """The live-looking secrets in the file (scanned once, shared by the checks and by
+        the redaction of messages)."""
+        return detect.find_secrets(self.text)
+
     @property
     def stem(self) -> str:
         return PurePosixPath(self.rel).stem
@@ -210,6 +217,18 @@ class Project:
     files: frozenset[str] = frozenset()  # every file under the root (POSIX, relative)
     tracked: frozenset[str] | None = None  # git-tracked files, when in a git work tree
     unread: list[str] = field(default_factory=list)  # contract files that could not be read
+
+    @cached_property
+    def folders(self) -> frozenset[str]:
+        """Every folder holding a file of ``files`` (POSIX, relative): a set, so that a link
+        check is one lookup instead of a scan of every file (links x files was quadratic)."""
+        out: set[str] = set()
+        for rel in self.files:
+            cut = rel.rfind("/")
+            while cut > 0 and rel[:cut] not in out:
+                out.add(rel[:cut])
+                cut = rel.rfind("/", 0, cut)
+        return frozenset(out)
 
     @property
     def is_apc(self) -> bool:
@@ -235,10 +254,17 @@ def display_root(root: Path, cwd: Path) -> str:
     return root.as_posix() if rel.startswith("..") else shown.as_posix()
 
 
-def walk_files(root: Path) -> list[str]:
-    """Every file under ``root`` (POSIX, relative), not following symlinked folders."""
+def walk_files(root: Path, unlistable: list[str] | None = None) -> list[str]:
+    """Every file under ``root`` (POSIX, relative), not following symlinked folders. Folders
+    that cannot be listed are added to ``unlistable`` (relative), never skipped silently."""
+
+    def failed(error: OSError) -> None:
+        if unlistable is not None and error.filename is not None:
+            rel = os.path.relpath(os.fsdecode(error.filename), root)
+            unlistable.append("." if rel == "." else rel.replace(os.sep, "/"))
+
     out: list[str] = []
-    for folder, dirs, names in os.walk(root, followlinks=False):
+    for folder, dirs, names in os.walk(root, onerror=failed, followlinks=False):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
         base = os.path.relpath(folder, root)
         for name in names:
@@ -247,18 +273,33 @@ def walk_files(root: Path) -> list[str]:
     return sorted(out)
 
 
-def list_files(root: Path) -> tuple[list[str], frozenset[str] | None]:
+def _present(path: Path) -> bool:
+    """The file exists, or cannot be looked at (kept, so that reading it reports why)."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def list_files(
+    root: Path, unlistable: list[str] | None = None
+) -> tuple[list[str], frozenset[str] | None]:
     from_git = git.work_tree_files(root)
     if from_git is not None:
         files, tracked = from_git
-        return [f for f in files if (root / f).exists() or (root / f).is_symlink()], tracked
-    return walk_files(root), None
+        return [f for f in files if _present(root / f)], tracked
+    return walk_files(root, unlistable), None
 
 
 def project_roots(files: Iterable[str]) -> list[str]:
     """Relative roots of the projects inside a scanned tree ("" is the tree itself)."""
     roots = {""}
     for rel in files:
+        if ".apc" not in rel:
+            continue
         parts = PurePosixPath(rel).parts
         if ".apc" in parts:
             index = parts.index(".apc")
@@ -266,10 +307,17 @@ def project_roots(files: Iterable[str]) -> list[str]:
     return sorted(roots, key=lambda r: (-len(PurePosixPath(r).parts) if r else 0, r))
 
 
-def owner(rel: str, roots: list[str]) -> str:
-    """The deepest project root containing ``rel``."""
-    best = ""
-    for root in roots:
-        if root and (rel.startswith(root + "/")) and len(root) > len(best):
-            best = root
-    return best
+def owner(rel: str, roots: Collection[str]) -> str:
+    """The deepest project root containing ``rel``: a lookup per folder above it, so that
+    grouping a tree costs files x depth, not files x projects."""
+    return next(roots_above(rel, roots if isinstance(roots, (set, frozenset)) else set(roots)))
+
+
+def roots_above(rel: str, roots: Set[str]) -> Iterator[str]:
+    """The project roots holding ``rel``, deepest first, ending with the tree itself ("")."""
+    cut = rel.rfind("/")
+    while cut > 0:
+        if rel[:cut] in roots:
+            yield rel[:cut]
+        cut = rel.rfind("/", 0, cut)
+    yield ""

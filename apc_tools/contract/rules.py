@@ -114,6 +114,11 @@ BASIS: dict[str, tuple[Basis, str]] = {
     ),
     "SKL003": (P, _NAME_RULE),
     "SKL004": (P, _NAME_RULE),
+    "SEC001": (
+        L,
+        "agents, skills, rules and plans are committed and read into agents' context like "
+        "AGENTS.md",
+    ),
     "SKL005": (
         R,
         "Codex skips a skill whose description is over 1,024 characters; skills-ref rejects it",

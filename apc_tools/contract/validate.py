@@ -28,7 +28,9 @@ from apc_tools.contract.project import (
     list_files,
     owner,
     project_roots,
+    roots_above,
 )
+from apc_tools.core import detect
 from apc_tools.core import files as io
 from apc_tools.core.parse import (
     FM_BOM,
@@ -115,7 +117,7 @@ def load_project(
         doc, problems = parse_doc(kind, rel, read)
         project.docs.append(doc)
         found += problems
-    return project, found
+    return project, redact(project, found)
 
 
 def check_project(project: Project) -> list[Finding]:
@@ -125,7 +127,28 @@ def check_project(project: Project) -> list[Finding]:
             found.extend(check(doc, project))
     for project_check in PROJECT_CHECKS:
         found.extend(project_check(project))
-    return found
+    return redact(project, found)
+
+
+# Secrets found only by their context (a keyword before them, a URL around them): a message
+# that echoes such a value without its context is redacted by value. At most this many values
+# per file are looked for (each message is scanned by the detectors anyway).
+MAX_KNOWN_SECRETS = 1000
+_CONTEXTUAL = frozenset({"generic-secret", "url-credentials"})
+
+
+def redact(project: Project, found: Iterable[Finding]) -> list[Finding]:
+    """``found`` with every secret that a message echoes (a link target, a key, a server
+    name...) replaced by its redacted hint: no output format ever shows a whole secret."""
+    known: dict[str, list[str]] = {}
+    for doc in project.docs:
+        values = [doc.text[h.start : h.end] for h in doc.secret_hits if h.detector in _CONTEXTUAL]
+        known[doc.path] = values[:MAX_KNOWN_SECRETS]
+    out: list[Finding] = []
+    for finding in found:
+        message = detect.redact_secrets(finding.message, known.get(finding.path, ()))
+        out.append(finding if message == finding.message else replace(finding, message=message))
+    return out
 
 
 def _projects_in(
@@ -136,25 +159,29 @@ def _projects_in(
     extra: Sequence[str] = (),
 ) -> tuple[list[Project], list[Finding]]:
     """Every project under ``tree`` with its contract files read and parsed. ``extra`` are files
-    (relative to ``tree``) named on the command line that the listing left out (git-ignored)."""
-    files, tracked = list_files(tree)
+    (relative to ``tree``) named on the command line that the listing left out (git-ignored).
+    Folders that cannot be listed are IO005 findings (M4)."""
+    unlistable: list[str] = []
+    files, tracked = list_files(tree, unlistable)
+    found: list[Finding] = [_unlistable(tree, cwd, rel) for rel in unlistable]
     files = sorted(set(files).union(extra))
     if policy is not None and policy.exclude:
         files = [f for f in files if not policy.excluded(f)]
     roots = project_roots(files)
+    root_set = frozenset(roots)
     grouped: dict[str, list[str]] = {r: [] for r in roots}
     for rel in files:
-        grouped[owner(rel, roots)].append(rel)
+        grouped[owner(rel, root_set)].append(rel)
+    # Each project sees every tracked file below its root (nested projects' too): files x depth.
+    tracked_in: dict[str, list[str]] = {r: [] for r in roots}
+    for rel in tracked or ():
+        for above in roots_above(rel, root_set):
+            tracked_in[above].append(rel[len(above) + 1 :] if above else rel)
     projects: list[Project] = []
-    found: list[Finding] = []
     for rel_root, members in grouped.items():
         cut = len(rel_root) + 1 if rel_root else 0
         local = [m[cut:] for m in members]
-        sub_tracked = (
-            None
-            if tracked is None
-            else frozenset(t[cut:] for t in tracked if not rel_root or t.startswith(rel_root + "/"))
-        )
+        sub_tracked = None if tracked is None else frozenset(tracked_in[rel_root])
         root = tree / rel_root if rel_root else tree
         project, problems = load_project(
             root,
@@ -170,6 +197,14 @@ def _projects_in(
 
 
 ROOT_MARKERS = (".apc", ".git", "AGENTS.md")
+
+
+def _unlistable(tree: Path, cwd: Path, rel: str) -> Finding:
+    """IO005 for a folder that cannot be listed: its files are not checked (M4)."""
+    shown = display_root(tree / rel if rel != "." else tree, cwd) or "."
+    return io.IO_UNREADABLE.finding(
+        shown, "cannot list this folder (permissions?): the files in it were not checked"
+    )
 
 
 def find_root(start: Path) -> Path:
@@ -290,7 +325,7 @@ def _validate_lone(path: Path, cwd: Path, profile: str) -> list[Finding]:
         return [read]
     doc, found = parse_doc("rule", path.name, read)
     project.docs.append(doc)
-    return found + check_project(project)
+    return redact(project, found) + check_project(project)
 
 
 def run_validate(

@@ -7,8 +7,11 @@ a :class:`Hit` (detector name, start and end offset in the text). Callers turn o
 ``line:column`` with :class:`LineIndex` and show at most :func:`redact` of the value: a finding
 never carries the secret itself.
 
-Nothing here raises on any text; every pattern is linear (no nested quantifiers over the same
-characters), so scanning large prose stays fast.
+Nothing here raises on any text, and no text makes a scan super-linear: no pattern has two
+adjacent quantifiers over overlapping characters, every token format starts with a lookbehind
+for a token boundary (so a run of ``eyJeyJeyJ...`` or ``github_pat_github_pat_...`` offers one
+start, not one per repetition), and repeated groups are bounded. tests/core/test_hang_guards.py
+runs every pattern against pathological input under a hang guard.
 """
 
 from __future__ import annotations
@@ -56,9 +59,10 @@ _PLACEHOLDER_WORDS = re.compile(
     r"lorem|foobar|todo|test|demo|mock",
     re.IGNORECASE,
 )
-# ${env:NAME}, ${NAME}, {{ NAME }}, $NAME, %NAME%, <NAME>
+# ${env:NAME}, ${NAME}, {{ NAME }}, $NAME, %NAME%, <NAME> (the insides exclude the opening
+# characters, so a run of "${${${" is not rescanned from each start)
 _PLACEHOLDER_REF = re.compile(
-    r"\$\{[^}\n]*\}|\{\{[^}\n]*\}\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%|<[^<>\n]*>"
+    r"\$\{[^${}\n]*\}|\{\{[^{}\n]*\}\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%|<[^<>\n]*>"
 )
 _WORDS_ONLY = re.compile(r"[A-Za-z]+(?:[-_. ][A-Za-z]+)*")
 # Code, not a value: a dotted name (process.env.KEY!), a call, a URL, a CONSTANT_NAME_42.
@@ -66,7 +70,7 @@ _CODE_LIKE = re.compile(
     r"[(){}\[\]]|://|^[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)+[!?;]?$|^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$"
 )
 # A human-made password such as "securepass123" or "Welcome2024!": one word, then digits.
-_WORD_DIGITS = re.compile(r"[A-Za-z]+[0-9]{1,8}[!@#$%^&*.?]?")
+_WORD_DIGITS = re.compile(r"(?<![A-Za-z])[A-Za-z]+[0-9]{1,8}[!@#$%^&*.?]?")
 
 
 def entropy(value: str) -> float:
@@ -140,8 +144,10 @@ def _url_password_gate(value: str) -> bool:
 
 # --------------------------------------------------------------------------- secret detectors
 
-# Patterns start with a literal, which the regex engine scans for fast; the "no token character
-# before" boundary is checked in code (``bounded``) instead of by a leading lookbehind.
+# Token formats start with a lookbehind for a token boundary: without it a run such as
+# ``eyJeyJ...`` or ``github_pat_github_pat_...`` would make each repetition a start that scans
+# the rest of the run (quadratic). ``not_after`` repeats the check for patterns without it.
+_B = r"(?<![A-Za-z0-9_-])"  # no token character before
 _E = r"(?![A-Za-z0-9_-])"  # no token character after
 _TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 
@@ -172,62 +178,64 @@ def _d(
 SECRET_DETECTORS: tuple[Detector, ...] = (
     _d(
         "anthropic-api-key",
-        r"sk-ant-[a-z]+[0-9]*-[A-Za-z0-9_-]{32,}" + _E,
+        _B + r"sk-ant-[a-z]+[0-9]*-[A-Za-z0-9_-]{32,}" + _E,
         "Anthropic API key (sk-ant-...)",
         gate=_token_gate(7),
         not_after=_TOKEN_CHARS,
     ),
     _d(
         "openai-api-key",
-        r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}" + _E,
+        _B + r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}" + _E,
         "OpenAI API key (sk-..., sk-proj-...)",
         gate=_token_gate(3),
         not_after=_TOKEN_CHARS,
     ),
     _d(
         "github-token",
-        r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})" + _E,
+        _B + r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})" + _E,
         "GitHub token (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)",
         gate=_token_gate(4),
         not_after=_TOKEN_CHARS,
     ),
     _d(
         "aws-access-key-id",
-        r"A[KS]IA[A-Z0-9]{16}(?![A-Z0-9])",
+        _B + r"A[KS]IA[A-Z0-9]{16}(?![A-Z0-9])",
         "AWS access key id (AKIA..., ASIA...)",
         gate=lambda v: "EXAMPLE" not in v and len(set(v[4:])) >= 6,
         not_after=_TOKEN_CHARS,
     ),
     _d(
         "slack-token",
-        r"xox[abpre]-[0-9]+-[A-Za-z0-9-]{10,}" + _E,
+        _B + r"xox[abpre]-[0-9]+-[A-Za-z0-9-]{10,}" + _E,
         "Slack token (xoxb-, xoxp-, xoxa-, xoxr-)",
         gate=_token_gate(5),
         not_after=_TOKEN_CHARS,
     ),
     _d(
         "google-api-key",
-        r"AIza[0-9A-Za-z_-]{35}" + _E,
+        _B + r"AIza[0-9A-Za-z_-]{35}" + _E,
         "Google API key (AIza...)",
         gate=_token_gate(4),
         not_after=_TOKEN_CHARS,
     ),
     _d(
         "stripe-live-key",
-        r"sk_live_[0-9A-Za-z]{20,}" + _E,
+        _B + r"sk_live_[0-9A-Za-z]{20,}" + _E,
         "Stripe live secret key (sk_live_...)",
         gate=_token_gate(8),
         not_after=_TOKEN_CHARS,
     ),
     _d(
         "private-key",
+        # One white-space run, then at most 8 header lines (Proc-Type, DEK-Info), each followed
+        # by its own white-space run: no two adjacent runs can share characters.
         r"-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
-        r"(?:\s|\\[rn])*(?:[A-Za-z-]+: [^\n]*\n)*(?:\s|\\[rn])*[A-Za-z0-9+/]{40,}",
+        r"(?:\s|\\[rn])*(?:[A-Za-z-]{1,40}: [^\n]{0,200}\n(?:\s|\\[rn])*){0,8}[A-Za-z0-9+/]{40,}",
         "PEM private key with key material",
     ),
     _d(
         "jwt",
-        r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}" + _E,
+        _B + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}" + _E,
         "JSON Web Token",
         gate=_jwt_gate,
         not_after=_TOKEN_CHARS,
@@ -317,11 +325,20 @@ def _scan(detector: Detector, text: str) -> Iterable[Hit]:
 
 
 def _without_overlaps(hits: Iterable[Hit]) -> list[Hit]:
+    """The hits, in order of priority, that overlap no earlier kept hit. Kept hits are disjoint
+    and sorted by start, so only the neighbours of a new hit can overlap it (a bisection per
+    hit, not a comparison with every kept one: 20,000 tokens in a file were quadratic)."""
     kept: list[Hit] = []
+    starts: list[int] = []
     for hit in hits:
-        if not any(hit.start < k.end and k.start < hit.end for k in kept):
-            kept.append(hit)
-    return sorted(kept, key=lambda h: (h.start, h.end))
+        at = bisect_right(starts, hit.start)
+        if at and kept[at - 1].end > hit.start:
+            continue
+        if at < len(kept) and kept[at].start < hit.end:
+            continue
+        kept.insert(at, hit)
+        starts.insert(at, hit.start)
+    return kept
 
 
 def find_secrets(text: str) -> list[Hit]:
@@ -350,7 +367,7 @@ _HUMAN = r"user|human"
 _AI = r"assistant|ai|claude|chatgpt|gpt[-\w.]*|codex|gemini|copilot"
 _ROLE_LINE = re.compile(
     r"^[ \t>*_#-]*(?:\*\*|__)?(?P<role>" + _HUMAN + "|" + _AI + r"|system)(?:\*\*|__)?[ \t]*"
-    r"(?::|(?:\*\*|__)[ \t]*:|[ \t]*$)",
+    r"(?::|(?:\*\*|__)[ \t]*:|$)",
     re.IGNORECASE | re.MULTILINE,
 )
 _HUMAN_RE = re.compile(_HUMAN, re.IGNORECASE)
@@ -456,6 +473,24 @@ def redact(secret: str) -> str:
     return f"{secret[:4]}…" if len(secret) >= 16 else "…"
 
 
+def redact_secrets(text: str, known: Iterable[str] = ()) -> str:
+    """``text`` with every secret the detectors find in it, and every ``known`` secret value,
+    replaced by its redacted hint (:func:`hint`, or "…"): for messages that echo file content
+    (a link target, a key, a server name) so that no output ever carries a whole secret."""
+    hits = find_secrets(text)
+    if hits:
+        out: list[str] = []
+        last = 0
+        for hit in hits:
+            out += [text[last : hit.start], hint(hit.detector, text[hit.start : hit.end]) or "…"]
+            last = hit.end
+        text = "".join(out) + text[last:]
+    for value in known:
+        if value in text:
+            text = text.replace(value, "…")
+    return text
+
+
 # Formats whose first characters are a public prefix (ghp_, sk-a, AKIA...): safe to show.
 _PREFIXED = frozenset(
     {
@@ -510,5 +545,6 @@ __all__ = [
     "literal_secret",
     "looks_random",
     "redact",
+    "redact_secrets",
     "strip_placeholders",
 ]

@@ -8,8 +8,9 @@ re-include it). So ``agents/*/`` covers ``agents/*/sessions/``, ``*.env*`` cover
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from apc_tools.core.globs import DOUBLE, Glob, build, with_plus
 
 # The spec's safe defaults (folder-structure.mdx), in its order.
 SAFE_DEFAULTS: tuple[str, ...] = (
@@ -33,57 +34,26 @@ SAFE_DEFAULTS: tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class Pattern:
-    regex: re.Pattern[str]
+    glob: Glob
     negated: bool
     dir_only: bool
 
-
-def _translate(body: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(body):
-        if body.startswith("**/", i):
-            out.append("(?:[^/]*/)*")
-            i += 3
-        elif body.startswith("/**", i) and i + 3 == len(body):
-            out.append("/.*")
-            i += 3
-        elif body.startswith("**", i):
-            out.append(".*")
-            i += 2
-        else:
-            out.append(_atom(body, i))
-            i += _atom_len(body, i)
-    return "".join(out)
+    @property
+    def regex(self) -> Glob:  # the name callers used when patterns were regexes
+        return self.glob
 
 
-def _atom_len(body: str, i: int) -> int:
-    if body[i] == "\\" and i + 1 < len(body):
-        return 2
-    if body[i] == "[" and "]" in body[i + 2 :]:
-        return body.index("]", i + 2) - i + 1
-    return 1
-
-
-def _atom(body: str, i: int) -> str:
-    char = body[i]
-    if char == "*":
-        return "[^/]*"
-    if char == "?":
-        return "[^/]"
-    if char == "\\" and i + 1 < len(body):
-        return re.escape(body[i + 1])
-    if char == "[" and "]" in body[i + 2 :]:
-        inner = body[i + 1 : body.index("]", i + 2)]
-        if inner.startswith("!"):
-            inner = "^" + inner[1:]
-        return "[" + inner.replace("\\", "\\\\") + "]"
-    return re.escape(char)
+def _strip_trailing(text: str) -> str:
+    """Trailing white space removed, except one escaped with a backslash (git's rule)."""
+    stripped = text.rstrip()
+    if stripped.endswith("\\") and len(stripped) < len(text):
+        return stripped + text[len(stripped)]
+    return stripped
 
 
 def parse_line(line: str) -> Pattern | None:
     """One .gitignore line as a pattern, or None for blanks and comments."""
-    text = re.sub(r"(?<!\\)\s+$", "", line.rstrip("\r\n"))
+    text = _strip_trailing(line.rstrip("\r\n"))
     if not text or text.startswith("#"):
         return None
     negated = text.startswith("!")
@@ -93,23 +63,20 @@ def parse_line(line: str) -> Pattern | None:
     if not text:
         return None
     anchored = "/" in text
-    body = _translate(text.lstrip("/"))
-    prefix = "" if anchored else "(?:.*/)?"
-    try:
-        regex = re.compile(f"^{prefix}{body}$", re.S)
-    except re.error:
-        return None
-    return Pattern(regex, negated, dir_only)
+    parts = build(text.lstrip("/"), braces=False, escapes=True)
+    if not anchored:
+        parts = (DOUBLE, *parts)
+    return Pattern(Glob(with_plus(parts)), negated, dir_only)
 
 
 def _decide(patterns: list[Pattern], path: str, is_dir: bool) -> bool | None:
-    verdict: bool | None = None
-    for pattern in patterns:
+    """The verdict of the last pattern matching ``path`` (None when none does)."""
+    for pattern in reversed(patterns):
         if pattern.dir_only and not is_dir:
             continue
-        if pattern.regex.match(path):
-            verdict = not pattern.negated
-    return verdict
+        if pattern.glob.match(path):
+            return not pattern.negated
+    return None
 
 
 def is_ignored(patterns: list[Pattern], path: str) -> bool:
@@ -121,6 +88,14 @@ def is_ignored(patterns: list[Pattern], path: str) -> bool:
     return bool(_decide(patterns, path, False))
 
 
+def parse_lines(text: str) -> list[Pattern]:
+    """The patterns of a .gitignore text, in order; a line repeated later is kept only there
+    (the last matching line wins, so an earlier copy never decides anything)."""
+    lines = list(dict.fromkeys(reversed(text.splitlines())))
+    lines.reverse()
+    return [p for p in (parse_line(line) for line in lines) if p is not None]
+
+
 def sample_path(entry: str) -> str:
     """A file path that ``entry`` ignores (``agents/*/sessions/`` -> ``agents/x1/sessions/f1``)."""
     path = entry.replace("*", "x1")
@@ -129,5 +104,5 @@ def sample_path(entry: str) -> str:
 
 def missing_defaults(text: str) -> list[str]:
     """The safe defaults that the .gitignore ``text`` does not cover."""
-    patterns = [p for p in (parse_line(line) for line in text.splitlines()) if p is not None]
+    patterns = parse_lines(text)
     return [entry for entry in SAFE_DEFAULTS if not is_ignored(patterns, sample_path(entry))]

@@ -1,17 +1,259 @@
-"""Glob matching with ``**`` (any number of folders), as Cursor rules and policy files use it."""
+"""Glob matching with ``**`` (any number of folders), as Cursor rules and policy files use it.
+
+Globs come from files a pull request controls (rule ``globs``, policy ``exclude`` and ``allow``,
+``.apc/.gitignore``), so matching must stay cheap whatever the pattern. Globs are therefore never
+compiled into backtracking regexes (``(?:[^/]+/)*`` repeated 200 times backtracks
+exponentially). A pattern is split into folder segments; ``**`` segments are matched by dynamic
+programming over (pattern segment, path segment) pairs, each pair decided once, and one segment
+against one name by the greedy wildcard algorithm with a single backtrack point. Matching a path
+of ``n`` characters against a pattern of ``m`` characters costs at most ``O(n * m)``: no input
+makes it exponential.
+
+Tokens inside a segment: ``*`` (any run of characters but ``/``), ``?`` (one character),
+``[abc]``, ``[a-z]``, ``[!x]`` (one character of a class), ``{a,b}`` (alternatives, brace flavour
+only, at most :data:`MAX_ALTERNATIVES` expansions per pattern), ``\\x`` (a literal ``x``,
+gitignore flavour only). ``**`` alone in a segment spans folders (zero or more); elsewhere it is a
+plain ``*``.
+"""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from functools import cache
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+MAX_ALTERNATIVES = 64
+STAR = "*"
+ANY = "?"
+DOUBLE = "**"
+PLUS = "**/+"  # a trailing `/**`: one or more folder segments (below the folder, not itself)
+
+# A token is STAR, ANY, a one-character literal string, or a (negated, members) class.
+Token = str | tuple[bool, frozenset[str]]
+Segment = tuple["Tokens", ...]  # alternatives, each a token sequence
+Part = Segment | str  # a Segment, DOUBLE or PLUS
 
 
-@cache
-def compile_glob(pattern: str) -> re.Pattern[str]:
-    """Translate a glob to a regex over POSIX paths: ``**`` spans folders, ``*`` does not.
+def _class(body: str, i: int) -> tuple[tuple[bool, frozenset[str]], int] | None:
+    """The character class opening at ``body[i] == '['``, and the index after it; None when
+    there is no closing ``]`` (the ``[`` is then a literal)."""
+    j = i + 1
+    negated = j < len(body) and body[j] in "!^"
+    if negated:
+        j += 1
+    start = j
+    if j < len(body) and body[j] == "]":  # a leading ] is a member
+        j += 1
+    end = body.find("]", j)
+    if end < 0:
+        return None
+    inner = body[start:end]
+    members: set[str] = set()
+    k = 0
+    while k < len(inner):
+        if k + 2 < len(inner) and inner[k + 1] == "-":
+            low, high = ord(inner[k]), ord(inner[k + 2])
+            if high - low <= 0x400:  # a bounded range; a wider one keeps its ends only
+                members.update(chr(c) for c in range(low, high + 1))
+            else:
+                members.update((inner[k], inner[k + 2]))
+            k += 3
+        else:
+            members.add(inner[k])
+            k += 1
+    return (negated, frozenset(members)), end + 1
 
-    A pattern without a slash matches the file name in any folder (``*.ts`` == ``**/*.ts``).
+
+def _tokens(text: str, escapes: bool) -> tuple[Token, ...]:
+    out: list[Token] = []
+    last_close = text.rfind("]")  # no class can open after it (no rescan per `[`)
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "*":
+            if not out or out[-1] != STAR:  # runs of stars are one star
+                out.append(STAR)
+            i += 1
+        elif char == "?":
+            out.append(ANY)
+            i += 1
+        elif char == "\\" and escapes and i + 1 < len(text):
+            out.append(text[i + 1])
+            i += 2
+        elif char == "[" and i < last_close and (found := _class(text, i)) is not None:
+            out.append(found[0])
+            i = found[1]
+        else:
+            out.append(char)
+            i += 1
+    return tuple(out)
+
+
+def _expand_braces(text: str, limit: int) -> list[str]:
+    """``a{b,c}d`` -> ``abd``, ``acd`` (not nested; at most ``limit`` results, else literal)."""
+    results = [""]
+    last_close = text.rfind("}")  # no group can open after it (no rescan per `{`)
+    i = 0
+    while i < len(text):
+        end = text.find("}", i + 1) if text[i] == "{" and i < last_close else -1
+        if end < 0:
+            results = [r + text[i] for r in results]
+            i += 1
+            continue
+        options = text[i + 1 : end].split(",")
+        if len(results) * len(options) > limit:
+            return [text]
+        results = [r + o for r in results for o in options]
+        i = end + 1
+    return results
+
+
+class Tokens:
+    """One segment alternative, matched as a bit-parallel NFA: bit ``i`` of the state is "the
+    first ``i`` tokens have matched"; each character of a name costs a few integer operations,
+    so a name of ``n`` characters costs ``O(n)`` steps whatever the pattern (no backtracking)."""
+
+    def __init__(self, tokens: tuple[Token, ...]) -> None:
+        self.tokens = tokens
+        self.size = len(tokens)
+        self.fixed = sum(1 for t in tokens if t != STAR)  # characters a match consumes at least
+        self.star = sum(1 << i for i, t in enumerate(tokens) if t == STAR)
+        self.literal = (
+            "".join(t for t in tokens if isinstance(t, str))
+            if all(isinstance(t, str) and t not in (STAR, ANY) for t in tokens)
+            else None
+        )
+        self.positions: dict[str, list[int]] = {}
+        for i, t in enumerate(tokens):
+            if isinstance(t, str) and t not in (STAR, ANY):
+                self.positions.setdefault(t, []).append(i)
+        self.masks: dict[str, int] = {}
+
+    def _accept(self, char: str) -> int:
+        """The tokens that may consume ``char`` (a star consumes anything and stays)."""
+        mask = self.masks.get(char)
+        if mask is None:
+            mask = self.star
+            for i in self.positions.get(char, ()):
+                mask |= 1 << i
+            for i, t in enumerate(self.tokens):
+                if t == ANY or (isinstance(t, tuple) and (char in t[1]) != t[0]):
+                    mask |= 1 << i
+            self.masks[char] = mask
+        return mask
+
+    def match(self, name: str) -> bool:
+        if self.literal is not None:
+            return name == self.literal
+        if self.fixed > len(name):  # also keeps huge patterns away from the loop below
+            return False
+        star = self.star
+        state = 1 | ((1 & star) << 1)
+        for char in name:
+            consumed = state & self._accept(char)
+            state = ((consumed & ~star) << 1) | (consumed & star)
+            state |= (state & star) << 1
+            if not state:
+                return False
+        return bool(state >> self.size & 1)
+
+
+def match_tokens(tokens: tuple[Token, ...], name: str) -> bool:
+    """Whether ``name`` (no ``/``) matches ``tokens``."""
+    return Tokens(tokens).match(name)
+
+
+def _match_segment(segment: Segment, name: str) -> bool:
+    return any(alt.match(name) for alt in segment)
+
+
+@dataclass(frozen=True)
+class Glob:
+    """A compiled glob: folder segments, each :data:`DOUBLE`, :data:`PLUS` or a Segment."""
+
+    parts: tuple[Part, ...]
+    fixed: int = field(init=False)  # folder segments a matching path has at least
+    literal_path: str | None = field(init=False)  # the one path it matches, when no wildcard
+    literal_name: str | None = field(init=False)  # the one file name it matches, when fixed
+    needle: str = field(init=False)  # a run of characters every matching path contains
+
+    def __post_init__(self) -> None:
+        names = [_literal(p) for p in self.parts]
+        fixed = [n for n in names if n is not None]
+        whole = "/".join(fixed) if len(fixed) == len(names) else None
+        object.__setattr__(self, "literal_path", whole)
+        object.__setattr__(self, "literal_name", names[-1] if names else None)
+        object.__setattr__(self, "needle", max(fixed, key=len, default=""))
+        object.__setattr__(self, "fixed", sum(1 for p in self.parts if p not in (DOUBLE,)))
+
+    def match(self, path: str) -> bool:
+        if self.literal_path is not None:
+            return path == self.literal_path
+        if self.needle not in path:
+            return False
+        names = tuple(path.split("/"))
+        if self.fixed > len(names):  # also keeps huge patterns away from the table below
+            return False
+        return _match_parts(self.parts, names)
+
+    @property
+    def cost(self) -> int:
+        """Work units per path character of one :meth:`match` (for a :class:`Budget`)."""
+        return len(self.parts)
+
+
+def _literal(part: Part) -> str | None:
+    """The one name a part matches, or None for ``**`` and wildcards."""
+    if isinstance(part, str) or len(part) != 1:
+        return None
+    return part[0].literal
+
+
+def _match_parts(parts: tuple[Part, ...], names: tuple[str, ...]) -> bool:
+    """Dynamic programming over (pattern segment, path segment): each pair is decided once."""
+    width = len(names) + 1
+    # reach[j]: pattern parts[:i] can match names[:j]
+    reach = [False] * width
+    reach[0] = True
+    for part in parts:
+        nxt = [False] * width
+        if part in (DOUBLE, PLUS):
+            seen = False
+            for j in range(width):
+                if part == DOUBLE:
+                    seen = seen or reach[j]
+                nxt[j] = seen
+                if part == PLUS:
+                    seen = seen or reach[j]
+        else:
+            for j in range(1, width):
+                if reach[j - 1] and _match_segment(part, names[j - 1]):  # type: ignore[arg-type]
+                    nxt[j] = True
+        reach = nxt
+        if not any(reach):
+            return False
+    return reach[-1]
+
+
+def build(body: str, *, braces: bool, escapes: bool) -> tuple[Part, ...]:
+    """Split ``body`` at ``/`` into parts; repeated ``**`` segments collapse into one."""
+    parts: list[Part] = []
+    for raw in body.split("/"):
+        if raw == DOUBLE:
+            if not parts or parts[-1] != DOUBLE:
+                parts.append(DOUBLE)
+            continue
+        texts = _expand_braces(raw, MAX_ALTERNATIVES) if braces else [raw]
+        parts.append(tuple(Tokens(_tokens(t, escapes)) for t in texts))
+    return tuple(parts)
+
+
+@lru_cache(maxsize=4096)
+def compile_glob(pattern: str) -> Glob:
+    """Compile a rule/policy glob over POSIX paths: ``**`` spans folders, ``*`` does not.
+
+    A pattern without a slash matches the file name in any folder (``*.ts`` == ``**/*.ts``); a
+    trailing slash means everything below (``vendor/`` == ``vendor/**``).
     """
     pat = pattern.strip().lstrip("/")
     if pat.startswith("./"):
@@ -19,48 +261,65 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
     if "/" not in pat.rstrip("/"):
         pat = "**/" + pat
     if pat.endswith("/"):
-        pat += "**"
-    out: list[str] = []
-    i = 0
-    while i < len(pat):
-        if pat.startswith("**/", i):
-            out.append("(?:[^/]+/)*")
-            i += 3
-        elif pat.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pat[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pat[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif pat[i] == "{" and "}" in pat[i:]:
-            end = pat.index("}", i)
-            options = pat[i + 1 : end].split(",")
-            out.append("(?:" + "|".join(re.escape(o) for o in options) + ")")
-            i = end + 1
-        elif pat[i] == "[" and "]" in pat[i + 1 :]:
-            end = pat.index("]", i + 1)
-            body = pat[i + 1 : end].replace("\\", "\\\\")
-            out.append("[" + ("^" + body[1:] if body.startswith("!") else body) + "]")
-            i = end + 1
-        else:
-            out.append(re.escape(pat[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
+        pat += DOUBLE
+    return Glob(with_plus(build(pat, braces=True, escapes=False)))
+
+
+def with_plus(parts: tuple[Part, ...]) -> tuple[Part, ...]:
+    """A trailing ``/**`` matches what is below the folder, not the folder itself."""
+    if len(parts) > 1 and parts[-1] == DOUBLE:
+        return (*parts[:-1], PLUS)
+    return parts
 
 
 def glob_match(pattern: str, path: str) -> bool:
-    try:
-        return compile_glob(pattern).match(path) is not None
-    except re.error:
-        return False
+    return compile_glob(pattern).match(path)
 
 
 def any_match(pattern: str, paths: Iterable[str]) -> bool:
-    try:
-        regex = compile_glob(pattern)
-    except re.error:
+    glob = compile_glob(pattern)
+    return any(glob.match(p) for p in paths)
+
+
+class Budget:
+    """Work a caller may still spend on glob matching (a backstop against globs x files work).
+    One unit is one path character tested against one glob segment: a match costs at most
+    ``len(path) * len(glob.parts)`` units."""
+
+    def __init__(self, units: int) -> None:
+        self.left = units
+
+    def spend(self, units: int) -> bool:
+        self.left -= units
+        return self.left >= 0
+
+
+class FileIndex:
+    """Files indexed for "does any file match this glob?": a literal glob is a set lookup, a
+    glob with a fixed file name looks only at files of that name; other globs test each file,
+    paid from a :class:`Budget`."""
+
+    def __init__(self, files: Iterable[str]) -> None:
+        self.files = list(files)
+        self.paths = frozenset(self.files)
+        self.by_name: dict[str, list[str]] = {}
+        for path in self.files:
+            self.by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+
+    def any_match(self, glob: Glob, budget: Budget) -> bool | None:
+        """Whether a file matches ``glob``; None when the budget cannot pay for the answer."""
+        if glob.literal_path is not None:
+            return glob.literal_path in self.paths
+        if budget.left <= 0:
+            return None
+        candidates: Iterable[str]
+        if glob.literal_name is not None:
+            candidates = self.by_name.get(glob.literal_name, ())
+        else:
+            candidates = (f for f in self.files if glob.needle in f)
+        for path in candidates:
+            if not budget.spend(len(path) * glob.cost):
+                return None
+            if glob.match(path):
+                return True
         return False
-    return any(regex.match(p) for p in paths)

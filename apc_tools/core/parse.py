@@ -273,12 +273,27 @@ _STD_TAGS = {
 }
 
 
+# Longer integer literals are kept as text and reported (YML001): Python refuses to convert
+# integers of more than 4,300 decimal digits to or from text, and no agent tool reads a number
+# this long as a number anyway.
+MAX_INT_CHARS = 1000
+
+
+class NumberTooLong(ValueError):
+    """A plain scalar is an integer literal of more than :data:`MAX_INT_CHARS` characters."""
+
+
 def resolve_plain(value: str) -> Any:
-    """YAML 1.2 core schema resolution of a plain (unquoted) scalar."""
+    """YAML 1.2 core schema resolution of a plain (unquoted) scalar.
+
+    Raises :class:`NumberTooLong` for an integer literal longer than :data:`MAX_INT_CHARS`.
+    """
     if _NULL.match(value):
         return None
     if value in _BOOL:
         return _BOOL[value]
+    if len(value) > MAX_INT_CHARS and (_INT.match(value) or _OCT.match(value) or _HEX.match(value)):
+        raise NumberTooLong(value)
     if _INT.match(value):
         return int(value)
     if _OCT.match(value):
@@ -327,6 +342,18 @@ class _Builder:
             self.problem(YAML_TAG, f"tag '{tag}' is not allowed; the value is read as text", pos)
 
     def scalar(self, event: Any) -> Any:
+        try:
+            return self._scalar(event)
+        except NumberTooLong:
+            self.problem(
+                YAML_SYNTAX,
+                f"integer of {len(event.value)} characters is too long to be a number (the limit "
+                f"is {MAX_INT_CHARS}); quote it if it is text",
+                _mark(event, self.offset),
+            )
+            return event.value
+
+    def _scalar(self, event: Any) -> Any:
         tag = _tag_name(event)
         kind = _STD_TAGS.get(tag) if tag else None
         value: str = event.value
@@ -466,7 +493,9 @@ def _pure_reading(text: str, line_offset: int) -> Located | None:
 
 
 # Lenient reading of the two forms the consuming tools accept (see YML005).
-_TOP_LINE = re.compile(r"^(?P<key>[A-Za-z_][\w.-]*):[ \t]+(?P<value>\S.*?)[ \t]*$")
+# The value is ``\S(?:.*\S)?``, not a lazy ``\S.*?`` before ``[ \t]*$`` (quadratic on a long run of
+# spaces inside the value).
+_TOP_LINE = re.compile(r"^(?P<key>[A-Za-z_][\w.-]*):[ \t]+(?P<value>\S(?:.*\S)?)[ \t]*$")
 # `**/*.ts`, `*.mdc, src/*` (globs, not aliases), a reserved indicator, or an inner `: `.
 _NEEDS_QUOTES = re.compile(r"^(?:\*\*|\*[^\s]*[/.,{])|^[@`%]|: |:$")
 
@@ -533,6 +562,26 @@ class _LineIndex:
 _WS = re.compile(r"[ \t\n\r]*")
 
 
+class _NonFinite(float):
+    """``NaN``, ``Infinity`` or ``-Infinity``: Python's json reads them, JSON does not."""
+
+    name = ""
+
+
+class _LongInt(str):
+    """An integer literal longer than :data:`MAX_INT_CHARS` (kept as its text)."""
+
+
+def _int(text: str) -> int | _LongInt:
+    return _LongInt(text) if len(text) > MAX_INT_CHARS else int(text)
+
+
+def _non_finite(name: str) -> float:
+    value = _NonFinite(name.replace("Infinity", "inf"))
+    value.name = name
+    return value
+
+
 class _JsonWalker:
     """Positions for an already-valid JSON text (syntax was checked by ``json.loads``)."""
 
@@ -540,7 +589,7 @@ class _JsonWalker:
         self.text = text
         self.out = out
         self.lines = _LineIndex(text)
-        self.decoder = json.JSONDecoder()
+        self.decoder = json.JSONDecoder(parse_constant=_non_finite, parse_int=_int)
 
     def skip(self, index: int) -> int:
         match = _WS.match(self.text, index)
@@ -554,7 +603,21 @@ class _JsonWalker:
             return self.obj(index + 1, path)
         if char == "[":
             return self.arr(index + 1, path)
-        return self.decoder.raw_decode(self.text, index)
+        value, end = self.decoder.raw_decode(self.text, index)
+        if isinstance(value, _NonFinite):
+            pos = self.lines.pos(index)
+            message = f"{value.name} is not JSON (JSON.parse and most readers reject the file)"
+            self.out.problems.append(Problem(JSON_SYNTAX, message, pos.line, pos.column))
+            value = float(value)
+        elif isinstance(value, _LongInt):
+            pos = self.lines.pos(index)
+            message = (
+                f"integer of {len(value)} characters is too long to be a number (the limit is "
+                f"{MAX_INT_CHARS})"
+            )
+            self.out.problems.append(Problem(JSON_SYNTAX, message, pos.line, pos.column))
+            value = str(value)
+        return value, end
 
     def obj(self, index: int, path: Path_) -> tuple[dict[str, Any], int]:
         result: dict[str, Any] = {}
@@ -599,7 +662,7 @@ def load_json(text: str) -> Located:
     """Parse JSON with positions and duplicate-key detection; never raises."""
     out = Located(None)
     try:
-        json.loads(text)
+        json.loads(text, parse_int=_int)
     except json.JSONDecodeError as exc:
         out.problems.append(Problem(JSON_SYNTAX, exc.msg, exc.lineno, exc.colno))
         return out

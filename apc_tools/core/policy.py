@@ -66,7 +66,25 @@ class Policy:
 
 
 def _fail(path: Path, message: str) -> CannotRun:
-    return CannotRun(f"{path}: {message}")
+    from apc_tools.core.detect import redact_secrets
+
+    return CannotRun(f"{path}: {redact_secrets(message)}")
+
+
+# No list in a policy is longer (checked before the schema: the schema validator compares list
+# items pairwise for `uniqueItems` when they are of mixed types, which is quadratic).
+MAX_LIST = 1000
+
+
+def _too_long(data: Any) -> str | None:
+    """Why a list of the policy is too long to check, or None."""
+    values = data.items() if isinstance(data, dict) else ()
+    for key, value in values:
+        inner = value.items() if isinstance(value, dict) else ()
+        for name, item in [(str(key), value), *((f"{key}.{k}", v) for k, v in inner)]:
+            if isinstance(item, list) and len(item) > MAX_LIST:
+                return f"`{name}` has {len(item)} entries; a policy list holds at most {MAX_LIST}"
+    return None
 
 
 def parse_policy(path: Path, text: str) -> Policy:
@@ -80,6 +98,9 @@ def parse_policy(path: Path, text: str) -> Policy:
         where = f"line {first.line}: " if first.line is not None else ""
         raise _fail(path, f"{where}{first.message}")
     data = doc.data if doc.data is not None else {}
+    too_long = _too_long(data)
+    if too_long:
+        raise _fail(path, too_long)
     errors = schema_errors("policy", data)
     if errors:
         error = errors[0]

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
@@ -505,10 +505,26 @@ def _k_if(root: Any, value: Any, instance: Any, schema: Any) -> bool:
     return branch not in schema or _check(root, schema[branch], instance)
 
 
+def _canonical(value: Any) -> Hashable:
+    """A hashable form equal for exactly the values :func:`_equal` calls equal (JSON equality:
+    ``1 == 1.0``, ``true != 1``, key order ignored)."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return (type(value).__name__, value)
+    if isinstance(value, int | float):
+        return ("number", value)  # 1 and 1.0 hash and compare equal
+    if isinstance(value, list | tuple):
+        return ("list", tuple(_canonical(v) for v in value))
+    if isinstance(value, Mapping):
+        return ("map", frozenset((k, _canonical(v)) for k, v in value.items()))
+    return ("other", repr(value))
+
+
 def _k_unique(root: Any, value: Any, instance: Any, schema: Any) -> bool:
+    """Set lookups, not pairwise comparison: a policy's `disable` list of 60,000 entries took
+    minutes (quadratic)."""
     if not value or not isinstance(instance, list):
         return True
-    return not any(_equal(a, b) for i, a in enumerate(instance) for b in instance[i + 1 :])
+    return len({_canonical(v) for v in instance}) == len(instance)
 
 
 def _k_items(root: Any, value: Any, instance: Any, schema: Any) -> bool:

@@ -11,12 +11,8 @@ Every input must give a result or one ``CannotRun`` (exit 2), never a traceback;
 from __future__ import annotations
 
 import json
-import signal
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
 
 from click.testing import CliRunner
 from hypothesis import given, settings
@@ -26,27 +22,7 @@ from apc_tools.cli import main
 from apc_tools.findings import CannotRun
 from apc_tools.runtime.io import read_history
 from tests.conftest import FUZZ_EXAMPLES
-
-GUARD = 60  # seconds per example: catches a hang, never a speed assertion
-
-
-class Hang(Exception):
-    pass
-
-
-@contextmanager
-def hang_guard() -> Iterator[None]:
-    def expire(signum: int, frame: FrameType | None) -> None:
-        raise Hang(f"no result after {GUARD} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(GUARD)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-
+from tests.hang_guard import hang_guard
 
 CALL = '{"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}'
 FRAGMENTS = [

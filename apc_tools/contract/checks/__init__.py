@@ -25,6 +25,7 @@ from apc_tools.contract.checks import (
     plans,
     project_json,
     rule_files,
+    secrets,
     skills,
 )
 from apc_tools.contract.project import Doc, Project
@@ -46,6 +47,7 @@ FAMILIES = (
     gitignore,
     instructions,
     commands,
+    secrets,
 )
 
 

@@ -32,7 +32,7 @@ def hit_findings(
 def secret_findings(rule: Rule, doc: Doc, advice: str) -> Iterator[Finding]:
     """A finding per live-looking secret in the file (never echoing it)."""
     message = "{what}; " + advice
-    return hit_findings(rule, doc, detect.find_secrets(doc.text), message)
+    return hit_findings(rule, doc, doc.secret_hits, message)
 
 
 def local_path_findings(rule: Rule, doc: Doc, advice: str) -> Iterator[Finding]:

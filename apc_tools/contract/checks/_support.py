@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from apc_tools.core.schemas import SchemaError
 
 PathPart = str | int
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+_IDENT = re.compile(r"\A[A-Za-z_][A-Za-z0-9_-]*\Z")
 _COMMENT = re.compile(r"\s#")
 
 

@@ -77,8 +77,20 @@ FIELD_INVALID = _rule(
 RULES = (OWNER_UNKNOWN, UPDATED_NOT_DATE, KEY_MISSING, FIELD_INVALID)
 
 
+# The slugs of the last project asked about: each plan asks, and scanning every file per plan
+# would be plans x files.
+_LAST: list[tuple[Project, frozenset[str]]] = []
+
+
 def agent_slugs(project: Project) -> frozenset[str]:
     """Slugs of the project's agents: `.apc/agents/<slug>.md` files and imported agents."""
+    if _LAST and _LAST[0][0] is project:
+        return _LAST[0][1]
+    _LAST[:] = [(project, _agent_slugs(project))]
+    return _LAST[0][1]
+
+
+def _agent_slugs(project: Project) -> frozenset[str]:
     slugs = {
         PurePosixPath(rel).stem
         for rel in project.files

@@ -21,7 +21,7 @@ from typing import Any
 
 from apc_tools.contract.checks import _support as fm
 from apc_tools.contract.project import Doc, Project
-from apc_tools.core.globs import any_match
+from apc_tools.core.globs import Budget, FileIndex, compile_glob
 from apc_tools.core.parse import Pos
 from apc_tools.findings import Finding, Severity, rule_family
 
@@ -138,33 +138,54 @@ def _in_rule_folder(doc: Doc) -> bool:
     return doc.rel.startswith((".apc/rules/", CURSOR)) or "/" + CURSOR in doc.rel
 
 
+# Work one project may spend on dead-glob checks (units: path characters x glob segments, see
+# core.globs.Budget): a rule file can hold thousands of globs and a tree thousands of files,
+# and comparing every glob with every file would let a pull request make the run quadratic.
+# Literal globs and globs with a fixed file name are index lookups and cost little; globs past
+# the budget are reported as not checked (info).
+GLOB_BUDGET = 20_000_000
+
+
 class _Matcher:
     """Whether a glob matches a file of the project, each (folder, glob) pair matched once."""
 
     def __init__(self, project: Project) -> None:
         self.files = project.tracked if project.tracked is not None else project.files
-        self.by_base: dict[str, Iterable[str]] = {"": self.files}
-        self.seen: dict[tuple[str, str], bool] = {}
+        self.by_base: dict[str, FileIndex] = {}
+        self.seen: dict[tuple[str, str], bool | None] = {}
+        self.budget = Budget(GLOB_BUDGET)
 
-    def live(self, base: str, pattern: str) -> bool:
+    def live(self, base: str, pattern: str) -> bool | None:
+        """True or False, or None when the budget is spent (the glob is not checked)."""
         key = (base, pattern)
         if key not in self.seen:
             if base not in self.by_base:
                 cut = len(base)
-                self.by_base[base] = [f[cut:] for f in self.files if f.startswith(base)]
-            self.seen[key] = any_match(pattern, self.by_base[base])
+                self.by_base[base] = FileIndex(f[cut:] for f in self.files if f.startswith(base))
+            self.seen[key] = self.by_base[base].any_match(compile_glob(pattern), self.budget)
         return self.seen[key]
 
 
 def _dead_globs(doc: Doc, matcher: _Matcher, what: str) -> Iterator[Finding]:
     base = _base(doc)
     for index, pattern in split_globs(doc.data.get("globs")):
-        if pattern.startswith("!") or matcher.live(base, pattern):
+        live = True if pattern.startswith("!") else matcher.live(base, pattern)
+        if live:
             continue
         if index is None:
             pos, where = fm.column_of(doc, ("globs",), pattern), "$.globs"
         else:
             pos, where = fm.value_pos(doc, ("globs", index)), f"$.globs[{index}]"
+        if live is None:
+            yield fm.at(
+                DEAD_GLOB,
+                doc,
+                pos,
+                f"{where}: not checked: this project's rules hold more globs than apc compares "
+                "with its files (the dead-glob work budget is spent)",
+                Severity.INFO,
+            )
+            continue
         yield fm.at(
             DEAD_GLOB,
             doc,

@@ -153,7 +153,9 @@ def _lines(parts: list[bytes], final_newline: bool) -> list[Line]:
 
 
 _DECODE = json.JSONDecoder().raw_decode
-_TRAILING = re.compile(r"[ \t\r]*\Z")
+# Only white space to the end. The lookbehind makes a search start only where a run begins (a
+# run of spaces would otherwise be rescanned from each of its positions; see the hang guards).
+_TRAILING = re.compile(r"(?<![ \t\r])[ \t\r]*\Z")
 
 
 def _parse(body: bytes) -> tuple[dict[str, Any] | None, str]:
@@ -175,7 +177,9 @@ def _parse(body: bytes) -> tuple[dict[str, Any] | None, str]:
     return value, ""
 
 
-_SPACED = re.compile(r'\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s|\s*\{\s*"(?:[^"\\]|\\.)*":\s*[^,]*?, ')
+# Anchored (it is only used with .match) and without `\s*` before `[^,]*?` (the same language;
+# the two overlapping quantifiers made a long run of spaces after the colon quadratic).
+_SPACED = re.compile(r'\A\s*\{\s*"(?:[^"\\]|\\.)*"(?:\s*:\s|:[^,]*?, )')
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
