@@ -105,7 +105,7 @@ class Inspector:
 
     def _extra(self, family: str, blob: BlobView) -> bool:
         globs = self.settings.paths.get(family, ())
-        return bool(globs) and policy._any_glob(globs, blob.path)
+        return bool(globs) and policy.any_glob(globs, blob.path)
 
     def keep(self, blob: BlobView, found: Detection) -> bool:
         return not (self.inline_allow and blob.inline_allowed(found.rule.id, found.line))

@@ -84,13 +84,13 @@ class Settings:
     source: str | None = None
 
     def excluded(self, path: str) -> bool:
-        return _any_glob(self.exclude, path)
+        return any_glob(self.exclude, path)
 
     def allowed(self, rule_id: str, path: str) -> bool:
-        if _any_glob(self.allow.get(rule_id, ()), path):
+        if any_glob(self.allow.get(rule_id, ()), path):
             return True
         return (
-            self.builtin_allow and rule_id in BUILTIN_ALLOW_RULES and _any_glob(BUILTIN_ALLOW, path)
+            self.builtin_allow and rule_id in BUILTIN_ALLOW_RULES and any_glob(BUILTIN_ALLOW, path)
         )
 
     def apply(self, findings: Iterable[Finding]) -> list[Finding]:
@@ -105,7 +105,7 @@ class Settings:
         return out
 
 
-def _any_glob(globs: Iterable[str], path: str) -> bool:
+def any_glob(globs: Iterable[str], path: str) -> bool:
     low = path.casefold()
     return any(compile_glob(g.casefold()).match(low) for g in globs)
 
