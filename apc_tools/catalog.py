@@ -15,6 +15,7 @@ FAMILY_PACKAGES = (
     "apc_tools.core.rules",
     "apc_tools.contract.rules",
     "apc_tools.runtime.rules",
+    "apc_tools.boundary.rules",
 )
 
 

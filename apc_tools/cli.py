@@ -320,6 +320,99 @@ def init(path: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# apc boundary (the library: apc_tools.boundary.scan)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--staged", "mode", flag_value="staged", help="Scan the index (pre-commit).")
+@click.option(
+    "--tracked",
+    "mode",
+    flag_value="tracked",
+    default=True,
+    help="Scan every blob of the tree at HEAD (the default: a fresh checkout).",
+)
+@click.option("--range", "rev_range", metavar="A..B", help="Scan the commits of A..B (CI).")
+@click.option("--history", "mode", flag_value="history", help="Scan every reachable commit.")
+@click.option(
+    "--secrets",
+    type=click.Choice(["contract", "all"]),
+    default=None,
+    help="Look for secrets in contract and flagged files only (default), or in every file.",
+)
+@click.option("--write-baseline", is_flag=True, help="Accept every current finding.")
+@click.option("--no-inline-allow", is_flag=True, help="Ignore `apc: allow RULE` comments.")
+@click.option(
+    "-C",
+    "directory",
+    metavar="DIR",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Run as if started in DIR (as git -C).",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show progress on stderr (default: when stderr is a terminal).",
+)
+@common_options
+def boundary(
+    paths: tuple[Path, ...],
+    mode: str,
+    rev_range: str | None,
+    secrets: str | None,
+    write_baseline: bool,
+    no_inline_allow: bool,
+    directory: Path | None,
+    progress: bool | None,
+    fmt: str,
+    strict: bool,
+    config: Path | None,
+    no_color: bool,
+) -> None:
+    """Refuse agent runtime state (sessions, transcripts, tool records, interruption markers,
+    caches, private config, secrets) in what is or will be committed: read from git objects,
+    never from the working tree. PATHs restrict the scan."""
+    from apc_tools.boundary import Options, scan
+
+    chosen = click.get_current_context().get_parameter_source("mode")
+    if rev_range is not None and chosen is not click.core.ParameterSource.DEFAULT:
+        fail("choose one of --staged, --tracked, --range A..B, --history")
+    cwd = directory if directory is not None else Path.cwd()
+    options = Options(
+        cwd=cwd,
+        paths=paths,
+        mode="range" if rev_range is not None else mode,
+        rev_range=rev_range,
+        secrets=secrets,
+        config=config,
+        inline_allow=not no_inline_allow,
+        write_baseline=write_baseline,
+    )
+    show = progress if progress is not None else sys.stderr.isatty()
+    try:
+        outcome = scan(options, progress=_progress_line if show else None)
+    except CannotRun as exc:
+        fail(str(exc))
+    finally:
+        if show:
+            click.echo("\r\x1b[K", nl=False, err=True)
+    if outcome.baseline_written is not None:
+        where = escape(str(outcome.baseline_written))
+        echo(f"wrote {outcome.baseline_entries} accepted findings to {where}")
+        sys.exit(0)
+    from apc_tools.boundary.rules import RULES
+
+    emit(outcome.result, fmt, no_color, strict, registry=Registry.of(RULES))
+
+
+def _progress_line(done: int, total: int) -> None:
+    if done == total or done % 200 == 0:
+        click.echo(f"\rapc boundary: {done}/{total} blobs", nl=False, err=True)
+
+
+# --------------------------------------------------------------------------------------------
 # apc repair (the library: apc_tools.runtime.command.run_repair)
 
 

@@ -13,6 +13,8 @@ optional ``case.json`` changes what is run:
   before the run, for inputs that do not belong in git;
 - ``{"command": "repair-check", "wire": "anthropic", "file": "history.json"}`` runs the provider
   conformance checker and the repair report on a history (a JSON array of wire records);
+- ``{"command": "boundary", ...}`` commits the tree into a fresh git repository and runs the
+  boundary gate on it (see tests/boundary/cases.py for the other keys);
 - ``{"command": "repair", "file": "h.jsonl", "args": {"skip_bad_lines": true}}`` runs
   ``apc repair`` on a history file with those options (the repaired text is discarded);
 - ``{"command": "repair-project", "sessions": {"claude-code": "s.jsonl"}, "args": {...}}``
@@ -89,6 +91,10 @@ def run_case(case: Path, tmp_path: Path) -> list[Finding]:
             work / spec.get("file", "history.jsonl"), **spec.get("args", {}), stdout=io.BytesIO()
         )
         return list(outcome.result.findings)
+    if command == "boundary":
+        from tests.boundary.cases import run_boundary_case
+
+        return run_boundary_case(work, spec)
     if command == "repair-project":
         return _repair_project(work, tmp_path / "home", spec)
     raise AssertionError(f"{case}: unknown command {command!r}")

@@ -11,8 +11,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
+
+from apc_tools.findings import CannotRun
 
 # Settings that keep a scanned repository's configuration from running anything.
 SAFE_CONFIG: tuple[str, ...] = (
@@ -30,17 +35,18 @@ class GitError(Exception):
     """git could not answer (not installed, not a repository, a refusal): the message says why."""
 
 
+SAFE_ENV: dict[str, str] = {
+    "GIT_NO_LAZY_FETCH": "1",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_PAGER": "cat",
+    "GIT_OPTIONAL_LOCKS": "0",
+    "LC_ALL": "C",
+}
+
+
 def git_env() -> dict[str, str]:
     """The environment for git: no lazy fetch, no pager, no prompts, no locale surprises."""
-    env = dict(os.environ)
-    env.update(
-        GIT_NO_LAZY_FETCH="1",
-        GIT_TERMINAL_PROMPT="0",
-        GIT_PAGER="cat",
-        GIT_OPTIONAL_LOCKS="0",
-        LC_ALL="C",
-    )
-    return env
+    return {**os.environ, **SAFE_ENV}
 
 
 def run(cwd: Path, args: Sequence[str], *, stdin: bytes | None = None) -> bytes:
@@ -113,3 +119,309 @@ def work_tree_files(root: Path) -> tuple[list[str], frozenset[str]] | None:
             if is_tracked:
                 tracked.add(rel)
     return sorted(files), frozenset(tracked)
+
+
+# ============================================================================ the boundary gate
+# What `apc boundary` asks git: the repository, its listings, and its blobs. Listings run
+# through :func:`run`; blobs come from GitPython's one persistent ``git cat-file --batch``
+# process (:class:`BlobReader`), GitPython imported lazily (``apc --version`` must not load it).
+
+SUBMODULE_MODE = "160000"
+SYMLINK_MODE = "120000"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One blob (or gitlink) at a path: ``mode`` as git prints it, full object id, and the
+    commit that added or changed it (range and history modes)."""
+
+    mode: str
+    oid: str
+    path: str
+    commit: str | None = None
+
+    @property
+    def is_submodule(self) -> bool:
+        return self.mode == SUBMODULE_MODE
+
+    @property
+    def is_symlink(self) -> bool:
+        return self.mode == SYMLINK_MODE
+
+
+# --------------------------------------------------------------------------- the repository
+
+
+@dataclass(frozen=True)
+class Repo:
+    """A work tree: its top level and the prefix of the folder git was asked from."""
+
+    root: Path
+    prefix: str  # the starting folder relative to root, POSIX, "" or ending in "/"
+
+
+def open_repo(start: Path) -> Repo:
+    """The repository holding ``start``, as git finds it; CannotRun with what to do otherwise."""
+    if not start.is_dir():
+        raise CannotRun(f"{start}: not a folder")
+    try:
+        out = run(start, ["rev-parse", "--show-toplevel", "--show-prefix"])
+    except GitError as exc:
+        raise CannotRun(_explain(start, str(exc))) from None
+    lines = out.decode("utf-8", "surrogateescape").split("\n")
+    if len(lines) < 2 or not lines[0]:
+        raise CannotRun(f"{start}: not inside a git work tree (a bare repository has no HEAD tree)")
+    return Repo(Path(os.fsdecode(lines[0].encode("utf-8", "surrogateescape"))), lines[1])
+
+
+def _explain(start: Path, stderr: str) -> str:
+    text = stderr.strip()
+    if "dubious ownership" in text:
+        return (
+            f"{start}: git refuses this repository (owned by another user): if you trust it, run "
+            f"`git config --global --add safe.directory {start.absolute()}`"
+        )
+    if "not a git repository" in text:
+        return f"{start}: not a git repository: run apc boundary inside one (or use -C DIR)"
+    return f"{start}: git failed: {text.splitlines()[-1] if text else 'unknown error'}"
+
+
+def head(repo: Repo) -> str | None:
+    """The commit at HEAD, or None before the first commit."""
+    try:
+        return run(repo.root, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]).decode().strip()
+    except GitError:
+        return None
+
+
+def empty_tree(repo: Repo) -> str:
+    """The id of the empty tree in this repository's hash (SHA-1 or SHA-256)."""
+    fmt = run(repo.root, ["rev-parse", "--show-object-format"]).decode().strip()
+    if fmt == "sha256":
+        return "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"
+    return "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+
+def is_shallow(repo: Repo) -> bool:
+    return run(repo.root, ["rev-parse", "--is-shallow-repository"]).strip() == b"true"
+
+
+def resolve_commit(repo: Repo, rev: str) -> str:
+    """The full id of commit ``rev``; CannotRun (with the fix) when it is not in the clone."""
+    if rev.startswith("-"):
+        raise CannotRun(f"{rev!r} is not a revision")
+    try:
+        return run(repo.root, ["rev-parse", "--verify", "-q", f"{rev}^{{commit}}"]).decode().strip()
+    except GitError:
+        pass
+    if is_shallow(repo):
+        raise CannotRun(
+            f"{rev}: not in this shallow clone: fetch the history of the range (`git fetch "
+            "--unshallow`, or `fetch-depth: 0` in actions/checkout)"
+        )
+    raise CannotRun(f"{rev}: no such commit in this repository (fetch it first?)")
+
+
+# --------------------------------------------------------------------------- listings
+
+
+def _tokens(out: bytes) -> list[bytes]:
+    parts = out.split(b"\0")
+    if parts and parts[-1] == b"":
+        parts.pop()
+    return parts
+
+
+def tree_entries(repo: Repo, rev: str) -> Iterator[Entry]:
+    """Every blob and gitlink of the tree at ``rev`` (``ls-tree -r``), whole repository."""
+    out = run(repo.root, ["ls-tree", "-r", "-z", "--full-tree", rev])
+    for token in _tokens(out):
+        meta, _, name = token.partition(b"\t")
+        mode, kind, oid = meta.decode().split(" ")
+        if kind in ("blob", "commit"):
+            yield Entry(mode, oid, os.fsdecode(name))
+
+
+def index_entries(repo: Repo) -> Iterator[Entry]:
+    """Every entry of the index (``ls-files -s``); of a conflicted path, its stages in order."""
+    out = run(repo.root, ["ls-files", "-s", "-z", "--full-name"])
+    for token in _tokens(out):
+        meta, _, name = token.partition(b"\t")
+        mode, oid, _stage = meta.decode().split(" ")
+        yield Entry(mode, oid, os.fsdecode(name))
+
+
+def staged_changes(repo: Repo, against: str) -> Iterator[Entry]:
+    """Index entries that differ from the tree ``against`` (added, modified, type changed)."""
+    out = run(
+        repo.root,
+        [
+            "diff-index",
+            "--cached",
+            "--raw",
+            "-z",
+            "--no-renames",
+            "--no-abbrev",
+            "--diff-filter=AMT",
+            "--ignore-submodules=none",
+            against,
+            "--",
+        ],
+    )
+    tokens = _tokens(out)
+    for meta, name in zip(tokens[0::2], tokens[1::2], strict=False):
+        _, mode, _, oid, _ = meta.decode().lstrip(":").split(" ")
+        yield Entry(mode, oid, os.fsdecode(name))
+
+
+def commit_changes(repo: Repo, *revs: str) -> Iterator[Entry]:
+    """Each blob a commit of ``git log REVS`` adds or modifies (merges: against the first
+    parent), oldest commit first, with the commit's id."""
+    out = run(
+        repo.root,
+        [
+            "log",
+            "--format=%x01%H",
+            "-z",
+            "--raw",
+            "--no-renames",
+            "--no-abbrev",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--diff-merges=first-parent",
+            "--diff-filter=AMT",
+            "--reverse",
+            *revs,
+            "--",
+        ],
+    )
+    commit: str | None = None
+    tokens = iter(_tokens(out))
+    for token in tokens:
+        token = token.lstrip(b"\n")
+        if token.startswith(b"\x01"):
+            commit = token[1:].decode()
+            continue
+        if token.startswith(b":"):
+            name = next(tokens, b"")
+            _, mode, _, oid, _ = token.decode().lstrip(":").split(" ")
+            yield Entry(mode, oid, os.fsdecode(name), commit)
+
+
+def changed_paths(repo: Repo, base: str, tip: str, paths: Sequence[str]) -> list[str]:
+    """Which of ``paths`` differ between commits ``base`` and ``tip``."""
+    out = run(repo.root, ["diff", "--name-only", "-z", "--no-renames", base, tip, "--", *paths])
+    return [os.fsdecode(t) for t in _tokens(out)]
+
+
+# --------------------------------------------------------------------------- blobs
+
+
+@dataclass(frozen=True)
+class Blob:
+    """What was read of one object: up to ``limit`` bytes of it, and its full size."""
+
+    data: bytes
+    size: int
+    missing: bool = False
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing and len(self.data) == self.size
+
+
+def _feed(stream: Any, data: bytes) -> None:
+    """Write ``data`` to a process's stdin (in a thread); a closed pipe just ends it."""
+    try:
+        stream.write(data)
+        stream.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _widen_pipe(stream: Any) -> None:
+    """Give git a 1 MiB pipe to write into (Linux; elsewhere the default stays): git then
+    runs ahead of the reader instead of waking it every 64 KiB."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(stream.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
+    except (ImportError, OSError, ValueError, AttributeError):
+        pass
+
+
+class BlobReader:
+    """Blobs through GitPython's one persistent ``git cat-file --batch`` process.
+
+    :meth:`read_many` pipelines: a thread writes every object id while the answers are read,
+    so a scan pays no round trip per blob.
+    """
+
+    CHUNK = 1 << 20
+
+    def __init__(self, repo: Repo) -> None:
+        os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")
+        try:
+            import git
+        except ImportError as exc:
+            raise CannotRun(f"cannot use GitPython: {exc}") from None
+        self._cmd = git.Git(str(repo.root))
+        self._cmd.update_environment(**SAFE_ENV)
+        self._cmd.set_persistent_git_options(c=list(SAFE_CONFIG[1::2]))
+
+    def read(self, ref: str, limit: int) -> Blob:
+        """Up to ``limit`` bytes of object ``ref`` (an id or ``rev:path``); the rest is
+        drained in bounded chunks, never held."""
+        try:
+            _, kind, size, stream = self._cmd.stream_object_data(ref)
+        except ValueError:  # "<ref> missing": absent from a partial or damaged clone
+            return Blob(b"", 0, missing=True)
+        data = stream.read(min(size, limit))
+        while stream.read(self.CHUNK):
+            pass
+        if kind not in (b"blob", "blob"):
+            return Blob(b"", 0, missing=True)
+        return Blob(data, size)
+
+    def read_many(self, oids: Sequence[str], limit: int) -> Iterator[tuple[str, Blob]]:
+        """``(oid, blob)`` for each of ``oids`` in order, each read as :meth:`read` does.
+
+        A writer thread feeds every id to the process while this generator reads the answers,
+        so git never waits for the next request. Left unfinished, the process is ended (the
+        next read starts a fresh one)."""
+        process = self._cmd._get_persistent_cmd("cat_file_all", "cat_file", batch=True)
+        request = b"".join(oid.encode("ascii") + b"\n" for oid in oids)
+        writer = threading.Thread(target=_feed, args=(process.stdin, request), daemon=True)
+        writer.start()
+        done = False
+        try:
+            for oid in oids:
+                yield oid, self._answer(process.stdout, limit)
+            done = True
+        finally:
+            if not done:
+                self._cmd.clear_cache()  # ends the process: the writer stops with it
+            writer.join()
+
+    def _answer(self, out: Any, limit: int) -> Blob:
+        header = out.readline().split()
+        if len(header) != 3:  # "<oid> missing" (or ambiguous)
+            return Blob(b"", 0, missing=True)
+        size = int(header[2])
+        data = out.read(min(size, limit))
+        left = size - len(data)
+        while left > 0:
+            left -= len(out.read(min(self.CHUNK, left)))
+        out.read(1)  # the newline after the content
+        if header[1] != b"blob":
+            return Blob(b"", 0, missing=True)
+        return Blob(data, size)
+
+    def close(self) -> None:
+        self._cmd.clear_cache()
+
+    def __enter__(self) -> BlobReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

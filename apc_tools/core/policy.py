@@ -42,6 +42,8 @@ class Policy:
     profile: str | None = None
     strict: bool = False
     source: str | None = None
+    baseline: str | None = None  # the baseline file named by the policy (apc boundary)
+    boundary: Mapping[str, Any] = field(default_factory=_no_mapping)  # the `boundary:` section
 
     def allowed(self, rule: str, path: str) -> bool:
         return any(glob_match(g, path) for g in self.allow.get(rule, ()))
@@ -115,6 +117,8 @@ def parse_policy(path: Path, text: str) -> Policy:
         profile=data.get("profile"),
         strict=bool(data.get("strict", False)),
         source=str(path),
+        baseline=data.get("baseline"),
+        boundary=MappingProxyType(dict(data.get("boundary") or {})),
     )
 
 

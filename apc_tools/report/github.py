@@ -33,7 +33,8 @@ def annotation(finding: Finding) -> str:
             props.append(("col", str(finding.column)))
     props.append(("title", finding.rule))
     joined = ",".join(f"{key}={escape_property(value)}" for key, value in props)
-    message = escape_data(printable(finding.message))
+    text = finding.message + (f" (commit {finding.commit[:12]})" if finding.commit else "")
+    message = escape_data(printable(text))
     return f"::{COMMAND[finding.severity]} {joined}::{message}"
 
 

@@ -44,10 +44,13 @@ def rule_counts(findings: Sequence[Finding]) -> list[str]:
 
 
 def finding_line(finding: Finding, *, color: bool) -> str:
-    """``path:line:col: severity RULE-ID message`` (missing line/column parts left out)."""
+    """``path:line:col: severity RULE-ID message`` (missing line/column parts left out); a
+    finding of a commit (boundary range and history modes) ends with ``(commit <12 hex>)``."""
     where = escape(finding.location())
     severity = finding.severity.value
     message = escape(finding.message)
+    if finding.commit:
+        message += f" (commit {escape(finding.commit[:12])})"
     if not color:
         return f"{where}: {severity} {finding.rule} {message}"
     paint = SEVERITY_COLOR[finding.severity]

@@ -171,7 +171,12 @@ VALID: list[tuple[str, Any]] = [
             "allow": {"BND001": [".specstory/history/**"]},
             "baseline": "b.json",
             "exclude": ["vendor/**"],
-            "boundary": {"anything": [1, 2]},
+            "boundary": {
+                "secrets": "all",
+                "builtin_allow": False,
+                "max_blob_bytes": 1048576,
+                "paths": {"BPA": ["**/.mytool/**"], "BTR": ["rec/**"], "BDB": ["*.store"]},
+            },
             "x-editor": "ok",
         },
     ),
@@ -186,6 +191,17 @@ def test_valid_instance_has_no_errors(name: str, instance: Any) -> None:
 # --- negative instances ------------------------------------------------------------------------
 
 INVALID: list[tuple[str, Any, list[tuple[str, str]]]] = [
+    ("policy", {"version": 1, "boundary": {"secrets": "some"}}, [("$.boundary.secrets", "enum")]),
+    (
+        "policy",
+        {"version": 1, "boundary": {"paths": {"XYZ": []}}},
+        [("$.boundary.paths.XYZ", "additionalProperties")],
+    ),
+    (
+        "baseline",
+        {"version": 1, "findings": [{"path": "a"}]},
+        [("$.findings[0].fingerprint", "required"), ("$.findings[0].rule", "required")],
+    ),
     ("project", {"apc": "0.1.0"}, [("$.name", "required")]),
     ("project", {"name": "P"}, [("$.apc", "required")]),
     ("project", {"name": "", "apc": "0.1.0"}, [("$.name", "minLength")]),

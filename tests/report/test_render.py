@@ -76,7 +76,7 @@ def test_long_text_report_ends_with_counts_per_rule_and_skipped_files() -> None:
 def test_text_lines_and_summary() -> None:
     assert out(sample(), "text").splitlines() == [
         ".apc/agents/a.md:1:1: error TST001 agent has no name",
-        ".apc/agents/b.md:2:5: error TST001 agent has no name",
+        ".apc/agents/b.md:2:5: error TST001 agent has no name (commit abc1234)",
         ".apc/project.json:3: warning TST002 prefer apc",
         "AGENTS.md: info RT001 extension field role",
         "2 errors, 1 warning, 1 info in 7 files",

@@ -1,0 +1,70 @@
+"""BIO: what the gate could not read in full (info): a blob too large to read whole, a
+submodule, a Git LFS pointer, a blob missing from a partial clone."""
+
+from __future__ import annotations
+
+from apc_tools.boundary.model import Detection, rule
+from apc_tools.findings import Severity
+
+TOO_LARGE = rule(
+    "BIO001",
+    "blob-too-large",
+    Severity.INFO,
+    "A blob larger than the read limit: only its head was scanned by the content rules.",
+    "The gate reads at most `boundary.max_blob_bytes` (default 8 MiB) of a blob, enough to "
+    "recognise a session by its first records; secrets and markers further in are not seen. "
+    "Path rules still apply. Large generated files usually belong outside git.",
+    "a 200 KiB source file",
+    "a 50 MiB data dump",
+)
+SUBMODULE = rule(
+    "BIO002",
+    "submodule",
+    Severity.INFO,
+    "A submodule (gitlink): its content belongs to another repository and is not scanned.",
+    "Run `apc boundary` in the submodule's own repository to check it.",
+    "a regular folder",
+    "vendor/lib (mode 160000)",
+)
+LFS_POINTER = rule(
+    "BIO003",
+    "lfs-pointer",
+    Severity.INFO,
+    "A Git LFS pointer: the content lives on the LFS server and is not scanned.",
+    "The gate never fetches LFS objects. Path rules still apply to the pointer's path.",
+    "a regular file",
+    "version https://git-lfs.github.com/spec/v1\\noid sha256:...",
+)
+MISSING = rule(
+    "BIO004",
+    "missing-blob",
+    Severity.INFO,
+    "A blob is missing from this clone (a partial clone, or a damaged repository): not scanned.",
+    "The gate never fetches over the network (GIT_NO_LAZY_FETCH=1). Fetch the blobs "
+    "(`git fetch --refetch` or a full clone) to scan them.",
+    "a full clone",
+    "git clone --filter=blob:none ...",
+)
+RULES = (TOO_LARGE, SUBMODULE, LFS_POINTER, MISSING)
+
+LFS_HEADER = b"version https://git-lfs.github.com/spec/v1"
+
+
+def too_large(size: int, limit: int) -> Detection:
+    return Detection(
+        TOO_LARGE,
+        f"{size} bytes, above the read limit of {limit}: only the first {limit} bytes were "
+        "scanned for content",
+    )
+
+
+def submodule() -> Detection:
+    return Detection(SUBMODULE, "submodule: its content is not scanned here")
+
+
+def lfs_pointer() -> Detection:
+    return Detection(LFS_POINTER, "Git LFS pointer: the content is not scanned")
+
+
+def missing() -> Detection:
+    return Detection(MISSING, "blob missing from this clone (not fetched): not scanned")

@@ -1,0 +1,127 @@
+"""What the detectors of the gate see and say.
+
+A :class:`BlobView` is one blob at one path, as far as it was read (never the working tree);
+a detector returns :class:`Detection` values: the rule, a message that never quotes the content,
+where (1-based line and column, when the blob has them) and ``match``, the content that
+identifies the finding (a secret value, a record signature, a marker). ``match`` is only hashed
+into the finding's fingerprint, never shown or stored.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+from apc_tools.findings import Rule, Severity, rule_family
+
+FAMILY = "boundary"
+rule = rule_family(FAMILY)
+
+# Sniffing: git's own "binary" test looks for a NUL in the first 8000 bytes.
+BINARY_SNIFF = 8000
+# ``apc: allow RULE-ID[, RULE-ID...]`` after a comment opener on the same line. Found by a
+# literal search for "apc:" first (linear), then this pattern anchored there.
+INLINE_ALLOW = re.compile(
+    r"apc:[ \t]*allow[ \t]+(?P<ids>[A-Z]{2,5}[0-9]{3}(?:[ \t]*[, ][ \t]*[A-Z]{2,5}[0-9]{3}){0,20})"
+)
+COMMENT_OPENERS = ("#", "//", "<!--", "/*", "--", ";")
+NO_COMMENT_SUFFIXES = (".json", ".jsonl", ".ndjson")
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One thing a detector found in one blob."""
+
+    rule: Rule
+    message: str
+    line: int | None = None
+    column: int | None = None
+    match: str | None = None
+    severity: Severity | None = None
+
+
+class BlobView:
+    """One blob at one repository path: its bytes as read and what the path says about it."""
+
+    __slots__ = (
+        "__dict__",
+        "binary",
+        "complete",
+        "contract",
+        "data",
+        "flagged",
+        "in_apc",
+        "low",
+        "name",
+        "path",
+        "size",
+        "structured",
+        "suffix",
+    )
+
+    def __init__(
+        self, path: str, data: bytes, size: int, complete: bool, contract: bool = False
+    ) -> None:
+        self.path = path
+        self.data = data
+        self.size = size
+        self.complete = complete
+        self.contract = contract  # a contract file (AGENTS.md, .apc/**, SKILL.md, ...)
+        self.flagged = False  # another detector already flagged this blob (path or records)
+        self.structured = False  # parsed as JSON records (a document or JSON Lines)
+        self.low = path.casefold()
+        self.name = self.low.rpartition("/")[2]
+        stem, dot, ext = self.name.rpartition(".")
+        self.suffix = f".{ext}" if dot and stem.strip(".") else ""
+        self.in_apc = self.low.startswith(".apc/") or "/.apc/" in self.low
+        self.binary = b"\0" in data[:BINARY_SNIFF]
+
+    @cached_property
+    def text(self) -> str:
+        """The blob as text (undecodable bytes replaced; a BOM dropped)."""
+        return self.data.decode("utf-8", "replace").removeprefix("\ufeff")
+
+    @cached_property
+    def line_starts(self) -> list[int]:
+        return [0, *(m.end() for m in re.finditer("\n", self.text))]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a character offset in :attr:`text`."""
+        from bisect import bisect_right
+
+        line = bisect_right(self.line_starts, offset)
+        return line, offset - self.line_starts[line - 1] + 1
+
+    def line_text(self, line: int) -> str:
+        starts = self.line_starts
+        if not 1 <= line <= len(starts):
+            return ""
+        end = starts[line] if line < len(starts) else len(self.text)
+        return self.text[starts[line - 1] : end]
+
+    def detection(self, rule: Rule, message: str, offset: int, match: str) -> Detection:
+        """A detection at a character offset of :attr:`text` (line and column from it)."""
+        line, column = self.position(offset)
+        return Detection(rule, message, line, column, match=match)
+
+    def inline_allowed(self, rule_id: str, line: int | None) -> bool:
+        """True when the line carries an ``apc: allow RULE-ID`` comment (not in JSON/JSONL)."""
+        if line is None or self.binary or self.suffix in NO_COMMENT_SUFFIXES:
+            return False
+        return rule_id in allowed_ids(self.line_text(line))
+
+
+def allowed_ids(line: str) -> set[str]:
+    """The rule ids an ``apc: allow`` comment on ``line`` names (none without a comment)."""
+    out: set[str] = set()
+    openers = [i for i in (line.find(o) for o in COMMENT_OPENERS) if i >= 0]
+    if not openers:
+        return out
+    start = line.find("apc:", min(openers))
+    while start >= 0:
+        found = INLINE_ALLOW.match(line, start)
+        if found:
+            out.update(re.split(r"[\s,]+", found.group("ids")))
+        start = line.find("apc:", start + 4)
+    return out

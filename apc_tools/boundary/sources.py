@@ -1,0 +1,126 @@
+"""What a scan reads: the blobs of one git source, never the working tree.
+
+- ``staged``: the index blobs that differ from HEAD (from the empty tree before the first
+  commit); with PATHs, those paths' index blobs whether changed or not (``pre-commit run
+  --all-files`` and ``--files X`` really scan what is committed).
+- ``tracked`` (the default): every blob of the tree at HEAD.
+- ``range A..B``: every blob a commit reachable from B and not from A adds or modifies (merge
+  commits against their first parent), each with its commit.
+- ``history``: the same over every reachable commit.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from apc_tools.core import git as gitio
+from apc_tools.core.git import Entry, Repo
+from apc_tools.findings import CannotRun
+
+MODES = ("staged", "tracked", "range", "history")
+
+
+@dataclass(frozen=True)
+class Scope:
+    """PATH arguments as repository paths: exact files and folder prefixes (None: everything)."""
+
+    paths: tuple[str, ...] | None = None
+
+    def covers(self, path: str) -> bool:
+        if self.paths is None:
+            return True
+        return any(path == p or path.startswith(p + "/") or p == "" for p in self.paths)
+
+    @property
+    def whole(self) -> bool:
+        return self.paths is None or "" in self.paths
+
+
+def scope_of(repo: Repo, cwd: Path, paths: Sequence[Path]) -> Scope:
+    """Repository-relative POSIX forms of ``paths`` (relative to ``cwd``, as git reads them)."""
+    if not paths:
+        return Scope()
+    root = repo.root.resolve()
+    out: list[str] = []
+    for path in paths:
+        full = path if path.is_absolute() else cwd / path
+        absolute = Path(os.path.normpath(full.absolute()))
+        try:
+            rel = absolute.resolve().relative_to(root) if absolute.exists() else None
+        except ValueError:
+            rel = None
+        if rel is None:
+            try:
+                rel = absolute.relative_to(root)
+            except ValueError:
+                raise CannotRun(f"{path}: outside the repository {repo.root}") from None
+        posix = PurePosixPath(rel).as_posix()
+        out.append("" if posix == "." else posix)
+    return Scope(tuple(sorted(set(out))))
+
+
+@dataclass(frozen=True)
+class Source:
+    """The entries to scan and what the scan covered."""
+
+    entries: list[Entry]
+    base: str | None = None  # range mode: the base commit (policy and baseline come from it)
+    tip: str | None = None
+
+
+def staged(repo: Repo, scope: Scope) -> Source:
+    if scope.paths is not None:
+        entries = [e for e in gitio.index_entries(repo) if scope.covers(e.path)]
+        return Source(_unique(entries))
+    against = gitio.head(repo) or gitio.empty_tree(repo)
+    return Source(list(gitio.staged_changes(repo, against)))
+
+
+def tracked(repo: Repo, scope: Scope) -> Source:
+    commit = gitio.head(repo)
+    if commit is None:
+        return Source([])
+    entries = [e for e in gitio.tree_entries(repo, commit) if scope.covers(e.path)]
+    return Source(entries)
+
+
+def commit_range(repo: Repo, spec: str, scope: Scope) -> Source:
+    if ".." not in spec or "..." in spec:
+        raise CannotRun(f"--range {spec!r}: expected BASE..HEAD (two commits, two dots)")
+    left, right = spec.split("..", 1)
+    base = gitio.resolve_commit(repo, left or "HEAD")
+    tip = gitio.resolve_commit(repo, right or "HEAD")
+    entries = [e for e in gitio.commit_changes(repo, f"{base}..{tip}") if scope.covers(e.path)]
+    return Source(entries, base, tip)
+
+
+def history(repo: Repo, scope: Scope) -> Source:
+    if gitio.head(repo) is None:
+        return Source([])
+    entries = [e for e in gitio.commit_changes(repo, "--all") if scope.covers(e.path)]
+    return Source(entries)
+
+
+def _unique(entries: Iterable[Entry]) -> list[Entry]:
+    """One entry per path (a conflicted path lists several stages: keep the last)."""
+    by_path: dict[str, Entry] = {}
+    for entry in entries:
+        by_path[entry.path] = entry
+    return list(by_path.values())
+
+
+def read_source(repo: Repo, mode: str, scope: Scope, rev_range: str | None) -> Source:
+    if mode == "staged":
+        return staged(repo, scope)
+    if mode == "tracked":
+        return tracked(repo, scope)
+    if mode == "range":
+        if not rev_range:
+            raise CannotRun("--range needs BASE..HEAD")
+        return commit_range(repo, rev_range, scope)
+    if mode == "history":
+        return history(repo, scope)
+    raise CannotRun(f"unknown mode {mode!r}; known: {', '.join(MODES)}")

@@ -1,0 +1,100 @@
+"""`apc boundary` as a command: options, output formats, exit codes, escaped file names."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.boundary.helpers import CLAUDE, commit, repo, token
+from tests.conftest import git
+
+
+def apc(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "apc_tools", "boundary", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_exit_codes_and_text_output(tmp_path: Path) -> None:
+    root = repo(tmp_path, {"README.md": "# x\n"})
+    clean = apc(root)
+    assert clean.returncode == 0 and "no problems found in 1 file" in clean.stdout
+    commit(root, {"notes.txt": CLAUDE})
+    leak = apc(root)
+    assert leak.returncode == 1
+    assert "notes.txt:1: error BTR001 Claude Code session" in leak.stdout
+    assert "list files" not in leak.stdout  # never a line of the transcript
+
+
+def test_json_output_and_commit_in_range_mode(tmp_path: Path) -> None:
+    root = repo(tmp_path, {"README.md": "# x\n"})
+    head = commit(root, {"s.jsonl": CLAUDE})
+    done = apc(root, "--range", "HEAD~1..HEAD", "--format", "json")
+    assert done.returncode == 1
+    report = json.loads(done.stdout)
+    assert report["version"] == 2
+    (finding,) = report["findings"]
+    assert finding["rule"] == "BTR001" and finding["commit"] == head
+    assert len(finding["fingerprint"]) == 32
+    text = apc(root, "--range", "HEAD~1..HEAD")
+    assert f"(commit {head[:12]})" in text.stdout
+
+
+def test_dash_c_paths_and_modes(tmp_path: Path) -> None:
+    root = repo(tmp_path, {"a/s.jsonl": CLAUDE, "b/ok.txt": "x\n"})
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert apc(elsewhere, "-C", str(root), "b").returncode == 0
+    assert apc(elsewhere, "-C", str(root), "a").returncode == 1
+    assert apc(root, "--staged").returncode == 0  # nothing staged
+    assert apc(root, "--history").returncode == 1
+    (root / "c.jsonl").write_text(CLAUDE)
+    git(root, "add", "c.jsonl")
+    assert apc(root, "--staged").returncode == 1
+
+
+def test_could_not_run_is_exit_2_with_what_to_do(tmp_path: Path) -> None:
+    done = apc(tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith("apc: error: ") and "not a git repository" in done.stderr
+    assert "Traceback" not in done.stderr
+    root = repo(tmp_path, {"README.md": "x\n"})
+    bad = apc(root, "--range", "HEAD~5..HEAD")
+    assert bad.returncode == 2 and "no such commit" in bad.stderr
+    both = apc(root, "--staged", "--range", "HEAD..HEAD")
+    assert both.returncode == 2
+
+
+def test_hostile_file_names_are_escaped(tmp_path: Path) -> None:
+    name = "evil\x1b[31mred\nline.jsonl"
+    root = repo(tmp_path, {name: CLAUDE})
+    done = apc(root)
+    assert done.returncode == 1
+    assert "\x1b[31m" not in done.stdout
+    lines = [line for line in done.stdout.splitlines() if "BTR001" in line]
+    assert len(lines) == 1 and "\\x1b" in lines[0]
+
+
+def test_write_baseline_then_pass(tmp_path: Path) -> None:
+    root = repo(tmp_path, {"AGENTS.md": f"token {token('ghp_', 36)}\n"})
+    done = apc(root, "--write-baseline")
+    assert done.returncode == 0 and "wrote 1 accepted finding" in done.stdout
+    assert apc(root).returncode == 0
+    assert apc(root, "--secrets", "all", "--no-inline-allow", "--strict").returncode == 0
+
+
+def test_progress_goes_to_stderr_only_when_asked(tmp_path: Path) -> None:
+    root = repo(tmp_path, {"README.md": "# x\n", "a.txt": "a\n"})
+    shown = apc(root, "--progress")
+    assert "apc boundary: 2/2 blobs" in shown.stderr and shown.returncode == 0
+    assert "blobs" not in shown.stdout
+    assert apc(root, "--no-progress").stderr == ""
