@@ -4,7 +4,9 @@ The hook repository is a snapshot of the working tree (tracked and untracked fil
 ignore) committed into a temporary repository and tagged ``v<version>``, so the hooks under test
 are exactly the code being tested, installed by pre-commit the way a user's pre-commit installs
 them (``pip install .`` of the tagged repository into its own virtualenv). ``PRE_COMMIT_HOME``
-is one folder per test session: pre-commit builds that environment once for every test.
+is one folder per test session: pre-commit builds that environment once for every test. The
+hooks have no ``additional_dependencies``: pip takes apc-tools' own dependencies from the package
+index it is configured with (once per session), and no hook reaches the network when it runs.
 """
 
 from __future__ import annotations
