@@ -101,6 +101,7 @@ def emit(
         from apc_tools.catalog import registry as catalog
 
         registry = catalog()
+    write_report_files(result, registry)
     color = use_color(no_color, sys.stderr if err else sys.stdout)
     text = render(result, fmt, registry, color=color, version=__version__)
     if text:
@@ -137,7 +138,72 @@ def common_options(func: F) -> F:
         help="Policy file (default: .apc-tools.yaml at the project root).",
     )(func)
     func = click.option("--no-color", is_flag=True, help="Never colour the output.")(func)
+    func = report_file_option(func)
     return func
+
+
+def directory_option(func: F) -> F:
+    """``-C DIR``: the commands that find a git repository start there, as ``git -C`` does."""
+    return click.option(
+        "-C",
+        "directory",
+        metavar="DIR",
+        type=click.Path(path_type=Path, file_okay=False),
+        default=None,
+        help="Run as if started in DIR (as git -C).",
+    )(func)
+
+
+def progress_option(func: F) -> F:
+    return click.option(
+        "--progress/--no-progress",
+        default=None,
+        help="Show progress on stderr (default: on a terminal, for large scans).",
+    )(func)
+
+
+# --- one run, two outputs: --report-file FORMAT:PATH ------------------------------------------
+# The option is kept in the click context (expose_value=False), not passed to each command: every
+# command with common_options gets it, and emit() writes the files from the same Result.
+REPORT_FILES = "apc.report_files"
+
+
+def report_file_option(func: F) -> F:
+    return click.option(
+        "--report-file",
+        multiple=True,
+        metavar="FORMAT:PATH",
+        expose_value=False,
+        callback=keep_report_files,
+        help="Also write the report in FORMAT to PATH (repeatable), e.g. sarif:apc.sarif.",
+    )(func)
+
+
+def keep_report_files(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> None:
+    ctx.meta[REPORT_FILES] = tuple(parse_report_file(value) for value in values)
+
+
+def parse_report_file(value: str) -> tuple[str, Path]:
+    """``FORMAT:PATH`` -> (format, path); a usage error (exit 2) when either part is wrong."""
+    fmt, sep, path = value.partition(":")
+    if not sep or not path:
+        raise click.BadParameter(f"{value!r} is not FORMAT:PATH (e.g. sarif:apc.sarif)")
+    if fmt not in FORMATS:
+        raise click.BadParameter(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+    return fmt, Path(path)
+
+
+def write_report_files(result: Result, registry: Registry) -> None:
+    """Write every --report-file of the running command (never coloured); exit 2 on failure."""
+    from apc_tools.report import render
+
+    ctx = click.get_current_context(silent=True)
+    for fmt, path in ctx.meta.get(REPORT_FILES, ()) if ctx is not None else ():
+        text = render(result, fmt, registry, color=False, version=__version__)
+        try:
+            path.write_text(text, encoding="utf-8", errors="replace")
+        except OSError as exc:
+            fail(f"--report-file {path}: {exc.strerror or exc}")
 
 
 class EscapedGroup(click.Group):
@@ -254,6 +320,25 @@ def schema(name: str | None) -> None:
     echo(schema_text(name), nl=False)
 
 
+@main.command()
+@click.argument("path", required=False, type=click.Path(path_type=Path), default=".")
+def init(path: Path) -> None:
+    """Scaffold a minimal APC contract in PATH (default: the current folder).
+
+    Creates what is missing of AGENTS.md, .apc/project.json, .apc/.gitignore and .apc-tools.yaml;
+    never overwrites a file or follows a symlink, and says what it left alone. Lists files of
+    other agent tools worth migrating and the root .gitignore lines their runtime state needs.
+    """
+    from apc_tools.contract.scaffold import init_project
+    from apc_tools.report.init_text import render_init
+
+    try:
+        report = init_project(path)
+    except CannotRun as exc:
+        fail(str(exc))
+    echo(render_init(report), nl=False)
+
+
 # --------------------------------------------------------------------------------------------
 # apc boundary (the library: apc_tools.boundary.scan)
 
@@ -278,19 +363,8 @@ def schema(name: str | None) -> None:
 )
 @click.option("--write-baseline", is_flag=True, help="Accept every current finding.")
 @click.option("--no-inline-allow", is_flag=True, help="Ignore `apc: allow RULE` comments.")
-@click.option(
-    "-C",
-    "directory",
-    metavar="DIR",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=None,
-    help="Run as if started in DIR (as git -C).",
-)
-@click.option(
-    "--progress/--no-progress",
-    default=None,
-    help="Show progress on stderr (default: when stderr is a terminal).",
-)
+@directory_option
+@progress_option
 @common_options
 def boundary(
     paths: tuple[Path, ...],
@@ -325,14 +399,14 @@ def boundary(
         inline_allow=not no_inline_allow,
         write_baseline=write_baseline,
     )
-    show = progress if progress is not None else sys.stderr.isatty()
+    bar = progress_line("apc boundary", progress, large=0 if mode == "history" else LARGE_SCAN)
     try:
-        outcome = scan(options, progress=_progress_line if show else None)
+        outcome = scan(options, progress=bar)
     except CannotRun as exc:
         fail(str(exc))
     finally:
-        if show:
-            click.echo("\r\x1b[K", nl=False, err=True)
+        if bar is not None:
+            bar.close()
     if outcome.baseline_written is not None:
         where = escape(str(outcome.baseline_written))
         echo(f"wrote {outcome.baseline_entries} accepted findings to {where}")
@@ -342,9 +416,84 @@ def boundary(
     emit(outcome.result, fmt, no_color, strict, registry=Registry.of(RULES))
 
 
-def _progress_line(done: int, total: int) -> None:
-    if done == total or done % 200 == 0:
-        click.echo(f"\rapc boundary: {done}/{total} blobs", nl=False, err=True)
+# --------------------------------------------------------------------------------------------
+# apc check: validate + boundary, the CI and fresh-checkout gate (apc_tools.check)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--range", "rev_range", metavar="A..B", help="Scan every commit of A..B (CI).")
+@directory_option
+@progress_option
+@common_options
+def check(
+    paths: tuple[Path, ...],
+    rev_range: str | None,
+    directory: Path | None,
+    progress: bool | None,
+    fmt: str,
+    strict: bool,
+    config: Path | None,
+    no_color: bool,
+) -> None:
+    """Validate the checked-out contract and scan HEAD (or every commit of --range) for agent
+    runtime state: one report, one exit code. PATHs restrict both; paths in the report are
+    relative to the repository root."""
+    from apc_tools.check import CheckOptions
+    from apc_tools.check import check as run_check
+
+    options = CheckOptions(
+        cwd=directory if directory is not None else Path.cwd(),
+        paths=paths,
+        rev_range=rev_range,
+        config=config,
+    )
+    bar = progress_line("apc check", progress)
+    try:
+        result = run_check(options, progress=bar)
+    except CannotRun as exc:
+        fail(str(exc))
+    finally:
+        if bar is not None:
+            bar.close()
+    emit(result, fmt, no_color, strict)
+
+
+# --------------------------------------------------------------------------------------------
+# Progress on stderr (--progress/--no-progress), for the commands that scan git objects
+
+LARGE_SCAN = 2000  # blobs: below this a scan is over before a bar would help
+
+
+def progress_line(label: str, flag: bool | None, *, large: int = LARGE_SCAN) -> ProgressLine | None:
+    """The progress callback for --progress (always), --no-progress (never) or neither: only on
+    a terminal, and only once the scan has at least ``large`` blobs."""
+    if flag is False or (flag is None and not sys.stderr.isatty()):
+        return None
+    return ProgressLine(label, minimum=0 if flag else large)
+
+
+class ProgressLine:
+    """A one-line progress display on stderr: ``apc check: 1200/5000 blobs (24%)``, redrawn
+    only when the percentage changes; stdout (JSON, SARIF) is never touched."""
+
+    def __init__(self, label: str, *, minimum: int = 0) -> None:
+        self.label = label
+        self.minimum = minimum
+        self.shown: tuple[int, int] | None = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if total < self.minimum:
+            return
+        percent = 100 * done // total if total else 100
+        if self.shown == (percent, total):
+            return
+        self.shown = (percent, total)
+        click.echo(f"\r{self.label}: {done}/{total} blobs ({percent}%)", nl=False, err=True)
+
+    def close(self) -> None:
+        if self.shown is not None:
+            click.echo("\r\x1b[K" if sys.stderr.isatty() else "", err=True)
 
 
 # --------------------------------------------------------------------------------------------

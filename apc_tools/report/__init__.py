@@ -1,4 +1,4 @@
-"""Renderers: one Result, four output formats (text, json, sarif, github).
+"""Renderers: one Result, five output formats (text, json, sarif, github, gitlab).
 
 Every renderer is a pure function from findings to a string; only ``apc_tools.cli`` prints.
 The submodules are imported where they are used so that ``apc --version`` stays cheap.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from apc_tools.findings import Registry, Result
 
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "json", "sarif", "github", "gitlab")
 
 
 def render(result: Result, fmt: str, registry: Registry, *, color: bool, version: str) -> str:
@@ -29,4 +29,8 @@ def render(result: Result, fmt: str, registry: Registry, *, color: bool, version
         from apc_tools.report.github import render_github
 
         return render_github(result)
+    if fmt == "gitlab":
+        from apc_tools.report.gitlab import render_gitlab
+
+        return render_gitlab(result)
     raise ValueError(f"unknown output format {fmt!r}; known: {', '.join(FORMATS)}")

@@ -1,0 +1,125 @@
+"""`apc check`: the validation of the checked-out tree plus the boundary scan, as one Result.
+
+The repository is the one holding ``cwd`` (as git finds its top level) and the policy is its
+root's ``.apc-tools.yaml`` (or ``config``) for both halves. The contract is validated for the
+whole repository and its findings kept under the PATH arguments, so a run from a subfolder, or
+on one file, gives the same findings as the run from the root, with paths relative to the
+repository root. The boundary half scans HEAD, or every commit of ``rev_range``.
+
+One finding per problem: where a validate rule and a boundary rule report the same cause at the
+same place (a secret on line 3 of AGENTS.md), the validate finding is kept: it is the more
+specific one (it knows the file's role) and its rule is the one users allow or disable.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from apc_tools.findings import CannotRun, Finding, Result
+
+# A cause both halves report -> (boundary rule family prefix, validate rules of that cause,
+# whether the same line is required: a transcript is a cause of the whole file).
+SAME_CAUSE: tuple[tuple[str, frozenset[str], bool], ...] = (
+    ("BSC", frozenset({"AGM004", "MCP003", "MEM002"}), True),
+    ("BLP", frozenset({"MCP004", "MEM003"}), True),
+    ("BMK", frozenset({"AGM005", "MEM004"}), True),
+    ("BTR", frozenset({"MEM004"}), False),
+)
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """The options of ``apc check``. ``paths`` are relative to ``cwd`` (files or folders)."""
+
+    cwd: Path
+    paths: tuple[Path, ...] = ()
+    rev_range: str | None = None
+    config: Path | None = None
+
+
+def check(options: CheckOptions, *, progress: Callable[[int, int], None] | None = None) -> Result:
+    """Validate and scan; raise :class:`CannotRun` outside a git repository or on bad input."""
+    from apc_tools.boundary import Options, scan
+    from apc_tools.contract.validate import validate
+
+    root = repository_root(options.cwd)
+    scope = scope_of(root, options.cwd, options.paths)
+    config = options.config if options.config is not None else root_policy(root)
+    validated = validate([root], config_path=config, cwd=root)
+    mode = "range" if options.rev_range is not None else "tracked"
+    scanned = scan(
+        Options(
+            cwd=options.cwd,
+            paths=options.paths,
+            mode=mode,
+            rev_range=options.rev_range,
+            config=options.config,
+        ),
+        progress=progress,
+    ).result
+    contract = [f for f in validated.findings if within(f.path, scope)]
+    gate = without_duplicates(scanned.findings, contract)
+    return Result.of(
+        [*contract, *gate],
+        max(validated.files, scanned.files),
+        strict=validated.strict or scanned.strict,
+    )
+
+
+def repository_root(cwd: Path) -> Path:
+    from apc_tools.core import git
+
+    if not cwd.is_dir():
+        raise CannotRun(f"{cwd}: no such folder")
+    top = git.toplevel(cwd)
+    if top is None:
+        raise CannotRun(
+            f"{cwd}: not inside a git work tree (apc check scans git objects; run it in a "
+            "clone, or use `apc validate` for a plain folder)"
+        )
+    return top.resolve()
+
+
+def root_policy(root: Path) -> Path | None:
+    candidate = root / ".apc-tools.yaml"
+    return candidate if candidate.is_file() or candidate.is_symlink() else None
+
+
+def scope_of(root: Path, cwd: Path, paths: Sequence[Path]) -> tuple[str, ...]:
+    """The PATH arguments as POSIX paths relative to the repository root ("" = everything)."""
+    if not paths:
+        return ("",)
+    base = cwd.resolve()
+    out: list[str] = []
+    for path in paths:
+        full = os.path.normpath(base / path)
+        if not os.path.lexists(full):
+            raise CannotRun(f"{path}: no such file or folder")
+        rel = os.path.relpath(full, root)
+        if rel == os.pardir or rel.startswith(os.pardir + os.sep) or os.path.isabs(rel):
+            raise CannotRun(f"{path}: outside the repository {root}")
+        out.append("" if rel == "." else PurePosixPath(Path(rel)).as_posix())
+    return tuple(out)
+
+
+def within(path: str, scope: Iterable[str]) -> bool:
+    return any(not s or path == s or path.startswith(s + "/") for s in scope)
+
+
+def without_duplicates(gate: Iterable[Finding], contract: Sequence[Finding]) -> list[Finding]:
+    """The boundary findings that no validate finding already reports."""
+    return [f for f in gate if not any(same_problem(f, v) for v in contract)]
+
+
+def same_problem(gate: Finding, contract: Finding) -> bool:
+    if gate.path != contract.path:
+        return False
+    if gate.identity and gate.identity == contract.identity:
+        return True
+    for family, rules, same_line in SAME_CAUSE:
+        if gate.rule.startswith(family) and contract.rule in rules:
+            return not same_line or gate.line is None or gate.line == contract.line
+    return False

@@ -1,0 +1,20 @@
+"""The text ``apc init`` prints: what it created, what it left alone, what to do next."""
+
+from __future__ import annotations
+
+from apc_tools.contract.scaffold import InitReport
+from apc_tools.report.escape import escape as display
+
+
+def render_init(report: InitReport) -> str:
+    lines = [f"created      {display(rel)}" for rel in report.created]
+    lines += [f"left alone   {display(rel)} ({why})" for rel, why in report.left_alone]
+    if report.migrations:
+        lines += ["", "Files other agent tools read; move what all agents share into the contract:"]
+        lines += [f"  {display(rel)}: {hint}" for rel, hint in report.migrations]
+    if report.gitignore_lines:
+        lines += ["", "Add to the root .gitignore (apc init does not edit your files):"]
+        width = max(len(line) for line, _ in report.gitignore_lines)
+        lines += [f"  {line.ljust(width)}  # {tool}" for line, tool in report.gitignore_lines]
+    lines += ["", "Next: `apc validate`, then `apc check` in a git repository."]
+    return "\n".join(lines) + "\n"

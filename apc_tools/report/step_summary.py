@@ -1,0 +1,60 @@
+"""The Markdown the GitHub Action appends to ``$GITHUB_STEP_SUMMARY``.
+
+GitHub turns at most 10 workflow-command annotations of each severity per step into visible
+annotations (docs.github.com, "Workflow commands": limits of annotations); the rest exist only in
+the log and in the SARIF file. The summary table says, per severity, how many findings there are,
+how many GitHub can show as annotations and how many more only the SARIF file holds.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+ANNOTATION_LIMIT = 10  # per severity, per step
+ROWS = (("error", "error"), ("warning", "warning"), ("info", "notice"))
+
+
+def render_step_summary(report: Mapping[str, object], sarif_file: str, scope: str) -> str:
+    """Markdown for a JSON report (``apc_tools.report.json_out`` format)."""
+    counts = _counts(report)
+    lines = ["## apc check", "", f"Scanned: {scope}.", ""]
+    if not any(counts.values()):
+        return "\n".join([*lines, "No problems found.", ""])
+    lines += [
+        "| severity | findings | shown as annotations | only in the SARIF file |",
+        "|---|---:|---:|---:|",
+    ]
+    hidden = 0
+    for key, label in ROWS:
+        shown = min(counts[key], ANNOTATION_LIMIT)
+        hidden += counts[key] - shown
+        lines.append(f"| {label} | {counts[key]} | {shown} | {counts[key] - shown} |")
+    lines.append("")
+    if hidden:
+        lines.append(
+            f"GitHub shows at most {ANNOTATION_LIMIT} annotations of each severity per step: "
+            f"{hidden} more finding{'s are' if hidden != 1 else ' is'} in `{sarif_file}` "
+            "(upload it to code scanning, or keep it as an artifact)."
+        )
+        lines.append("")
+    lines += _by_rule(report)
+    return "\n".join(lines)
+
+
+def _counts(report: Mapping[str, object]) -> dict[str, int]:
+    summary = report.get("summary")
+    summary = summary if isinstance(summary, Mapping) else {}
+    return {key: int(summary.get(key, 0) or 0) for key, _ in ROWS}
+
+
+def _by_rule(report: Mapping[str, object]) -> list[str]:
+    findings = report.get("findings")
+    rows: Sequence[object] = findings if isinstance(findings, list) else []
+    rules = Counter(
+        (str(f.get("rule")), str(f.get("severity"))) for f in rows if isinstance(f, Mapping)
+    )
+    lines = ["| rule | severity | findings |", "|---|---|---:|"]
+    for (rule, severity), count in sorted(rules.items(), key=lambda item: (-item[1], item[0])):
+        lines.append(f"| `{rule}` | {severity} | {count} |")
+    return [*lines, ""]

@@ -1,0 +1,226 @@
+"""The GitHub Action: action.yml's shape, and its script run locally like the runner runs it,
+against real repositories (a bare origin, a shallow checkout as actions/checkout makes)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from tests.conftest import GIT_ENV, REPO_ROOT, git, write_tree
+from tests.integrations.leaks import CLAUDE_SESSION, PROJECT
+
+ACTION = REPO_ROOT / "action.yml"
+SCRIPT = REPO_ROOT / "action" / "apc-check.sh"
+ZERO = "0" * 40
+LEAKS = 12  # more than GitHub's 10 annotations per severity
+
+
+def action() -> dict[str, object]:
+    data = YAML(typ="safe").load(ACTION.read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def test_inputs_reach_the_shell_only_through_env() -> None:
+    steps = action()["runs"]["steps"]  # type: ignore[index]
+    runs = [step for step in steps if "run" in step]
+    assert runs
+    for step in runs:
+        assert "${{" not in step["run"], step["run"]
+    check = next(step for step in steps if step.get("id") == "check")
+    script_vars = set(re.findall(r"\$\{?(APC_[A-Z_]+)", SCRIPT.read_text(encoding="utf-8")))
+    assert script_vars <= set(check["env"]), script_vars - set(check["env"])
+    assert set(check["env"]) - {"APC_PYTHON"} == {
+        f"APC_{name.upper().replace('-', '_')}"
+        for name in action()["inputs"]  # type: ignore[union-attr]
+        if name not in ("sarif-file", "python-version")
+    } | {"APC_SARIF"}
+
+
+@dataclass
+class Remote:
+    origin: Path
+    url: str
+    base: str  # main's tip when the pull request is opened
+    head: str  # the pull request's head
+    merge_base: str
+    leak_commit: str
+
+
+def make_remote(tmp_path: Path) -> Remote:
+    """main with a clean project; a feature branch that leaks LEAKS sessions in one commit and
+    changes something else in the next; main moves on after the branch point."""
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
+    dev = tmp_path / "dev"
+    git(tmp_path, "init", "-q", "-b", "main", str(dev))
+    write_tree(dev, PROJECT)
+    git(dev, "add", "-A")
+    git(dev, "commit", "-q", "-m", "project")
+    for i in range(30):  # history below the branch point, for the deepening to walk
+        write_tree(dev, {"src/app.py": f"print({i})\n"})
+        git(dev, "commit", "-q", "-am", f"work {i}")
+    merge_base = git(dev, "rev-parse", "HEAD").strip()
+    git(dev, "checkout", "-q", "-b", "feature")
+    write_tree(dev, {f"notes/s{i:02}.jsonl": CLAUDE_SESSION for i in range(LEAKS)})
+    git(dev, "add", "-A")
+    git(dev, "commit", "-q", "-m", "add notes")
+    leak = git(dev, "rev-parse", "HEAD").strip()
+    write_tree(dev, {"src/other.py": "x = 1\n"})
+    git(dev, "add", "-A")
+    git(dev, "commit", "-q", "-m", "more")
+    head = git(dev, "rev-parse", "HEAD").strip()
+    git(dev, "checkout", "-q", "main")
+    write_tree(dev, {"src/app.py": "print('main moved')\n"})
+    git(dev, "commit", "-q", "-am", "main moves on")
+    base = git(dev, "rev-parse", "HEAD").strip()
+    git(dev, "merge", "-q", "--no-ff", "-m", "Merge feature", "feature")
+    merge = git(dev, "rev-parse", "HEAD").strip()
+    git(dev, "reset", "-q", "--hard", base)
+    url = origin.as_uri()
+    git(dev, "push", "-q", url, "main", "feature", f"{merge}:refs/pull/1/merge")
+    return Remote(origin, url, base, head, merge_base, leak)
+
+
+def shallow_checkout(tmp_path: Path, remote: Remote, ref: str) -> Path:
+    """What actions/checkout does by default: one commit, fetched by ref, detached."""
+    work = tmp_path / "workspace"
+    git(tmp_path, "init", "-q", str(work))
+    git(work, "remote", "add", "origin", remote.url)
+    git(work, "fetch", "-q", "--no-tags", "--depth=1", "origin", f"+{ref}:refs/remotes/checkout")
+    git(work, "checkout", "-q", "--detach", "refs/remotes/checkout")
+    assert (work / ".git" / "shallow").is_file()
+    return work
+
+
+@dataclass
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+    summary: str
+    outputs: dict[str, str]
+    sarif: dict[str, object] | None
+
+
+def run_action(work: Path, event_name: str, event: dict[str, object], tmp_path: Path) -> Run:
+    event_file = tmp_path / "event.json"
+    event_file.write_text(json.dumps(event), encoding="utf-8")
+    summary, outputs = tmp_path / "summary.md", tmp_path / "output.txt"
+    summary.write_text("", encoding="utf-8")
+    outputs.write_text("", encoding="utf-8")
+    env = {
+        **os.environ,
+        **GIT_ENV,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "PYTHONPATH": str(REPO_ROOT),
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": event_name,
+        "GITHUB_EVENT_PATH": str(event_file),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "GITHUB_OUTPUT": str(outputs),
+        "GITHUB_WORKSPACE": str(work),
+        "GITHUB_SHA": git(work, "rev-parse", "HEAD").strip(),
+        "APC_PATHS": "",
+        "APC_ARGS": "",
+        "APC_SARIF": "apc.sarif",
+        "APC_WORKING_DIRECTORY": "",
+        "APC_FETCH": "true",
+        "APC_PYTHON": sys.executable,
+    }
+    done = subprocess.run(
+        ["bash", str(SCRIPT)], cwd=work, env=env, capture_output=True, text=True, timeout=300
+    )
+    sarif_path = work / "apc.sarif"
+    values = dict(
+        line.split("=", 1) for line in outputs.read_text(encoding="utf-8").splitlines() if line
+    )
+    return Run(
+        done.returncode,
+        done.stdout,
+        done.stderr,
+        summary.read_text(encoding="utf-8"),
+        values,
+        json.loads(sarif_path.read_text(encoding="utf-8")) if sarif_path.exists() else None,
+    )
+
+
+def annotations(stdout: str) -> list[str]:
+    return [line for line in stdout.splitlines() if line.startswith("::")]
+
+
+def test_pull_request_from_a_shallow_checkout(tmp_path: Path) -> None:
+    remote = make_remote(tmp_path)
+    work = shallow_checkout(tmp_path, remote, "refs/pull/1/merge")
+    event = {
+        "pull_request": {"base": {"sha": remote.base}, "head": {"sha": remote.head}},
+        "repository": {"default_branch": "main"},
+    }
+    run = run_action(work, "pull_request", event, tmp_path)
+    assert run.code == 1, run.stderr
+    assert run.outputs["range"] == f"{remote.merge_base}..{remote.head}"
+    assert run.outputs["exit-code"] == "1" and run.outputs["sarif-file"] == "apc.sarif"
+    leaks = [a for a in annotations(run.stdout) if "file=notes/s" in a]
+    assert len(leaks) >= LEAKS and all(a.startswith("::error ") for a in leaks)
+    assert run.sarif is not None
+    results = run.sarif["runs"][0]["results"]  # type: ignore[index]
+    commits = {r["properties"]["commit"] for r in results if "notes/s" in str(r["locations"])}
+    assert commits == {remote.leak_commit}
+    errors = sum(1 for r in results if r["level"] == "error")
+    assert f"| error | {errors} | 10 | {errors - 10} |" in run.summary
+    assert f"{errors - 10} more findings are in `apc.sarif`" in run.summary
+    assert f"`{remote.merge_base}..{remote.head}`" in run.summary
+
+
+def test_push_of_a_new_branch_starts_at_the_default_branch(tmp_path: Path) -> None:
+    remote = make_remote(tmp_path)
+    work = shallow_checkout(tmp_path, remote, "refs/heads/feature")
+    event = {
+        "before": ZERO,
+        "after": remote.head,
+        "created": True,
+        "repository": {"default_branch": "main"},
+    }
+    run = run_action(work, "push", event, tmp_path)
+    assert run.code == 1, run.stderr
+    assert run.outputs["range"] == f"{remote.merge_base}..{remote.head}"
+    assert any("file=notes/s00.jsonl" in a for a in annotations(run.stdout))
+
+
+def test_push_of_commits_without_a_leak_passes(tmp_path: Path) -> None:
+    remote = make_remote(tmp_path)
+    work = shallow_checkout(tmp_path, remote, "refs/heads/feature")
+    event = {"before": remote.leak_commit, "after": remote.head}
+    run = run_action(work, "push", event, tmp_path)
+    assert run.outputs["range"] == f"{remote.leak_commit}..{remote.head}"
+    # the tree at HEAD is validated too, but only the range's commits are scanned for leaks
+    assert not [a for a in annotations(run.stdout) if "notes/s" in a]
+    assert run.code == 0, run.stdout + run.stderr
+    assert "No problems found." in run.summary
+
+
+@pytest.mark.parametrize("event_name", ["merge_group", "workflow_dispatch"])
+def test_merge_group_and_other_events(tmp_path: Path, event_name: str) -> None:
+    remote = make_remote(tmp_path)
+    work = shallow_checkout(tmp_path, remote, "refs/heads/feature")
+    event = {"merge_group": {"base_sha": remote.base, "head_sha": remote.head}}
+    run = run_action(work, event_name, event, tmp_path)
+    assert run.code == 1, run.stderr
+    expected = f"{remote.base}..{remote.head}" if event_name == "merge_group" else ""
+    assert run.outputs["range"] == expected
+    assert any("file=notes/s00.jsonl" in a for a in annotations(run.stdout))
+
+
+def test_deleted_branch_checks_nothing(tmp_path: Path) -> None:
+    remote = make_remote(tmp_path)
+    work = shallow_checkout(tmp_path, remote, "refs/heads/main")
+    run = run_action(work, "push", {"before": remote.head, "after": ZERO}, tmp_path)
+    assert run.code == 0 and "nothing to check" in run.stderr

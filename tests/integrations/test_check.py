@@ -1,0 +1,164 @@
+"""`apc check`: validation of the tree plus the boundary scan, one report, one exit code."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_cli import apc
+from tests.conftest import git, write_tree
+from tests.integrations.leaks import CLAUDE_SESSION, INVALID_AGENT, MARKER, PROJECT, secret
+
+
+def report(*args: str, cwd: Path) -> dict[str, object]:
+    done = apc("check", "--format", "json", *args, cwd=cwd)
+    assert done.returncode in (0, 1), done.stderr
+    data = json.loads(done.stdout)
+    assert isinstance(data, dict)
+    return data
+
+
+def hits(data: dict[str, object]) -> list[tuple[str, str, int | None]]:
+    findings = data["findings"]
+    assert isinstance(findings, list)
+    return [(f["rule"], f["path"], f["line"]) for f in findings]
+
+
+def commit_all(root: Path, message: str) -> str:
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--no-verify", "-m", message)
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+def test_after_apc_init_apc_check_passes(git_repo: Callable[..., Path]) -> None:
+    repo = git_repo({"src/app.py": "print('hi')\n"})
+    assert apc("init", cwd=repo).returncode == 0
+    commit_all(repo, "adopt APC")
+    done = apc("check", "--strict", cwd=repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_one_report_from_both_halves_and_one_exit_code(git_repo: Callable[..., Path]) -> None:
+    repo = git_repo({**PROJECT, ".apc/agents/bad.md": INVALID_AGENT, "s.jsonl": CLAUDE_SESSION})
+    done = apc("check", "--no-color", cwd=repo)
+    assert done.returncode == 1
+    rules = {rule for rule, _, _ in hits(report(cwd=repo))}
+    assert any(r.startswith("AGT") for r in rules)  # validate: the invalid agent file
+    assert any(r.startswith("BTR") for r in rules)  # boundary: the committed session
+
+
+def test_a_secret_in_agents_md_is_reported_once_by_the_validate_rule(
+    git_repo: Callable[..., Path],
+) -> None:
+    agents = PROJECT["AGENTS.md"] + f"\nDeploy with {secret()}\n\n{MARKER}\n"
+    repo = git_repo({**PROJECT, "AGENTS.md": agents})
+    found = [h for h in hits(report(cwd=repo)) if h[1] == "AGENTS.md"]
+    rules = sorted(rule for rule, _, _ in found)
+    assert rules == ["AGM004", "AGM005"], found
+    boundary_alone = json.loads(apc("boundary", "--format", "json", cwd=repo).stdout)
+    assert {f["rule"][:3] for f in boundary_alone["findings"]} >= {"BSC", "BMK"}
+
+
+def test_same_findings_and_root_relative_paths_from_a_subfolder(
+    git_repo: Callable[..., Path],
+) -> None:
+    repo = git_repo(
+        {**PROJECT, "docs/AGENTS.md": f"# Docs\n\n{MARKER}\n", "logs/s.jsonl": CLAUDE_SESSION}
+    )
+    from_root = report(cwd=repo)
+    from_sub = report(cwd=repo / "docs")
+    assert from_sub["findings"] == from_root["findings"]
+    assert {"docs/AGENTS.md", "logs/s.jsonl"} <= {path for _, path, _ in hits(from_sub)}
+    sarif = json.loads(apc("check", "--format", "sarif", cwd=repo / "docs").stdout)
+    uris = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in sarif["runs"][0]["results"]
+    }
+    assert {"docs/AGENTS.md", "logs/s.jsonl"} <= uris
+    github = apc("check", "--format", "github", cwd=repo / "docs").stdout
+    assert "file=docs/AGENTS.md," in github and "file=logs/s.jsonl," in github
+    gitlab = json.loads(apc("check", "--format", "gitlab", cwd=repo / "docs").stdout)
+    assert "logs/s.jsonl" in {i["location"]["path"] for i in gitlab}
+    text = apc("check", "--no-color", cwd=repo / "docs").stdout
+    assert re.search(r"^logs/s\.jsonl", text, re.M)
+
+
+def test_paths_restrict_both_halves(git_repo: Callable[..., Path]) -> None:
+    repo = git_repo(
+        {
+            **PROJECT,
+            "a/AGENTS.md": f"# A\n\n{MARKER}\n",
+            "a/s.jsonl": CLAUDE_SESSION,
+            "b/s.jsonl": CLAUDE_SESSION,
+            "b/.apc/agents/bad.md": INVALID_AGENT,
+        }
+    )
+    only_a = {path for _, path, _ in hits(report("a", cwd=repo))}
+    assert only_a == {"a/AGENTS.md", "a/s.jsonl"}
+    via_c = {path for _, path, _ in hits(report("-C", str(repo / "b"), ".", cwd=repo.parent))}
+    assert via_c and all(path.startswith("b/") for path in via_c)
+
+
+def test_range_scans_every_commit_and_validates_the_tree(git_repo: Callable[..., Path]) -> None:
+    repo = git_repo(PROJECT)
+    base = git(repo, "rev-parse", "HEAD").strip()
+    write_tree(repo, {"tmp/s.jsonl": CLAUDE_SESSION})
+    leaked = commit_all(repo, "oops")
+    git(repo, "rm", "-q", "tmp/s.jsonl")
+    write_tree(repo, {".apc/agents/bad.md": INVALID_AGENT})
+    head = commit_all(repo, "remove it, add a bad agent")
+    data = report("--range", f"{base}..{head}", cwd=repo)
+    findings = data["findings"]
+    assert isinstance(findings, list)
+    session = [f for f in findings if f["path"] == "tmp/s.jsonl"]
+    assert session and all(f["commit"] == leaked for f in session)
+    assert any(f["path"] == ".apc/agents/bad.md" and f["rule"].startswith("AGT") for f in findings)
+    assert apc("check", cwd=repo).returncode == 1  # the bad agent at HEAD
+
+
+def test_the_root_policy_governs_both_halves(git_repo: Callable[..., Path]) -> None:
+    repo = git_repo(
+        {
+            **PROJECT,
+            ".apc-tools.yaml": "version: 1\nseverity: {BTR001: warning, AGT001: warning}\n"
+            "disable: [AGM006]\n",
+            "sub/AGENTS.md": "# Sub\n",
+            "sub/.apc-tools.yaml": "version: 1\ndisable: [BTR001]\n",
+            "sub/s.jsonl": CLAUDE_SESSION,
+        }
+    )
+    found = hits(report("sub", cwd=repo))
+    assert ("AGM006", "sub/AGENTS.md", None) not in found
+    assert any(rule == "BTR001" for rule, _, _ in found)
+    assert apc("check", "sub", cwd=repo).returncode == 0  # BTR001 is a warning here
+
+
+def test_cannot_run_exits_2_with_one_line(tmp_path: Path, git_repo: Callable[..., Path]) -> None:
+    write_tree(tmp_path / "plain", PROJECT)
+    done = apc("check", cwd=tmp_path / "plain")
+    assert done.returncode == 2
+    assert done.stderr.startswith("apc: error: ") and "git" in done.stderr
+    repo = git_repo(PROJECT)
+    bad_range = apc("check", "--range", "nope..HEAD", cwd=repo)
+    assert bad_range.returncode == 2 and "Traceback" not in bad_range.stderr
+    outside = apc("check", str(tmp_path), cwd=repo)
+    assert outside.returncode == 2 and "Traceback" not in outside.stderr
+    typo = apc("check", "nope", cwd=repo)
+    assert typo.returncode == 2 and typo.stderr == "apc: error: nope: no such file or folder\n"
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif", "gitlab"])
+def test_progress_goes_to_stderr_and_stdout_stays_parseable(
+    git_repo: Callable[..., Path], fmt: str
+) -> None:
+    repo = git_repo({**PROJECT, "s.jsonl": CLAUDE_SESSION})
+    done = apc("check", "--progress", "--format", fmt, cwd=repo)
+    assert done.returncode == 1
+    json.loads(done.stdout)
+    assert "apc check:" in done.stderr and "blobs" in done.stderr
+    quiet = apc("check", "--format", fmt, cwd=repo)  # not a terminal: no progress by default
+    assert quiet.stderr == "" and quiet.stdout == done.stdout
