@@ -40,6 +40,9 @@ class Detector:
     before: re.Pattern[str] | None = None  # must match the text just before the match
     not_after: frozenset[str] = frozenset()  # characters that may not come right before
     lead: int = 0  # characters before the match that belong to the hit (a drive letter)
+    # Literal strings one of which every match contains: a text holding none of them is
+    # skipped without running the pattern (a fast reject; the pattern alone decides a match).
+    needles: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,7 @@ def _d(
     before: str | None = None,
     not_after: str = "",
     lead: int = 0,
+    needles: tuple[str, ...] = (),
 ) -> Detector:
     return Detector(
         name,
@@ -172,6 +176,7 @@ def _d(
         re.compile(before) if before else None,
         frozenset(not_after),
         lead,
+        needles,
     )
 
 
@@ -182,6 +187,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         "Anthropic API key (sk-ant-...)",
         gate=_token_gate(7),
         not_after=_TOKEN_CHARS,
+        needles=("sk-ant-",),
     ),
     _d(
         "openai-api-key",
@@ -189,6 +195,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         "OpenAI API key (sk-..., sk-proj-...)",
         gate=_token_gate(3),
         not_after=_TOKEN_CHARS,
+        needles=("sk-",),
     ),
     _d(
         "github-token",
@@ -196,6 +203,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         "GitHub token (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)",
         gate=_token_gate(4),
         not_after=_TOKEN_CHARS,
+        needles=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     ),
     _d(
         "aws-access-key-id",
@@ -203,6 +211,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         "AWS access key id (AKIA..., ASIA...)",
         gate=lambda v: "EXAMPLE" not in v and len(set(v[4:])) >= 6,
         not_after=_TOKEN_CHARS,
+        needles=("AKIA", "ASIA"),
     ),
     _d(
         "slack-token",
@@ -210,6 +219,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         "Slack token (xoxb-, xoxp-, xoxa-, xoxr-)",
         gate=_token_gate(5),
         not_after=_TOKEN_CHARS,
+        needles=("xox",),
     ),
     _d(
         "google-api-key",
@@ -217,6 +227,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         "Google API key (AIza...)",
         gate=_token_gate(4),
         not_after=_TOKEN_CHARS,
+        needles=("AIza",),
     ),
     _d(
         "stripe-live-key",
@@ -224,6 +235,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         "Stripe live secret key (sk_live_...)",
         gate=_token_gate(8),
         not_after=_TOKEN_CHARS,
+        needles=("sk_live_",),
     ),
     _d(
         "private-key",
@@ -232,6 +244,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         r"-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
         r"(?:\s|\\[rn])*(?:[A-Za-z-]{1,40}: [^\n]{0,200}\n(?:\s|\\[rn])*){0,8}[A-Za-z0-9+/]{40,}",
         "PEM private key with key material",
+        needles=("-----BEGIN ",),
     ),
     _d(
         "jwt",
@@ -239,6 +252,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         "JSON Web Token",
         gate=_jwt_gate,
         not_after=_TOKEN_CHARS,
+        needles=("eyJ",),
     ),
     _d(
         "url-credentials",
@@ -247,6 +261,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         group=1,
         gate=_url_password_gate,
         before=r"[A-Za-z][A-Za-z0-9+.-]{0,20}\Z",
+        needles=("://",),
     ),
 )
 
@@ -261,7 +276,15 @@ GENERIC_SECRET = _d(
     gate=looks_random,
     before=r"(?i)" + _KEYWORD + r"[A-Za-z0-9_.-]{0,30}[\"'`]?[ \t]{0,4}\Z",
 )
-_KEYWORD_HINT = re.compile(r"(?i)pass|pwd|secret|token|key|credential")
+# The generic rule runs only on a text that names a secret somewhere (a plain substring test on
+# the lowercased text: much cheaper than a case-insensitive regex search).
+_KEYWORD_HINTS = ("pass", "pwd", "secret", "token", "key", "credential")
+
+
+def _names_a_secret(text: str) -> bool:
+    low = text.lower()
+    return any(word in low for word in _KEYWORD_HINTS)
+
 
 # --------------------------------------------------------------------------- local paths
 
@@ -271,12 +294,14 @@ LOCAL_PATH_DETECTORS: tuple[Detector, ...] = (
         r"/Users/(?!Shared/)[A-Za-z0-9._-]+/",
         "machine-local path under /Users/<name>/",
         not_after=_TOKEN_CHARS + ".~/",
+        needles=("/Users/",),
     ),
     _d(
         "linux-home-path",
         r"/home/[A-Za-z0-9._-]+/",
         "machine-local path under /home/<name>/",
         not_after=_TOKEN_CHARS + ".~/",
+        needles=("/home/",),
     ),
     _d(
         "windows-user-path",
@@ -284,6 +309,7 @@ LOCAL_PATH_DETECTORS: tuple[Detector, ...] = (
         r"machine-local path under C:\Users\ ",
         before=r"(?<![A-Za-z0-9_])[A-Za-z]\Z",
         lead=1,
+        needles=("sers",),
     ),
 )
 
@@ -304,12 +330,15 @@ MARKER_DETECTOR = _d(
     "interruption-marker",
     "|".join(re.escape(m) for m in MARKERS),
     "a marker that agent runtimes write into a history when a turn is interrupted",
+    needles=MARKERS,
 )
 
 # --------------------------------------------------------------------------- scanning
 
 
 def _scan(detector: Detector, text: str) -> Iterable[Hit]:
+    if detector.needles and not any(needle in text for needle in detector.needles):
+        return
     for match in detector.pattern.finditer(text):
         start = match.start()
         if start and text[start - 1] in detector.not_after:
@@ -344,7 +373,7 @@ def _without_overlaps(hits: Iterable[Hit]) -> list[Hit]:
 def find_secrets(text: str) -> list[Hit]:
     """Live-looking secrets in ``text``; specific formats win over the generic keyword rule."""
     hits = [hit for d in SECRET_DETECTORS for hit in _scan(d, text)]
-    if _KEYWORD_HINT.search(text):
+    if _names_a_secret(text):
         hits += _scan(GENERIC_SECRET, text)
     return _without_overlaps(hits)
 
@@ -376,12 +405,21 @@ TRANSCRIPT_DETECTORS: tuple[Detector, ...] = (
         "role-tagged JSON message",
         r'"role"\s*:\s*"(?:user|assistant|tool|model)"',
         "a chat message record as provider APIs and agent tools store it",
+        needles=('"role"',),
     ),
     _d(
         "tool-call record",
         r'"type"\s*:\s*"(?:tool_use|tool_result|function_call|function_call_output)"'
         r'|"(?:tool_call_id|tool_calls|functionCall|functionResponse|tool_use_id)"\s*:',
         "a tool call or tool result record of a provider wire format",
+        needles=(
+            '"type"',
+            '"tool_call_id"',
+            '"tool_calls"',
+            '"functionCall"',
+            '"functionResponse"',
+            '"tool_use_id"',
+        ),
     ),
 )
 

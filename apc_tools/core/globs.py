@@ -18,6 +18,7 @@ plain ``*``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -128,6 +129,7 @@ class Tokens:
             if isinstance(t, str) and t not in (STAR, ANY):
                 self.positions.setdefault(t, []).append(i)
         self.masks: dict[str, int] = {}
+        self.regex = _safe_regex(tokens)
 
     def _accept(self, char: str) -> int:
         """The tokens that may consume ``char`` (a star consumes anything and stays)."""
@@ -147,6 +149,8 @@ class Tokens:
             return name == self.literal
         if self.fixed > len(name):  # also keeps huge patterns away from the loop below
             return False
+        if self.regex is not None:
+            return self.regex.fullmatch(name) is not None
         star = self.star
         state = 1 | ((1 & star) << 1)
         for char in name:
@@ -156,6 +160,29 @@ class Tokens:
             if not state:
                 return False
         return bool(state >> self.size & 1)
+
+
+def _safe_regex(tokens: tuple[Token, ...]) -> re.Pattern[str] | None:
+    """The segment as a regex when that cannot backtrack beyond linear time: at most one star
+    (a fullmatch with one ``.*`` has one choice point), so the common ``*.ts`` runs in C. Other
+    segments use the bit-parallel NFA."""
+    if sum(1 for t in tokens if t == STAR) > 1:
+        return None
+    out: list[str] = []
+    for t in tokens:
+        if t == STAR:
+            out.append(".*")
+        elif t == ANY:
+            out.append(".")
+        elif isinstance(t, tuple):
+            negated, members = t
+            body = "".join(re.escape(m) for m in sorted(members))
+            out.append(
+                f"[{'^' if negated else ''}{body}]" if body else ("." if negated else "(?!)")
+            )
+        else:
+            out.append(re.escape(t))
+    return re.compile("".join(out), re.DOTALL)
 
 
 def match_tokens(tokens: tuple[Token, ...], name: str) -> bool:
@@ -176,6 +203,7 @@ class Glob:
     literal_path: str | None = field(init=False)  # the one path it matches, when no wildcard
     literal_name: str | None = field(init=False)  # the one file name it matches, when fixed
     needle: str = field(init=False)  # a run of characters every matching path contains
+    suffix: str = field(init=False)  # characters every matching path ends with (``.ts``)
 
     def __post_init__(self) -> None:
         names = [_literal(p) for p in self.parts]
@@ -184,12 +212,13 @@ class Glob:
         object.__setattr__(self, "literal_path", whole)
         object.__setattr__(self, "literal_name", names[-1] if names else None)
         object.__setattr__(self, "needle", max(fixed, key=len, default=""))
+        object.__setattr__(self, "suffix", _literal_suffix(self.parts[-1]) if self.parts else "")
         object.__setattr__(self, "fixed", sum(1 for p in self.parts if p not in (DOUBLE,)))
 
     def match(self, path: str) -> bool:
         if self.literal_path is not None:
             return path == self.literal_path
-        if self.needle not in path:
+        if self.needle not in path or not path.endswith(self.suffix):
             return False
         names = tuple(path.split("/"))
         if self.fixed > len(names):  # also keeps huge patterns away from the table below
@@ -200,6 +229,18 @@ class Glob:
     def cost(self) -> int:
         """Work units per path character of one :meth:`match` (for a :class:`Budget`)."""
         return len(self.parts)
+
+
+def _literal_suffix(part: Part) -> str:
+    """The literal characters that end every name ``part`` matches (``*.ts`` -> ``.ts``)."""
+    if isinstance(part, str) or len(part) != 1:
+        return ""
+    tail: list[str] = []
+    for token in reversed(part[0].tokens):
+        if not isinstance(token, str) or token in (STAR, ANY):
+            break
+        tail.append(token)
+    return "".join(reversed(tail))
 
 
 def _literal(part: Part) -> str | None:

@@ -486,6 +486,8 @@ def _pure_reading(text: str, line_offset: int) -> Located | None:
     ``[N:M Sparsity]``, ``[http://x.com]``), which YAML 1.2, ruamel's loaders and the JavaScript
     parsers the agent tools use all read: a syntax error is reported only when both refuse.
     """
+    if "[" not in text and "{" not in text:  # no flow collection: the pure parser agrees
+        return None
     try:
         return _load_events(text, line_offset, pure=True)
     except Exception:  # the pure parser confirms the error (or the document is too big)
