@@ -9,7 +9,7 @@ on text only; binary blobs get the magic-byte test of BDB and nothing else.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from apc_tools.boundary import inputs, markers, paths, policy, sources, stores
@@ -72,6 +72,9 @@ def is_contract(path: str) -> bool:
 # --------------------------------------------------------------------------- the blob stage
 
 
+WHOLE_FILE_RULES = ("BTR", "BPA", "BDB")
+
+
 @dataclass
 class Inspector:
     """Runs the detectors over one blob at one path."""
@@ -90,6 +93,8 @@ class Inspector:
             return
         head = blob if blob.size <= HEAD_BYTES else _head(blob)
         verdict = classify(head)
+        if verdict is not None and head is not blob:
+            verdict = replace(verdict, line=verdict.line + _skipped_lines(blob))
         blob.structured = head.structured
         if verdict is None and self._extra("BTR", blob):
             verdict = POLICY_SESSION
@@ -108,11 +113,28 @@ class Inspector:
         return bool(globs) and policy.any_glob(globs, blob.path)
 
     def keep(self, blob: BlobView, found: Detection) -> bool:
-        return not (self.inline_allow and blob.inline_allowed(found.rule.id, found.line))
+        """Inline ``apc: allow`` covers only a finding on its own line, never a rule about the
+        whole file (a session, a path, a store) and never inside a file that is a session."""
+        if not self.inline_allow or found.rule.id.startswith(WHOLE_FILE_RULES):
+            return True
+        if blob.flagged or blob.structured:
+            return True
+        return not blob.inline_allowed(found.rule.id, found.line)
 
 
 def _head(blob: BlobView) -> BlobView:
-    return BlobView(blob.path, blob.data[:HEAD_BYTES], blob.size, False, blob.contract)
+    """The first :data:`HEAD_BYTES` after any leading blank padding (which can be any length)."""
+    start = _padding(blob.data)
+    data = blob.data[start : start + HEAD_BYTES]
+    return BlobView(blob.path, data, blob.size, False, blob.contract)
+
+
+def _padding(data: bytes) -> int:
+    return len(data) - len(data.lstrip())
+
+
+def _skipped_lines(blob: BlobView) -> int:
+    return blob.data.count(b"\n", 0, _padding(blob.data))
 
 
 # --------------------------------------------------------------------------- the scan
