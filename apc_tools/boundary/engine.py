@@ -255,6 +255,7 @@ def _policy(
         settings = _settings_at(reader, source.base)
     else:
         settings = _settings_from_file(repo.root / POLICY_FILE, optional=True)
+    where = policy.baseline_path(repo.root, settings.baseline)
     if source.base is not None:
         baseline = _baseline_at(reader, source.base, settings.baseline)
         changed = gitio.changed_paths(
@@ -264,7 +265,7 @@ def _policy(
             entry = Entry("100644", "", path, source.tip)
             notes.append(_finding(entry, policy.changed_detection(path)))
     else:
-        baseline = _baseline_file(repo.root / settings.baseline)
+        baseline = _baseline_file(where)
     return settings, baseline, notes
 
 
@@ -332,7 +333,7 @@ def _write_baseline(
         for f in findings
         if f.severity.value in ("error", "warning")
     ]
-    target = repo.root / settings.baseline
+    target = policy.baseline_path(repo.root, settings.baseline)
     try:
         policy.write_baseline(target, entries)
     except OSError as exc:
