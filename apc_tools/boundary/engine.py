@@ -145,6 +145,7 @@ def scan(options: Options, progress: Progress | None = None) -> Outcome:
     repo = gitio.open_repo(options.cwd)
     scope = sources.scope_of(repo, options.cwd, options.paths)
     source = sources.read_source(repo, options.mode, scope, options.rev_range)
+    scope.check(source.entries)
     with BlobReader(repo) as reader:
         settings, baseline, notes = _policy(repo, options, source, reader)
         entries = [e for e in source.entries if not settings.excluded(e.path)]
