@@ -154,7 +154,7 @@ def scan(options: Options, progress: Progress | None = None) -> Outcome:
             settings,
             secrets == "all",
             options.inline_allow,
-            paths.extra_rules(settings.paths.get("BPA", ()), "policy"),
+            paths.extra_rules(settings.paths.get("BPA", ()), "boundary.paths.BPA"),
         )
         found = list(_run(entries, reader, inspector, progress))
     files = len({e.path for e in entries})
