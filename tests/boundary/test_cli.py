@@ -124,3 +124,12 @@ def test_write_baseline_counts_in_words(tmp_path: Path) -> None:
     root = repo(tmp_path, {"s.jsonl": CLAUDE})
     done = apc(root, "--write-baseline")
     assert done.returncode == 0 and done.stdout.startswith("wrote 1 accepted finding to ")
+
+
+def test_bare_repository_is_exit_2_with_advice(tmp_path: Path) -> None:
+    root = repo(tmp_path, {"s.jsonl": CLAUDE})
+    git(tmp_path, "clone", "-q", "--bare", str(root), "bare.git")
+    for flags in ((), ("--history",)):
+        done = apc(tmp_path / "bare.git", *flags)
+        assert done.returncode == 2
+        assert "bare repository" in done.stderr and "git worktree add" in done.stderr
