@@ -83,6 +83,7 @@ class Inspector:
     secrets_all: bool
     inline_allow: bool
     extra_paths: paths.Compiled | None = None
+    partial: bool = True  # a partial clone: a missing blob is expected (BIO004), else damage
 
     def path_detections(self, path: str) -> list[Detection]:
         return list(paths.detect_path(path.casefold(), self.extra_paths))
@@ -155,6 +156,7 @@ def scan(options: Options, progress: Progress | None = None) -> Outcome:
             secrets == "all",
             options.inline_allow,
             paths.extra_rules(settings.paths.get("BPA", ()), "boundary.paths.BPA"),
+            gitio.is_partial_clone(repo),
         )
         found = list(_run(entries, reader, inspector, progress))
     files = len({e.path for e in entries})
@@ -204,6 +206,11 @@ def _at_path(entry: Entry, blob: gitio.Blob | None, inspector: Inspector) -> Ite
     if blob is None:
         return
     if blob.missing:
+        if not inspector.partial:
+            raise CannotRun(
+                f"{entry.path}: blob {entry.oid} is missing and this is not a partial clone: "
+                "the repository is damaged (run `git fsck`, or scan a fresh clone)"
+            )
         yield _finding(entry, inputs.missing())
         return
     if blob.data.startswith(inputs.LFS_HEADER) and blob.size < 1024:

@@ -114,6 +114,11 @@ def commit_range(repo: Repo, spec: str, scope: Scope) -> Source:
 def history(repo: Repo, scope: Scope) -> Source:
     if gitio.head(repo) is None:
         return Source([])
+    if gitio.is_shallow(repo):
+        raise CannotRun(
+            "--history in a shallow clone would scan only the fetched commits: fetch the "
+            "history (`git fetch --unshallow`, or `fetch-depth: 0` in actions/checkout)"
+        )
     entries = [e for e in gitio.commit_changes(repo, "--all") if scope.covers(e.path)]
     return Source(entries)
 

@@ -210,6 +210,17 @@ def empty_tree(repo: Repo) -> str:
     return "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 
+def is_partial_clone(repo: Repo) -> bool:
+    """A partial clone (``--filter``): a promisor remote or ``extensions.partialClone`` set, so
+    missing blobs are expected; elsewhere a missing blob means a damaged repository."""
+    pattern = r"^(remote\..*\.promisor|extensions\.partialclone)$"
+    try:
+        out = run(repo.root, ["config", "--get-regexp", pattern])
+    except GitError:  # exit 1: no such key
+        return False
+    return any(line.strip() for line in out.split(b"\n"))
+
+
 def is_shallow(repo: Repo) -> bool:
     return run(repo.root, ["rev-parse", "--is-shallow-repository"]).strip() == b"true"
 

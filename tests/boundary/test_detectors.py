@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from apc_tools.findings import Severity
+from apc_tools.findings import CannotRun, Severity
 from tests.boundary.helpers import (
     CASSETTE,
     CLAUDE,
@@ -216,6 +216,9 @@ def test_input_notes(tmp_path: Path) -> None:
     git(root, "commit", "-q", "-m", "submodule and policy")
     oid = git(root, "rev-parse", "HEAD:gone.txt").strip()
     (root / ".git" / "objects" / oid[:2] / oid[2:]).unlink()
+    with pytest.raises(CannotRun, match="not a partial clone: the repository is damaged"):
+        findings(root)
+    git(root, "config", "remote.origin.promisor", "true")
     found = {(f.rule, f.path) for f in findings(root)}
     assert {
         ("BIO001", "big.txt"),
