@@ -9,6 +9,7 @@ truncated blob costs a few linear passes at most.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -45,16 +46,22 @@ def json_body(text: str) -> tuple[str, int]:
     return "", 0
 
 
+_BLANK = re.compile(rb"[ \t\r\n\f\v]*")
+
+
 def opens_json(data: bytes) -> bool:
-    """The bytes version of :func:`json_body` as a cheap test: does a JSON value start early?"""
-    body = data.lstrip()
+    """The bytes version of :func:`json_body` as a cheap test (no copies): does a JSON value
+    start after blank space and at most :data:`MAX_PREAMBLE` other lines?"""
+    index = 0
     for _ in range(MAX_PREAMBLE + 1):
-        if body[:1] in (b"{", b"["):
+        blank = _BLANK.match(data, index)
+        index = blank.end() if blank else index
+        if data[index : index + 1] in (b"{", b"["):
             return True
-        newline = body.find(b"\n")
+        newline = data.find(b"\n", index)
         if newline < 0:
             return False
-        body = body[newline + 1 :].lstrip()
+        index = newline + 1
     return False
 
 
