@@ -38,6 +38,7 @@ class CheckOptions:
     paths: tuple[Path, ...] = ()
     rev_range: str | None = None
     config: Path | None = None
+    inline_allow: bool = True  # False: `apc: allow RULE` comments are ignored (CI)
 
 
 def check(options: CheckOptions, *, progress: Callable[[int, int], None] | None = None) -> Result:
@@ -57,6 +58,7 @@ def check(options: CheckOptions, *, progress: Callable[[int, int], None] | None 
             mode=mode,
             rev_range=options.rev_range,
             config=options.config,
+            inline_allow=options.inline_allow,
         ),
         progress=progress,
     ).result

@@ -423,12 +423,14 @@ def boundary(
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--range", "rev_range", metavar="A..B", help="Scan every commit of A..B (CI).")
+@click.option("--no-inline-allow", is_flag=True, help="Ignore `apc: allow RULE` comments (CI).")
 @directory_option
 @progress_option
 @common_options
 def check(
     paths: tuple[Path, ...],
     rev_range: str | None,
+    no_inline_allow: bool,
     directory: Path | None,
     progress: bool | None,
     fmt: str,
@@ -447,6 +449,7 @@ def check(
         paths=paths,
         rev_range=rev_range,
         config=config,
+        inline_allow=not no_inline_allow,
     )
     bar = progress_line("apc check", progress)
     try:

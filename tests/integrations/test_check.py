@@ -162,3 +162,15 @@ def test_progress_goes_to_stderr_and_stdout_stays_parseable(
     assert "apc check:" in done.stderr and "blobs" in done.stderr
     quiet = apc("check", "--format", fmt, cwd=repo)  # not a terminal: no progress by default
     assert quiet.stderr == "" and quiet.stdout == done.stdout
+
+
+def test_no_inline_allow_makes_check_ignore_allow_comments(git_repo: Callable[..., Path]) -> None:
+    mention = (
+        "Claude Code writes [Request interrupted by user] on Esc. <!-- apc: allow BMK002 -->\n"
+    )
+    repo = git_repo({**PROJECT, "docs/m.md": mention})
+    assert ("BMK002", "docs/m.md") not in {(r, p) for r, p, _ in hits(report(cwd=repo))}
+    strict = hits(report("--no-inline-allow", cwd=repo))
+    assert ("BMK002", "docs/m.md") in {(r, p) for r, p, _ in strict}
+    done = apc("check", "--strict", "--no-inline-allow", "--", "docs/m.md", cwd=repo)
+    assert done.returncode == 1 and "docs/m.md" in done.stdout  # `--` then a path works
