@@ -1,7 +1,9 @@
 """`apc check`: the validation of the checked-out tree plus the boundary scan, as one Result.
 
 The repository is the one holding ``cwd`` (as git finds its top level) and the policy is its
-root's ``.apc-tools.yaml`` (or ``config``) for both halves. The contract is validated for the
+root's ``.apc-tools.yaml`` (or ``config``) for both halves; with ``rev_range`` it is the
+``.apc-tools.yaml`` of the range's base commit for both halves, so a pull request cannot
+relax the rules it is checked by. The contract is validated for the
 whole repository and its findings kept under the PATH arguments, so a run from a subfolder, or
 on one file, gives the same findings as the run from the root, with paths relative to the
 repository root. The boundary half scans HEAD, or every commit of ``rev_range``.
@@ -14,6 +16,7 @@ specific one (it knows the file's role) and its rule is the one users allow or d
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -48,8 +51,13 @@ def check(options: CheckOptions, *, progress: Callable[[int, int], None] | None 
 
     root = repository_root(options.cwd)
     scope = scope_of(root, options.cwd, options.paths)
-    config = options.config if options.config is not None else root_policy(root)
-    validated = validate([root], config_path=config, cwd=root)
+    if options.config is None and options.rev_range is not None:
+        with tempfile.TemporaryDirectory(prefix="apc-check-") as tmp:
+            config = base_policy(root, options.rev_range, Path(tmp))
+            validated = validate([root], config_path=config, cwd=root)
+    else:
+        own = options.config if options.config is not None else root_policy(root)
+        validated = validate([root], config_path=own, cwd=root)
     mode = "range" if options.rev_range is not None else "tracked"
     scanned = scan(
         Options(
@@ -88,6 +96,24 @@ def repository_root(cwd: Path) -> Path:
 def root_policy(root: Path) -> Path | None:
     candidate = root / ".apc-tools.yaml"
     return candidate if candidate.is_file() or candidate.is_symlink() else None
+
+
+def base_policy(root: Path, rev_range: str, folder: Path) -> Path:
+    """The policy of the range's base commit, written to ``folder`` (outside the repository):
+    a change under review cannot relax the rules it is checked by (the boundary half reads
+    the same blob). A base without a policy gives the defaults."""
+    from apc_tools.core import git
+    from apc_tools.core.policy import MAX_POLICY_BYTES, POLICY_FILE
+
+    if ".." not in rev_range or "..." in rev_range:
+        raise CannotRun(f"--range {rev_range!r}: expected BASE..HEAD (two commits, two dots)")
+    repo = git.open_repo(root)
+    base = git.resolve_commit(repo, rev_range.split("..", 1)[0] or "HEAD")
+    with git.BlobReader(repo) as reader:
+        blob = reader.read(f"{base}:{POLICY_FILE}", MAX_POLICY_BYTES + 1)
+    target = folder / POLICY_FILE
+    target.write_bytes(b"version: 1\n" if blob.missing else blob.data)
+    return target
 
 
 def scope_of(root: Path, cwd: Path, paths: Sequence[Path]) -> tuple[str, ...]:

@@ -174,3 +174,39 @@ def test_no_inline_allow_makes_check_ignore_allow_comments(git_repo: Callable[..
     assert ("BMK002", "docs/m.md") in {(r, p) for r, p, _ in strict}
     done = apc("check", "--strict", "--no-inline-allow", "--", "docs/m.md", cwd=repo)
     assert done.returncode == 1 and "docs/m.md" in done.stdout  # `--` then a path works
+
+
+def test_range_validates_with_the_base_policy_not_the_pull_requests(
+    git_repo: Callable[..., Path],
+) -> None:
+    repo = git_repo({**PROJECT, ".apc-tools.yaml": "version: 1\n"})
+    base = git(repo, "rev-parse", "HEAD").strip()
+    project = json.loads(PROJECT[".apc/project.json"])
+    del project["apc"]  # PRJ002: no spec-version
+    write_tree(
+        repo,
+        {
+            ".apc/project.json": json.dumps(project) + "\n",
+            ".apc-tools.yaml": "version: 1\ndisable: [PRJ002]\n",
+        },
+    )
+    head = commit_all(repo, "drop the spec version and silence the rule")
+    found = {(rule, path) for rule, path, _ in hits(report("--range", f"{base}..{head}", cwd=repo))}
+    assert ("PRJ002", ".apc/project.json") in found  # the base's policy: PRJ002 is on
+    assert ("BPL002", ".apc-tools.yaml") in found
+    assert apc("check", "--range", f"{base}..{head}", cwd=repo).returncode == 1
+    # without --range the checked-out policy is the repository's own: PRJ002 is off
+    assert ("PRJ002", ".apc/project.json") not in {(r, p) for r, p, _ in hits(report(cwd=repo))}
+    # a base with no policy file: the defaults, whatever the pull request adds
+    bare = git_repo({k: v for k, v in PROJECT.items()}, name="bare")
+    start = git(bare, "rev-parse", "HEAD").strip()
+    write_tree(
+        bare,
+        {
+            ".apc/project.json": json.dumps(project) + "\n",
+            ".apc-tools.yaml": "version: 1\ndisable: [PRJ002]\n",
+        },
+    )
+    tip = commit_all(bare, "same, on a base without a policy")
+    found = {(r, p) for r, p, _ in hits(report("--range", f"{start}..{tip}", cwd=bare))}
+    assert ("PRJ002", ".apc/project.json") in found
