@@ -268,12 +268,14 @@ def validate(
     Each PATH's project (the nearest folder up holding .apc/, else the git top level, else the
     nearest AGENTS.md) is checked with its full context; findings are reported for the files
     under PATH. No PATH: the project around the current folder. Files that are not
-    agent-context files are skipped and counted (pre-commit passes every changed file).
+    agent-context files are skipped and counted (pre-commit passes every changed file). Paths
+    in the report are relative to the repository root (the git top level, else the project
+    root), whatever folder apc runs from.
     """
-    from apc_tools.contract.validate import run_validate
+    from apc_tools.contract.validate import rooted, run_validate
 
     try:
-        outcome = run_validate(list(paths), profile=profile, config_path=config)
+        outcome = rooted(run_validate(list(paths), profile=profile, config_path=config))
     except CannotRun as exc:
         fail(str(exc))
     if list_files:
