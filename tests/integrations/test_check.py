@@ -210,3 +210,24 @@ def test_range_validates_with_the_base_policy_not_the_pull_requests(
     tip = commit_all(bare, "same, on a base without a policy")
     found = {(r, p) for r, p, _ in hits(report("--range", f"{start}..{tip}", cwd=bare))}
     assert ("PRJ002", ".apc/project.json") in found
+
+
+def test_write_baseline_adopts_the_validate_twin_of_an_accepted_secret(
+    git_repo: Callable[..., Path],
+) -> None:
+    agents = PROJECT["AGENTS.md"] + f"\nDeploy with {secret()}\n"
+    repo = git_repo({**PROJECT, "AGENTS.md": agents})
+    assert ("AGM004", "AGENTS.md") in {(r, p) for r, p, _ in hits(report(cwd=repo))}
+    assert apc("check", cwd=repo).returncode == 1
+    assert apc("boundary", "--write-baseline", cwd=repo).returncode == 0
+    commit_all(repo, "adopt apc: accept the known secret")
+    base = git(repo, "rev-parse", "HEAD").strip()
+    done = apc("check", cwd=repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # a second, different secret in the same file is not accepted by the first one's entry
+    other = secret().replace("A", "B") if "A" in secret() else secret()[:-1] + "Z"
+    write_tree(repo, {"AGENTS.md": agents + f"\nAlso {other}\n"})
+    head = commit_all(repo, "a new secret")
+    found = hits(report("--range", f"{base}..{head}", cwd=repo))
+    assert [r for r, p, _ in found if p == "AGENTS.md" and r == "AGM004"] == ["AGM004"]
+    assert apc("check", cwd=repo).returncode == 1
