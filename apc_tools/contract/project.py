@@ -267,6 +267,8 @@ def walk_files(root: Path, unlistable: list[str] | None = None) -> list[str]:
     for folder, dirs, names in os.walk(root, onerror=failed, followlinks=False):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
         base = os.path.relpath(folder, root)
+        # A symlinked folder is listed as an entry (as git lists it), not entered.
+        names = names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]
         for name in names:
             rel = name if base == "." else f"{base}/{name}"
             out.append(rel.replace(os.sep, "/"))
@@ -321,3 +323,28 @@ def roots_above(rel: str, roots: Set[str]) -> Iterator[str]:
             yield rel[:cut]
         cut = rel.rfind("/", 0, cut)
     yield ""
+
+
+# Folders where agent tools look for their files: a symlink to a folder there is followed by the
+# tool, not by apc.
+AGENT_FOLDERS = frozenset({".apc", ".claude", ".cursor", ".agents", ".gemini", ".github", "skills"})
+
+
+def outside_folder_links(root: Path, files: Iterable[str]) -> list[str]:
+    """Entries (relative to ``root``) in an agent folder that are symlinks to a folder outside
+    ``root``: the agent tool follows them, apc does not, so their files go unchecked."""
+    top = root.resolve()
+    found: list[str] = []
+    for rel in files:
+        if not AGENT_FOLDERS.intersection(PurePosixPath(rel).parts):
+            continue
+        path = root / rel
+        try:
+            if not (path.is_symlink() and path.is_dir()):
+                continue
+            target = path.resolve()
+        except (OSError, RuntimeError):  # a loop or an unreadable link
+            continue
+        if not target.is_relative_to(top):
+            found.append(rel)
+    return found

@@ -26,6 +26,7 @@ from apc_tools.contract.project import (
     display_root,
     kinds_of,
     list_files,
+    outside_folder_links,
     owner,
     project_roots,
     roots_above,
@@ -164,6 +165,7 @@ def _projects_in(
     unlistable: list[str] = []
     files, tracked = list_files(tree, unlistable)
     found: list[Finding] = [_unlistable(tree, cwd, rel) for rel in unlistable]
+    found += [_folder_link(tree, cwd, rel) for rel in outside_folder_links(tree, files)]
     files = sorted(set(files).union(extra))
     if policy is not None and policy.exclude:
         files = [f for f in files if not policy.excluded(f)]
@@ -204,6 +206,15 @@ def _unlistable(tree: Path, cwd: Path, rel: str) -> Finding:
     shown = display_root(tree / rel if rel != "." else tree, cwd) or "."
     return io.IO_UNREADABLE.finding(
         shown, "cannot list this folder (permissions?): the files in it were not checked"
+    )
+
+
+def _folder_link(tree: Path, cwd: Path, rel: str) -> Finding:
+    """IO004 for a symlinked agent folder that leads out of the tree: not followed."""
+    return io.IO_SYMLINK.finding(
+        display_root(tree / rel, cwd),
+        "symbolic link to a folder outside the project: agent tools follow it, apc does not, so "
+        "its files are not checked and are missing on another machine; commit the files instead",
     )
 
 

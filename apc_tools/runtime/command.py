@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from apc_tools.findings import CannotRun, Finding, Result
-from apc_tools.runtime.adapters import DETECT_WINDOW, detect_wire
+from apc_tools.runtime.adapters import DETECT_WINDOW, detect_wire, wire_votes
 from apc_tools.runtime.formats import Format, Head, head_of_stream, identify, read_head
 from apc_tools.runtime.io import (
     DEFAULT_MAX_RECORD_BYTES,
@@ -275,6 +275,20 @@ def _detect(records: Sequence[dict[str, Any]], name: str) -> str:
         ) from None
 
 
+def _confirm(records: Sequence[dict[str, Any]], wire: str, name: str) -> str:
+    """A forced ``--wire`` that every record with a sign of its wire contradicts is refused:
+    read as the wrong wire, a tool call looks like an empty message and would be dropped."""
+    votes = wire_votes(records)
+    if votes and not votes[wire]:
+        seen, count = votes.most_common(1)[0]
+        raise RepairUsageError(
+            f"{name}: --wire {wire} does not fit: {count} of the first {len(records)} records "
+            f"look like {seen} and none like {wire}; drop --wire (auto-detection reads {seen}) "
+            "or name the right one"
+        )
+    return wire
+
+
 # --------------------------------------------------------------------------------------------
 # Where records are (line, column), kept small
 
@@ -380,9 +394,11 @@ def _repair(
     located = reader.records()
     head: list[Located] = []
     wire_name: str | None = wire
+    head = list(islice(located, DETECT_WINDOW))
     if wire == "auto":
-        head = list(islice(located, DETECT_WINDOW))
         wire_name = _detect([item.record for item in head], name) if head else None
+    else:
+        _confirm([item.record for item in head], wire, name)
     stream = RepairStream(wire_name) if wire_name is not None else None
     places = _Places(reader.layout.kind == "jsonl")
 
@@ -490,6 +506,8 @@ def _check(reader: HistoryReader, wire: str, name: str) -> RepairOutcome:
     wire_name: str | None = wire
     if wire == "auto":
         wire_name = _detect(records[:DETECT_WINDOW], name) if records else None
+    else:
+        _confirm(records[:DETECT_WINDOW], wire, name)
     violations = check(records, wire_name) if wire_name is not None else ()
     findings = _violation_findings(violations, name, places) + reader.bad_line_findings(name)
     return RepairOutcome(

@@ -383,3 +383,26 @@ def _refused(root: Path) -> None:
 
     with pytest.raises(CannotRun, match="at most 1000"):
         validate([root], cwd=root)
+
+
+@pytest.mark.parametrize("in_git", [False, True])
+def test_a_symlinked_agent_folder_leading_out_of_the_project_is_reported(
+    tmp_path: Path, in_git: bool
+) -> None:
+    """Review finding: `.apc/agents -> /outside/dir` gave no finding at all (the folder was
+    neither entered nor reported), while a symlinked file is IO004."""
+    from apc_tools.contract.validate import validate
+    from tests.conftest import git, write_tree
+
+    outside = tmp_path / "outside" / "agents"
+    write_tree(outside, {"x.md": "---\nname: x\n---\n"})
+    project = tmp_path / "p"
+    write_tree(
+        project, {".apc/project.json": '{"name": "d", "apc": "0.1.0"}', "AGENTS.md": "# d\n"}
+    )
+    (project / ".apc" / "agents").symlink_to(outside, target_is_directory=True)
+    (project / ".apc" / "skills").symlink_to(project / ".apc", target_is_directory=True)
+    if in_git:
+        git(project, "init", "-q")
+    found = validate([project], cwd=project).findings
+    assert [(f.rule, f.path) for f in found if f.rule == "IO004"] == [("IO004", ".apc/agents")]

@@ -590,3 +590,27 @@ def test_jsonl_values_with_unicode_line_separators_survive(tmp_path: Path) -> No
     outcome = run_repair(path, wire="openai-chat")
     assert outcome.text is not None
     assert parse_output("h.jsonl", outcome.text) == records
+
+
+OPENAI_CHAT_WITH_CALL = (
+    '[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":'
+    '[{"id":"c1","type":"function","function":{"name":"ls","arguments":"{}"}}]}]'
+)
+
+
+@pytest.mark.parametrize("wire", ["gemini", "anthropic", "bedrock", "openai-responses"])
+@pytest.mark.parametrize("check", [False, True])
+def test_a_forced_wire_the_records_contradict_is_refused(
+    tmp_path: Path, wire: str, check: bool
+) -> None:
+    """Read as the wrong wire, the tool call looked like an empty assistant message: it was
+    dropped (anthropic, bedrock) or nothing was repaired (gemini), with exit 0."""
+    history = tmp_path / "h.json"
+    history.write_text(OPENAI_CHAT_WITH_CALL)
+    args = [sys.executable, "-m", "apc_tools", "repair", str(history), "--wire", wire]
+    args += ["--check"] if check else ["-o", str(tmp_path / "out.json")]
+    done = subprocess.run(args, capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"--wire {wire} does not fit" in done.stderr and "openai-chat" in done.stderr
+    assert not (tmp_path / "out.json").exists()
+    assert history.read_text() == OPENAI_CHAT_WITH_CALL

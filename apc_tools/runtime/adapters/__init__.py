@@ -99,6 +99,16 @@ def _vote(record: Mapping[str, Any]) -> str | None:
     return None
 
 
+def wire_votes(records: Sequence[Mapping[str, Any]]) -> Counter[str]:
+    """How many of the first records (at most 50) point to each wire (records that say nothing
+    are not counted)."""
+    votes: Counter[str] = Counter()
+    for record in records[:DETECT_WINDOW]:
+        if isinstance(record, Mapping) and (vote := _vote(record)) is not None:
+            votes[vote] += 1
+    return votes
+
+
 def detect_wire(records: Sequence[Mapping[str, Any]]) -> str:
     """The wire format of a history, judged from its first records (at most 50).
 
