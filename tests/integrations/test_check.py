@@ -176,13 +176,12 @@ def test_no_inline_allow_makes_check_ignore_allow_comments(git_repo: Callable[..
     assert done.returncode == 1 and "docs/m.md" in done.stdout  # `--` then a path works
 
 
-def test_range_validates_with_the_base_policy_not_the_pull_requests(
-    git_repo: Callable[..., Path],
-) -> None:
-    repo = git_repo({**PROJECT, ".apc-tools.yaml": "version: 1\n"})
+def pull_request_silencing_prj002(repo: Path) -> tuple[str, str]:
+    """Commit a change that drops project.json's spec version (PRJ002) and adds
+    `disable: [PRJ002]` to the policy; the range (base, head) of that change."""
     base = git(repo, "rev-parse", "HEAD").strip()
     project = json.loads(PROJECT[".apc/project.json"])
-    del project["apc"]  # PRJ002: no spec-version
+    del project["apc"]
     write_tree(
         repo,
         {
@@ -190,7 +189,14 @@ def test_range_validates_with_the_base_policy_not_the_pull_requests(
             ".apc-tools.yaml": "version: 1\ndisable: [PRJ002]\n",
         },
     )
-    head = commit_all(repo, "drop the spec version and silence the rule")
+    return base, commit_all(repo, "drop the spec version and silence the rule")
+
+
+def test_range_validates_with_the_base_policy_not_the_pull_requests(
+    git_repo: Callable[..., Path],
+) -> None:
+    repo = git_repo({**PROJECT, ".apc-tools.yaml": "version: 1\n"})
+    base, head = pull_request_silencing_prj002(repo)
     found = {(rule, path) for rule, path, _ in hits(report("--range", f"{base}..{head}", cwd=repo))}
     assert ("PRJ002", ".apc/project.json") in found  # the base's policy: PRJ002 is on
     assert ("BPL002", ".apc-tools.yaml") in found
@@ -198,16 +204,8 @@ def test_range_validates_with_the_base_policy_not_the_pull_requests(
     # without --range the checked-out policy is the repository's own: PRJ002 is off
     assert ("PRJ002", ".apc/project.json") not in {(r, p) for r, p, _ in hits(report(cwd=repo))}
     # a base with no policy file: the defaults, whatever the pull request adds
-    bare = git_repo({k: v for k, v in PROJECT.items()}, name="bare")
-    start = git(bare, "rev-parse", "HEAD").strip()
-    write_tree(
-        bare,
-        {
-            ".apc/project.json": json.dumps(project) + "\n",
-            ".apc-tools.yaml": "version: 1\ndisable: [PRJ002]\n",
-        },
-    )
-    tip = commit_all(bare, "same, on a base without a policy")
+    bare = git_repo(dict(PROJECT), name="bare")
+    start, tip = pull_request_silencing_prj002(bare)
     found = {(r, p) for r, p, _ in hits(report("--range", f"{start}..{tip}", cwd=bare))}
     assert ("PRJ002", ".apc/project.json") in found
 
