@@ -113,7 +113,7 @@ main() {
   [[ -n "$range" ]] && args=(--range "$range" "${args[@]}")
   report=$(mktemp)
   note "apc check ${args[*]} ${paths[*]}"
-  apc check --format github --report-file "sarif:$SARIF" --report-file "json:$report" \
+  apc check --no-inline-allow --format github --report-file "sarif:$SARIF" --report-file "json:$report" \
     "${args[@]}" -- "${paths[@]}"
   status=$?
   if [[ -s "$report" && -n "${GITHUB_STEP_SUMMARY:-}" ]]; then

@@ -1,24 +1,34 @@
 """`apc check`: the validation of the checked-out tree plus the boundary scan, as one Result.
 
 The repository is the one holding ``cwd`` (as git finds its top level) and the policy is its
-root's ``.apc-tools.yaml`` (or ``config``) for both halves. The contract is validated for the
+root's ``.apc-tools.yaml`` (or ``config``) for both halves; with ``rev_range`` it is the
+``.apc-tools.yaml`` of the range's base commit for both halves, so a pull request cannot
+relax the rules it is checked by. The contract is validated for the
 whole repository and its findings kept under the PATH arguments, so a run from a subfolder, or
 on one file, gives the same findings as the run from the root, with paths relative to the
 repository root. The boundary half scans HEAD, or every commit of ``rev_range``.
 
 One finding per problem: where a validate rule and a boundary rule report the same cause at the
 same place (a secret on line 3 of AGENTS.md), the validate finding is kept: it is the more
-specific one (it knows the file's role) and its rule is the one users allow or disable.
+specific one (it knows the file's role) and its rule is the one users allow or disable. A
+validate finding whose boundary twin is in the boundary baseline is accepted too, so
+``apc boundary --write-baseline`` adopts a repository for ``apc check`` as well.
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from apc_tools.findings import CannotRun, Finding, Result
+
+if TYPE_CHECKING:
+    from apc_tools.boundary.policy import BaselineEntry
+    from apc_tools.core.git import Repo
 
 # A cause both halves report -> (boundary rule family prefix, validate rules of that cause,
 # whether the same line is required: a transcript is a cause of the whole file).
@@ -38,6 +48,7 @@ class CheckOptions:
     paths: tuple[Path, ...] = ()
     rev_range: str | None = None
     config: Path | None = None
+    inline_allow: bool = True  # False: `apc: allow RULE` comments are ignored (CI)
 
 
 def check(options: CheckOptions, *, progress: Callable[[int, int], None] | None = None) -> Result:
@@ -47,8 +58,13 @@ def check(options: CheckOptions, *, progress: Callable[[int, int], None] | None 
 
     root = repository_root(options.cwd)
     scope = scope_of(root, options.cwd, options.paths)
-    config = options.config if options.config is not None else root_policy(root)
-    validated = validate([root], config_path=config, cwd=root)
+    if options.config is None and options.rev_range is not None:
+        with tempfile.TemporaryDirectory(prefix="apc-check-") as tmp:
+            config = base_policy(root, options.rev_range, Path(tmp))
+            validated = validate([root], config_path=config, cwd=root)
+    else:
+        own = options.config if options.config is not None else root_policy(root)
+        validated = validate([root], config_path=own, cwd=root)
     mode = "range" if options.rev_range is not None else "tracked"
     scanned = scan(
         Options(
@@ -57,10 +73,14 @@ def check(options: CheckOptions, *, progress: Callable[[int, int], None] | None 
             mode=mode,
             rev_range=options.rev_range,
             config=options.config,
+            inline_allow=options.inline_allow,
         ),
         progress=progress,
     ).result
-    contract = [f for f in validated.findings if within(f.path, scope)]
+    accepted = baseline_entries(root, options)
+    contract = [
+        f for f in validated.findings if within(f.path, scope) and not twin_accepted(f, accepted)
+    ]
     gate = without_duplicates(scanned.findings, contract)
     return Result.of(
         [*contract, *gate],
@@ -86,6 +106,74 @@ def repository_root(cwd: Path) -> Path:
 def root_policy(root: Path) -> Path | None:
     candidate = root / ".apc-tools.yaml"
     return candidate if candidate.is_file() or candidate.is_symlink() else None
+
+
+def base_policy(root: Path, rev_range: str, folder: Path) -> Path:
+    """The policy of the range's base commit, written to ``folder`` (outside the repository):
+    a change under review cannot relax the rules it is checked by (the boundary half reads
+    the same blob). A base without a policy gives the defaults."""
+    from apc_tools.core import git
+    from apc_tools.core.policy import MAX_POLICY_BYTES, POLICY_FILE
+
+    repo = git.open_repo(root)
+    base = range_base(repo, rev_range)
+    with git.BlobReader(repo) as reader:
+        blob = reader.read(f"{base}:{POLICY_FILE}", MAX_POLICY_BYTES + 1)
+    target = folder / POLICY_FILE
+    target.write_bytes(b"version: 1\n" if blob.missing else blob.data)
+    return target
+
+
+def baseline_entries(root: Path, options: CheckOptions) -> tuple[BaselineEntry, ...]:
+    """The boundary baseline in force, read as the boundary half reads it: the base commit's
+    with ``rev_range``, else the file at the root (``boundary.baseline`` of the policy)."""
+    from apc_tools.boundary.policy import parse_baseline, parse_settings
+    from apc_tools.core import git
+    from apc_tools.core.policy import MAX_POLICY_BYTES, POLICY_FILE
+
+    repo = git.open_repo(root)
+    base = range_base(repo, options.rev_range) if options.rev_range is not None else None
+    with git.BlobReader(repo) as reader:
+
+        def text(rel: str, limit: int) -> str | None:
+            if base is None:
+                target = root / rel
+                return target.read_text("utf-8", "replace") if target.is_file() else None
+            blob = reader.read(f"{base}:{rel}", limit)
+            return None if blob.missing else blob.data.decode("utf-8", "replace")
+
+        if options.config is not None:
+            policy_text: str | None = options.config.read_text("utf-8", "replace")
+        else:
+            policy_text = text(POLICY_FILE, MAX_POLICY_BYTES + 1)
+        settings = parse_settings(POLICY_FILE, policy_text or "version: 1\n")
+        found = text(settings.baseline, 64 << 20)
+    return parse_baseline(settings.baseline, found) if found is not None else ()
+
+
+def twin_accepted(contract: Finding, accepted: Sequence[BaselineEntry]) -> bool:
+    """A validate finding whose boundary twin (the same cause at the same path: the same
+    secret value, for a secret) is in the baseline: ``apc boundary --write-baseline`` adopts
+    it for ``apc check`` too. A transcript is a cause of the whole file: its entry suffices."""
+    for family, rules, same_line in SAME_CAUSE:
+        if contract.rule not in rules:
+            continue
+        for entry in accepted:
+            if entry.path != contract.path or not entry.rule.startswith(family):
+                continue
+            twin = replace(contract, rule=entry.rule, occurrence=1).fingerprint
+            if not same_line or twin == entry.fingerprint.partition(":")[0]:
+                return True
+    return False
+
+
+def range_base(repo: Repo, rev_range: str) -> str:
+    """The base commit of ``A..B`` (CannotRun on another form or an unknown commit)."""
+    from apc_tools.core import git
+
+    if ".." not in rev_range or "..." in rev_range:
+        raise CannotRun(f"--range {rev_range!r}: expected BASE..HEAD (two commits, two dots)")
+    return git.resolve_commit(repo, rev_range.split("..", 1)[0] or "HEAD")
 
 
 def scope_of(root: Path, cwd: Path, paths: Sequence[Path]) -> tuple[str, ...]:

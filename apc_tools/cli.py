@@ -268,12 +268,14 @@ def validate(
     Each PATH's project (the nearest folder up holding .apc/, else the git top level, else the
     nearest AGENTS.md) is checked with its full context; findings are reported for the files
     under PATH. No PATH: the project around the current folder. Files that are not
-    agent-context files are skipped and counted (pre-commit passes every changed file).
+    agent-context files are skipped and counted (pre-commit passes every changed file). Paths
+    in the report are relative to the repository root (the git top level, else the project
+    root), whatever folder apc runs from.
     """
-    from apc_tools.contract.validate import run_validate
+    from apc_tools.contract.validate import rooted, run_validate
 
     try:
-        outcome = run_validate(list(paths), profile=profile, config_path=config)
+        outcome = rooted(run_validate(list(paths), profile=profile, config_path=config))
     except CannotRun as exc:
         fail(str(exc))
     if list_files:
@@ -436,12 +438,14 @@ def boundary(
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--range", "rev_range", metavar="A..B", help="Scan every commit of A..B (CI).")
+@click.option("--no-inline-allow", is_flag=True, help="Ignore `apc: allow RULE` comments (CI).")
 @directory_option
 @progress_option
 @common_options
 def check(
     paths: tuple[Path, ...],
     rev_range: str | None,
+    no_inline_allow: bool,
     directory: Path | None,
     progress: bool | None,
     fmt: str,
@@ -460,6 +464,7 @@ def check(
         paths=paths,
         rev_range=rev_range,
         config=config,
+        inline_allow=not no_inline_allow,
     )
     bar = progress_line("apc check", progress)
     try:

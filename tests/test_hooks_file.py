@@ -123,12 +123,14 @@ def test_hook_shapes() -> None:
         assert hook["require_serial"] is True
         assert "types" not in hook and "types_or" not in hook  # binary stores are leaks too
     assert found["apc-validate"]["pass_filenames"] is False
-    assert found["apc-boundary"]["entry"] == "apc boundary --staged"
+    # every entry ends with `--`: a file pre-commit passes can never be read as an option
+    assert all(hook["entry"].endswith(" --") for hook in found.values())
+    assert found["apc-boundary"]["entry"] == "apc boundary --staged --"
     assert found["apc-boundary"].get("pass_filenames", True) is True
     assert "files" not in found["apc-boundary"]
     assert found["apc-boundary-push"]["stages"] == ["pre-push"]
     assert found["apc-boundary-history"]["stages"] == ["manual"]
-    assert found["apc-boundary-history"]["entry"] == "apc boundary --history"
+    assert found["apc-boundary-history"]["entry"] == "apc boundary --history --"
 
 
 def test_hooks_file_is_valid_for_pre_commit() -> None:

@@ -382,6 +382,38 @@ def run_validate(
     return Validation(result, tuple(sorted(set(listed))), tuple(skipped))
 
 
+def rooted(outcome: Validation, cwd: Path | None = None) -> Validation:
+    """``outcome`` (paths relative to ``cwd``) with every path relative to the repository root
+    around ``cwd`` (the git top level, else the project root): what `apc validate` reports in
+    every format, whatever folder it runs from, like `apc boundary` and `apc check`. A path
+    outside that root is left as it is."""
+    cwd = (cwd or Path.cwd()).resolve()
+    root = report_root(cwd)
+
+    def move(path: str) -> str:
+        rel = os.path.relpath(os.path.normpath(cwd / path), root)
+        if rel == os.pardir or rel.startswith(os.pardir + os.sep) or os.path.isabs(rel):
+            return path
+        return PurePosixPath(Path(rel)).as_posix()
+
+    was = outcome.result
+    findings = [replace(f, path=move(f.path)) for f in was.findings]
+    return Validation(
+        Result.of(findings, was.files, strict=was.strict, skipped=was.skipped),
+        tuple(sorted((move(shown), kind) for shown, kind in outcome.listed)),
+        tuple(move(shown) for shown in outcome.skipped),
+    )
+
+
+def report_root(cwd: Path) -> Path:
+    """The folder `apc validate` reports paths from: the git top level around ``cwd``, else
+    the project root (:func:`find_root`)."""
+    from apc_tools.core import git
+
+    top = git.toplevel(cwd)
+    return top.resolve() if top is not None else find_root(cwd)
+
+
 def _shown(path: str, cwd: Path) -> str:
     """A path under an ancestor of ``cwd`` (``../../skills/x/SKILL.md`` from a run in
     ``skills/x``) shortened the way git shows it (``SKILL.md``)."""

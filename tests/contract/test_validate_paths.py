@@ -84,12 +84,33 @@ def test_bare_run_in_a_subfolder_checks_the_whole_project(repo: Path, folder: st
 
 
 def test_bare_run_in_a_subfolder_through_the_cli(repo: Path) -> None:
-    done = apc("validate", "--format", "json", cwd=repo / "skills" / "x")
+    """The library's paths are relative to its cwd; the command reports them relative to the
+    repository root in every format (APC-NOTES section 5), as `apc boundary` and `apc check`."""
+    here = repo / "skills" / "x"
+    done = apc("validate", "--format", "json", cwd=here)
     assert done.returncode == 1, done.stderr
     paths = {f["path"] for f in json.loads(done.stdout)["findings"]}
-    assert "SKILL.md" in paths and "../../AGENTS.md" in paths
-    one = apc("validate", "SKILL.md", cwd=repo / "skills" / "x")
-    assert one.returncode == 1 and one.stdout.startswith("SKILL.md:2:1: error SKL002"), one
+    from_root = apc("validate", "--format", "json", cwd=repo)
+    assert paths == {f["path"] for f in json.loads(from_root.stdout)["findings"]}
+    assert "skills/x/SKILL.md" in paths and "AGENTS.md" in paths
+    assert not any(p.startswith("..") for p in paths)
+    one = apc("validate", "SKILL.md", cwd=here)
+    assert one.returncode == 1 and one.stdout.startswith("skills/x/SKILL.md:2:1: error SKL002")
+    sarif = json.loads(apc("validate", "--format", "sarif", cwd=here).stdout)
+    uris = {
+        loc["physicalLocation"]["artifactLocation"]["uri"]
+        for run in sarif["runs"]
+        for res in run["results"]
+        for loc in res["locations"]
+    }
+    assert "AGENTS.md" in uris and "skills/x/SKILL.md" in uris
+    assert not any(u.startswith("..") for u in uris)
+    gitlab = json.loads(apc("validate", "--format", "gitlab", cwd=here).stdout)
+    assert {i["location"]["path"] for i in gitlab} == paths
+    github = apc("validate", "--format", "github", cwd=here).stdout
+    assert "file=AGENTS.md," in github and "file=../" not in github
+    listed = apc("validate", "--list-files", "SKILL.md", cwd=here).stdout.splitlines()
+    assert "skills/x/SKILL.md: skill" in listed
 
 
 def test_git_ignored_file_named_explicitly_is_validated(repo: Path) -> None:

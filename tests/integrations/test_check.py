@@ -162,3 +162,70 @@ def test_progress_goes_to_stderr_and_stdout_stays_parseable(
     assert "apc check:" in done.stderr and "blobs" in done.stderr
     quiet = apc("check", "--format", fmt, cwd=repo)  # not a terminal: no progress by default
     assert quiet.stderr == "" and quiet.stdout == done.stdout
+
+
+def test_no_inline_allow_makes_check_ignore_allow_comments(git_repo: Callable[..., Path]) -> None:
+    mention = (
+        "Claude Code writes [Request interrupted by user] on Esc. <!-- apc: allow BMK002 -->\n"
+    )
+    repo = git_repo({**PROJECT, "docs/m.md": mention})
+    assert ("BMK002", "docs/m.md") not in {(r, p) for r, p, _ in hits(report(cwd=repo))}
+    strict = hits(report("--no-inline-allow", cwd=repo))
+    assert ("BMK002", "docs/m.md") in {(r, p) for r, p, _ in strict}
+    done = apc("check", "--strict", "--no-inline-allow", "--", "docs/m.md", cwd=repo)
+    assert done.returncode == 1 and "docs/m.md" in done.stdout  # `--` then a path works
+
+
+def pull_request_silencing_prj002(repo: Path) -> tuple[str, str]:
+    """Commit a change that drops project.json's spec version (PRJ002) and adds
+    `disable: [PRJ002]` to the policy; the range (base, head) of that change."""
+    base = git(repo, "rev-parse", "HEAD").strip()
+    project = json.loads(PROJECT[".apc/project.json"])
+    del project["apc"]
+    write_tree(
+        repo,
+        {
+            ".apc/project.json": json.dumps(project) + "\n",
+            ".apc-tools.yaml": "version: 1\ndisable: [PRJ002]\n",
+        },
+    )
+    return base, commit_all(repo, "drop the spec version and silence the rule")
+
+
+def test_range_validates_with_the_base_policy_not_the_pull_requests(
+    git_repo: Callable[..., Path],
+) -> None:
+    repo = git_repo({**PROJECT, ".apc-tools.yaml": "version: 1\n"})
+    base, head = pull_request_silencing_prj002(repo)
+    found = {(rule, path) for rule, path, _ in hits(report("--range", f"{base}..{head}", cwd=repo))}
+    assert ("PRJ002", ".apc/project.json") in found  # the base's policy: PRJ002 is on
+    assert ("BPL002", ".apc-tools.yaml") in found
+    assert apc("check", "--range", f"{base}..{head}", cwd=repo).returncode == 1
+    # without --range the checked-out policy is the repository's own: PRJ002 is off
+    assert ("PRJ002", ".apc/project.json") not in {(r, p) for r, p, _ in hits(report(cwd=repo))}
+    # a base with no policy file: the defaults, whatever the pull request adds
+    bare = git_repo(dict(PROJECT), name="bare")
+    start, tip = pull_request_silencing_prj002(bare)
+    found = {(r, p) for r, p, _ in hits(report("--range", f"{start}..{tip}", cwd=bare))}
+    assert ("PRJ002", ".apc/project.json") in found
+
+
+def test_write_baseline_adopts_the_validate_twin_of_an_accepted_secret(
+    git_repo: Callable[..., Path],
+) -> None:
+    agents = PROJECT["AGENTS.md"] + f"\nDeploy with {secret()}\n"
+    repo = git_repo({**PROJECT, "AGENTS.md": agents})
+    assert ("AGM004", "AGENTS.md") in {(r, p) for r, p, _ in hits(report(cwd=repo))}
+    assert apc("check", cwd=repo).returncode == 1
+    assert apc("boundary", "--write-baseline", cwd=repo).returncode == 0
+    commit_all(repo, "adopt apc: accept the known secret")
+    base = git(repo, "rev-parse", "HEAD").strip()
+    done = apc("check", cwd=repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # a second, different secret in the same file is not accepted by the first one's entry
+    other = secret().replace("A", "B") if "A" in secret() else secret()[:-1] + "Z"
+    write_tree(repo, {"AGENTS.md": agents + f"\nAlso {other}\n"})
+    head = commit_all(repo, "a new secret")
+    found = hits(report("--range", f"{base}..{head}", cwd=repo))
+    assert [r for r, p, _ in found if p == "AGENTS.md" and r == "AGM004"] == ["AGM004"]
+    assert apc("check", cwd=repo).returncode == 1

@@ -68,3 +68,17 @@ def test_push_of_a_leaking_commit_is_refused(hooked_project: MakeProject) -> Non
     assert refused.returncode != 0 and "tmp/session.jsonl" in shown and "BTR001" in shown
     history = project.run("pre-commit", "run", "--hook-stage", "manual", "apc-boundary-history")
     assert history.returncode == 1 and "tmp/session.jsonl" in history.stdout
+
+
+def test_a_staged_file_named_like_an_option_cannot_switch_the_gate_off(
+    hooked_project: MakeProject,
+) -> None:
+    project = hooked_project(PROJECT, ALL_HOOKS)
+    project.write({"--write-baseline": "x\n", "notes/session.jsonl": CLAUDE_SESSION})
+    refused = project.commit("leak behind an option-named file")
+    shown = refused.stdout + refused.stderr
+    assert refused.returncode != 0, shown
+    assert "BTR001" in shown and "notes/session.jsonl" in shown
+    assert head_message(project) == "start"
+    written = [p.name for p in project.root.rglob("*baseline*") if p.name != "--write-baseline"]
+    assert written == []
