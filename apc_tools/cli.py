@@ -345,18 +345,27 @@ def init(path: Path) -> None:
 # apc boundary (the library: apc_tools.boundary.scan)
 
 
+def _mode_flags(
+    staged: bool, tracked: bool, rev_range: str | None, history: bool
+) -> tuple[tuple[str, bool], ...]:
+    return (
+        ("--staged", staged),
+        ("--tracked", tracked),
+        ("--range", rev_range is not None),
+        ("--history", history),
+    )
+
+
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--staged", "mode", flag_value="staged", help="Scan the index (pre-commit).")
+@click.option("--staged", is_flag=True, help="Scan the index (pre-commit).")
 @click.option(
     "--tracked",
-    "mode",
-    flag_value="tracked",
-    default=True,
+    is_flag=True,
     help="Scan every blob of the tree at HEAD (the default: a fresh checkout).",
 )
 @click.option("--range", "rev_range", metavar="A..B", help="Scan the commits of A..B (CI).")
-@click.option("--history", "mode", flag_value="history", help="Scan every reachable commit.")
+@click.option("--history", is_flag=True, help="Scan every reachable commit.")
 @click.option(
     "--secrets",
     type=click.Choice(["contract", "all"]),
@@ -370,8 +379,10 @@ def init(path: Path) -> None:
 @common_options
 def boundary(
     paths: tuple[Path, ...],
-    mode: str,
+    staged: bool,
+    tracked: bool,
     rev_range: str | None,
+    history: bool,
     secrets: str | None,
     write_baseline: bool,
     no_inline_allow: bool,
@@ -387,14 +398,15 @@ def boundary(
     never from the working tree. PATHs restrict the scan."""
     from apc_tools.boundary import Options, scan
 
-    chosen = click.get_current_context().get_parameter_source("mode")
-    if rev_range is not None and chosen is not click.core.ParameterSource.DEFAULT:
-        fail("choose one of --staged, --tracked, --range A..B, --history")
+    modes = [m for m, on in _mode_flags(staged, tracked, rev_range, history) if on]
+    if len(modes) > 1:
+        fail(f"choose one of --staged, --tracked, --range A..B, --history (got {', '.join(modes)})")
+    mode = modes[0].removeprefix("--") if modes else "tracked"
     cwd = directory if directory is not None else Path.cwd()
     options = Options(
         cwd=cwd,
         paths=paths,
-        mode="range" if rev_range is not None else mode,
+        mode=mode,
         rev_range=rev_range,
         secrets=secrets,
         config=config,
@@ -411,7 +423,8 @@ def boundary(
             bar.close()
     if outcome.baseline_written is not None:
         where = escape(str(outcome.baseline_written))
-        echo(f"wrote {outcome.baseline_entries} accepted findings to {where}")
+        count = outcome.baseline_entries
+        echo(f"wrote {count} accepted finding{'' if count == 1 else 's'} to {where}")
         sys.exit(0)
     from apc_tools.boundary.rules import RULES
 

@@ -9,7 +9,7 @@ on text only; binary blobs get the magic-byte test of BDB and nothing else.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from apc_tools.boundary import inputs, markers, paths, policy, sources, stores
@@ -72,6 +72,9 @@ def is_contract(path: str) -> bool:
 # --------------------------------------------------------------------------- the blob stage
 
 
+WHOLE_FILE_RULES = ("BTR", "BPA", "BDB")
+
+
 @dataclass
 class Inspector:
     """Runs the detectors over one blob at one path."""
@@ -80,6 +83,7 @@ class Inspector:
     secrets_all: bool
     inline_allow: bool
     extra_paths: paths.Compiled | None = None
+    partial: bool = True  # a partial clone: a missing blob is expected (BIO004), else damage
 
     def path_detections(self, path: str) -> list[Detection]:
         return list(paths.detect_path(path.casefold(), self.extra_paths))
@@ -90,6 +94,8 @@ class Inspector:
             return
         head = blob if blob.size <= HEAD_BYTES else _head(blob)
         verdict = classify(head)
+        if verdict is not None and head is not blob:
+            verdict = replace(verdict, line=verdict.line + _skipped_lines(blob))
         blob.structured = head.structured
         if verdict is None and self._extra("BTR", blob):
             verdict = POLICY_SESSION
@@ -108,11 +114,28 @@ class Inspector:
         return bool(globs) and policy.any_glob(globs, blob.path)
 
     def keep(self, blob: BlobView, found: Detection) -> bool:
-        return not (self.inline_allow and blob.inline_allowed(found.rule.id, found.line))
+        """Inline ``apc: allow`` covers only a finding on its own line, never a rule about the
+        whole file (a session, a path, a store) and never inside a file that is a session."""
+        if not self.inline_allow or found.rule.id.startswith(WHOLE_FILE_RULES):
+            return True
+        if blob.flagged or blob.structured:
+            return True
+        return not blob.inline_allowed(found.rule.id, found.line)
 
 
 def _head(blob: BlobView) -> BlobView:
-    return BlobView(blob.path, blob.data[:HEAD_BYTES], blob.size, False, blob.contract)
+    """The first :data:`HEAD_BYTES` after any leading blank padding (which can be any length)."""
+    start = _padding(blob.data)
+    data = blob.data[start : start + HEAD_BYTES]
+    return BlobView(blob.path, data, blob.size, False, blob.contract)
+
+
+def _padding(data: bytes) -> int:
+    return len(data) - len(data.lstrip())
+
+
+def _skipped_lines(blob: BlobView) -> int:
+    return blob.data.count(b"\n", 0, _padding(blob.data))
 
 
 # --------------------------------------------------------------------------- the scan
@@ -123,6 +146,7 @@ def scan(options: Options, progress: Progress | None = None) -> Outcome:
     repo = gitio.open_repo(options.cwd)
     scope = sources.scope_of(repo, options.cwd, options.paths)
     source = sources.read_source(repo, options.mode, scope, options.rev_range)
+    scope.check(source.entries)
     with BlobReader(repo) as reader:
         settings, baseline, notes = _policy(repo, options, source, reader)
         entries = [e for e in source.entries if not settings.excluded(e.path)]
@@ -131,7 +155,8 @@ def scan(options: Options, progress: Progress | None = None) -> Outcome:
             settings,
             secrets == "all",
             options.inline_allow,
-            paths.extra_rules(settings.paths.get("BPA", ()), "policy"),
+            paths.extra_rules(settings.paths.get("BPA", ()), "boundary.paths.BPA"),
+            gitio.is_partial_clone(repo),
         )
         found = list(_run(entries, reader, inspector, progress))
     files = len({e.path for e in entries})
@@ -181,6 +206,11 @@ def _at_path(entry: Entry, blob: gitio.Blob | None, inspector: Inspector) -> Ite
     if blob is None:
         return
     if blob.missing:
+        if not inspector.partial:
+            raise CannotRun(
+                f"{entry.path}: blob {entry.oid} is missing and this is not a partial clone: "
+                "the repository is damaged (run `git fsck`, or scan a fresh clone)"
+            )
         yield _finding(entry, inputs.missing())
         return
     if blob.data.startswith(inputs.LFS_HEADER) and blob.size < 1024:
@@ -233,6 +263,7 @@ def _policy(
         settings = _settings_at(reader, source.base)
     else:
         settings = _settings_from_file(repo.root / POLICY_FILE, optional=True)
+    where = policy.baseline_path(repo.root, settings.baseline)
     if source.base is not None:
         baseline = _baseline_at(reader, source.base, settings.baseline)
         changed = gitio.changed_paths(
@@ -242,7 +273,7 @@ def _policy(
             entry = Entry("100644", "", path, source.tip)
             notes.append(_finding(entry, policy.changed_detection(path)))
     else:
-        baseline = _baseline_file(repo.root / settings.baseline)
+        baseline = _baseline_file(where)
     return settings, baseline, notes
 
 
@@ -310,7 +341,7 @@ def _write_baseline(
         for f in findings
         if f.severity.value in ("error", "warning")
     ]
-    target = repo.root / settings.baseline
+    target = policy.baseline_path(repo.root, settings.baseline)
     try:
         policy.write_baseline(target, entries)
     except OSError as exc:

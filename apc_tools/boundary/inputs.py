@@ -39,9 +39,10 @@ MISSING = rule(
     "BIO004",
     "missing-blob",
     Severity.INFO,
-    "A blob is missing from this clone (a partial clone, or a damaged repository): not scanned.",
+    "A blob is missing from this partial clone: not scanned.",
     "The gate never fetches over the network (GIT_NO_LAZY_FETCH=1). Fetch the blobs "
-    "(`git fetch --refetch` or a full clone) to scan them.",
+    "(`git fetch --refetch` or a full clone) to scan them. Outside a partial clone a missing "
+    "blob means a damaged repository: the gate stops (exit 2) and says so.",
     "a full clone",
     "git clone --filter=blob:none ...",
 )

@@ -72,8 +72,25 @@ def detect_markers(blob: BlobView) -> Iterator[Detection]:
         seen.add(marker)
         more = f" ({counts[marker]} times)" if counts[marker] > 1 else ""
         if _in_record(blob, blob.position(hit.start)[0]):
-            message = f"interruption marker {marker!r}{more} inside a history record"
+            message = f"interruption marker {marker!r}{more} {_where(blob)}"
             yield blob.detection(IN_RECORD, message, hit.start, marker)
         else:
-            message = f"interruption marker {marker!r}{more} mentioned outside any record"
+            message = (
+                f"interruption marker {marker!r}{more} mentioned outside any record: if the "
+                "line only explains it, allow it (inline `apc: allow BMK002` or the policy); "
+                "if it is pasted session text, remove it"
+            )
             yield blob.detection(MENTION, message, hit.start, marker)
+
+
+def _where(blob: BlobView) -> str:
+    """Where the marker sits, and what to do about it."""
+    if blob.contract or blob.in_apc:
+        return (
+            "in a contract file: pasted session text in what agents read; remove it (the "
+            "contract should describe, not replay, an interrupted turn)"
+        )
+    return (
+        "inside a history record: committed session content; remove the history "
+        "(`git rm --cached`) and add its path to .gitignore"
+    )

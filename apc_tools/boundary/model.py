@@ -9,6 +9,7 @@ into the finding's fingerprint, never shown or stored.
 
 from __future__ import annotations
 
+import codecs
 import re
 from dataclasses import dataclass
 from functools import cached_property
@@ -64,7 +65,7 @@ class BlobView:
         self, path: str, data: bytes, size: int, complete: bool, contract: bool = False
     ) -> None:
         self.path = path
-        self.data = data
+        self.data = data = as_utf8(data)
         self.size = size
         self.complete = complete
         self.contract = contract  # a contract file (AGENTS.md, .apc/**, SKILL.md, ...)
@@ -110,6 +111,25 @@ class BlobView:
         if line is None or self.binary or self.suffix in NO_COMMENT_SUFFIXES:
             return False
         return rule_id in allowed_ids(self.line_text(line))
+
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def as_utf8(data: bytes) -> bytes:
+    """``data`` as UTF-8: a UTF-8 BOM dropped, UTF-16/32 text with a BOM decoded (a session
+    re-encoded by an editor must not hide from the detectors)."""
+    if data.startswith(codecs.BOM_UTF8):
+        return data[len(codecs.BOM_UTF8) :]
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            return data.decode(codec, "replace").encode("utf-8", "replace")
+    return data
 
 
 def allowed_ids(line: str) -> set[str]:

@@ -274,7 +274,7 @@ def detect_path(low: str, extra: Compiled | None = None) -> Iterator[Detection]:
     if hit is not None:
         yield Detection(
             TOOL_PATH,
-            f"{hit.tool} {hit.what}: runtime state of one machine; `git rm --cached` it and "
+            f"{hit.what} ({hit.tool}): runtime state of one machine; `git rm --cached` it and "
             "add the path to .gitignore",
             match=hit.glob,
         )

@@ -24,7 +24,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 
 from apc_tools.boundary.model import Detection, rule
@@ -148,6 +148,22 @@ class BaselineEntry:
     fingerprint: str
     rule: str
     path: str
+
+
+def baseline_path(root: Path, name: str) -> Path:
+    """Where the baseline ``name`` lives: a relative path inside the repository ``root`` (no
+    ``..``, not absolute, no drive, no symlink leading out); CannotRun otherwise."""
+    pure = PurePosixPath(name.replace("\\", "/"))
+    parts = pure.parts
+    target = root / pure
+    if parts and not pure.is_absolute() and ".." not in parts and ":" not in parts[0]:
+        real_root = root.resolve()
+        if real_root in target.resolve().parents:
+            return target
+    raise CannotRun(
+        f"baseline: {name!r} must be a relative path inside the repository "
+        f"(like {BASELINE_FILE!r}); refusing to read or write outside it"
+    )
 
 
 def parse_baseline(name: str, text: str) -> tuple[BaselineEntry, ...]:

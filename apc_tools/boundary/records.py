@@ -9,6 +9,7 @@ truncated blob costs a few linear passes at most.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,7 @@ MAX_LINES = 4000
 MAX_NODES = 5000
 MAX_DEPTH = 8
 MAX_RETRIES = 3
+MAX_PREAMBLE = 5  # lines before the first JSON value that are skipped (a title, "# exported")
 _DECODER = json.JSONDecoder()
 
 
@@ -30,18 +32,51 @@ class Record:
     depth: int
 
 
+def json_body(text: str) -> tuple[str, int]:
+    """``text`` from its first line that opens a JSON value, past any leading blank space and at
+    most :data:`MAX_PREAMBLE` other lines, and how many lines were skipped (``""`` if none)."""
+    body = text.lstrip()
+    for _ in range(MAX_PREAMBLE + 1):
+        if body[:1] in ("{", "["):
+            return body, text.count("\n", 0, len(text) - len(body))
+        newline = body.find("\n")
+        if newline < 0:
+            break
+        body = body[newline + 1 :].lstrip()
+    return "", 0
+
+
+_BLANK = re.compile(rb"[ \t\r\n\f\v]*")
+
+
+def opens_json(data: bytes) -> bool:
+    """The bytes version of :func:`json_body` as a cheap test (no copies): does a JSON value
+    start after blank space and at most :data:`MAX_PREAMBLE` other lines?"""
+    index = 0
+    for _ in range(MAX_PREAMBLE + 1):
+        blank = _BLANK.match(data, index)
+        index = blank.end() if blank else index
+        if data[index : index + 1] in (b"{", b"["):
+            return True
+        newline = data.find(b"\n", index)
+        if newline < 0:
+            return False
+        index = newline + 1
+    return False
+
+
 def top_values(text: str, complete: bool) -> list[tuple[Any, int]]:
     """The top-level JSON values of ``text`` with their first line."""
-    stripped = text.lstrip()
-    if not stripped or stripped[0] not in "{[":
+    body, skipped = json_body(text)
+    if not body:
         return []
     if complete:
         try:
-            return [(json.loads(text), 1 + text[: len(text) - len(stripped)].count("\n"))]
+            return [(json.loads(body), 1 + skipped)]
         except (ValueError, RecursionError):
             pass
-    values = _lines(text)
-    return values if values else _stream(text)
+    values = _lines(body) or _stream(body)
+    return [(value, line + skipped) for value, line in values]
 
 
 def _lines(text: str) -> list[tuple[Any, int]]:

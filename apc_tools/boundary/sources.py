@@ -28,6 +28,17 @@ class Scope:
     """PATH arguments as repository paths: exact files and folder prefixes (None: everything)."""
 
     paths: tuple[str, ...] | None = None
+    absent: tuple[str, ...] = ()  # PATH arguments not on disk (they must be in the source)
+
+    def check(self, entries: Iterable[Entry]) -> None:
+        """CannotRun naming a PATH that is neither on disk nor in the scanned source."""
+        left = set(self.absent)
+        for entry in entries:
+            if not left:
+                return
+            left -= {p for p in left if entry.path == p or entry.path.startswith(p + "/")}
+        if left:
+            raise CannotRun(f"{sorted(left)[0]}: no such file or folder (on disk or in git)")
 
     def covers(self, path: str) -> bool:
         if self.paths is None:
@@ -45,6 +56,7 @@ def scope_of(repo: Repo, cwd: Path, paths: Sequence[Path]) -> Scope:
         return Scope()
     root = repo.root.resolve()
     out: list[str] = []
+    absent: list[str] = []
     for path in paths:
         full = path if path.is_absolute() else cwd / path
         absolute = Path(os.path.normpath(full.absolute()))
@@ -59,7 +71,9 @@ def scope_of(repo: Repo, cwd: Path, paths: Sequence[Path]) -> Scope:
                 raise CannotRun(f"{path}: outside the repository {repo.root}") from None
         posix = PurePosixPath(rel).as_posix()
         out.append("" if posix == "." else posix)
-    return Scope(tuple(sorted(set(out))))
+        if not absolute.exists() and not absolute.is_symlink():
+            absent.append(posix)
+    return Scope(tuple(sorted(set(out))), tuple(absent))
 
 
 @dataclass(frozen=True)
@@ -100,6 +114,11 @@ def commit_range(repo: Repo, spec: str, scope: Scope) -> Source:
 def history(repo: Repo, scope: Scope) -> Source:
     if gitio.head(repo) is None:
         return Source([])
+    if gitio.is_shallow(repo):
+        raise CannotRun(
+            "--history in a shallow clone would scan only the fetched commits: fetch the "
+            "history (`git fetch --unshallow`, or `fetch-depth: 0` in actions/checkout)"
+        )
     entries = [e for e in gitio.commit_changes(repo, "--all") if scope.covers(e.path)]
     return Source(entries)
 

@@ -14,7 +14,9 @@ record, or an object nested in a JSON document) and needs ``min_records`` matche
 :class:`DocumentFormat` is a test over the top-level object; each :class:`TextFormat` is a set
 of line patterns for Markdown/YAML/HTML. Records are parsed, not grepped: a source file that
 merely mentions ``"parentUuid"`` is not JSON and never matches. Only the head of a blob is read
-(:data:`HEAD_BYTES`): a session announces itself in its first records.
+(:data:`HEAD_BYTES`, after any leading blank padding): a session announces itself in its first
+records. A BOM is dropped and UTF-16/32 with a BOM decoded (:func:`~.model.as_utf8`), and a few
+leading lines that are not JSON (a title, ``# exported``) are skipped (:func:`~.records.json_body`).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from functools import cache
 from typing import Any
 
 from apc_tools.boundary.model import BlobView, Detection, rule
-from apc_tools.boundary.records import Record, records, top_values
+from apc_tools.boundary.records import Record, opens_json, records, top_values
 from apc_tools.findings import Severity
 
 HEAD_BYTES = 1 << 20
@@ -555,8 +557,7 @@ def classify(blob: BlobView) -> Verdict | None:
 
 
 def _classify_json(blob: BlobView) -> Verdict | None:
-    head = blob.data[:64].lstrip()
-    if not head.startswith((b"{", b"[")):
+    if not opens_json(blob.data):
         return None
     values = top_values(blob.text, blob.complete)
     if not values:

@@ -160,6 +160,12 @@ class Repo:
     prefix: str  # the starting folder relative to root, POSIX, "" or ending in "/"
 
 
+BARE = (
+    "a bare repository (no work tree): run apc there in a clone or a work tree "
+    "(`git clone`, `git worktree add`), e.g. `apc boundary --history -C CLONE`"
+)
+
+
 def open_repo(start: Path) -> Repo:
     """The repository holding ``start``, as git finds it; CannotRun with what to do otherwise."""
     if not start.is_dir():
@@ -170,7 +176,7 @@ def open_repo(start: Path) -> Repo:
         raise CannotRun(_explain(start, str(exc))) from None
     lines = out.decode("utf-8", "surrogateescape").split("\n")
     if len(lines) < 2 or not lines[0]:
-        raise CannotRun(f"{start}: not inside a git work tree (a bare repository has no HEAD tree)")
+        raise CannotRun(f"{start}: {BARE}")
     return Repo(Path(os.fsdecode(lines[0].encode("utf-8", "surrogateescape"))), lines[1])
 
 
@@ -181,6 +187,8 @@ def _explain(start: Path, stderr: str) -> str:
             f"{start}: git refuses this repository (owned by another user): if you trust it, run "
             f"`git config --global --add safe.directory {start.absolute()}`"
         )
+    if "must be run in a work tree" in text:
+        return f"{start}: {BARE}"
     if "not a git repository" in text:
         return f"{start}: not a git repository: run apc boundary inside one (or use -C DIR)"
     return f"{start}: git failed: {text.splitlines()[-1] if text else 'unknown error'}"
@@ -200,6 +208,17 @@ def empty_tree(repo: Repo) -> str:
     if fmt == "sha256":
         return "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"
     return "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+
+def is_partial_clone(repo: Repo) -> bool:
+    """A partial clone (``--filter``): a promisor remote or ``extensions.partialClone`` set, so
+    missing blobs are expected; elsewhere a missing blob means a damaged repository."""
+    pattern = r"^(remote\..*\.promisor|extensions\.partialclone)$"
+    try:
+        out = run(repo.root, ["config", "--get-regexp", pattern])
+    except GitError:  # exit 1: no such key
+        return False
+    return any(line.strip() for line in out.split(b"\n"))
 
 
 def is_shallow(repo: Repo) -> bool:

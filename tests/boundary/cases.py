@@ -8,7 +8,8 @@ may add:
 - ``"base": {"path": "text"}``: a first commit; the case tree is then committed on top and the
   range ``HEAD~1..HEAD`` is scanned;
 - ``"gitlink": "vendor/lib"``: a submodule entry; ``"delete_blob": "path"``: the blob of that
-  path is deleted from the object store after the commit (a partial clone's missing blob);
+  path is deleted from the object store after the commit and the repository is marked a
+  partial clone (a promisor remote), so the blob is a partial clone's missing blob;
 - ``"args"``: options of :class:`apc_tools.boundary.Options` (``mode``, ``secrets``, ...).
 """
 
@@ -49,4 +50,5 @@ def run_boundary_case(work: Path, spec: dict[str, Any]) -> list[Finding]:
     if "delete_blob" in spec:
         oid = git(root, "rev-parse", f"HEAD:{spec['delete_blob']}").strip()
         (root / ".git" / "objects" / oid[:2] / oid[2:]).unlink()
+        git(root, "config", "remote.origin.promisor", "true")  # missing blobs are expected
     return findings(root, **args)

@@ -98,3 +98,38 @@ def test_progress_goes_to_stderr_only_when_asked(tmp_path: Path) -> None:
     assert "apc boundary: 2/2 blobs" in shown.stderr and shown.returncode == 0
     assert "blobs" not in shown.stdout
     assert apc(root, "--no-progress").stderr == ""
+
+
+def test_conflicting_mode_flags_are_exit_2(tmp_path: Path) -> None:
+    root = repo(tmp_path, {"README.md": "x\n"})
+    for flags in (("--staged", "--tracked"), ("--tracked", "--history"), ("--history", "--staged")):
+        done = apc(root, *flags)
+        assert done.returncode == 2, flags
+        assert "choose one of" in done.stderr and all(f in done.stderr for f in flags)
+    assert apc(root, "--tracked").returncode == 0
+    assert apc(root, "--history").returncode == 0
+
+
+def test_a_path_nowhere_is_exit_2_and_a_deleted_tracked_path_is_scanned(tmp_path: Path) -> None:
+    root = repo(tmp_path, {"s.jsonl": CLAUDE, "README.md": "x\n"})
+    missing = apc(root, "nonexist.txt")
+    assert missing.returncode == 2 and "nonexist.txt" in missing.stderr
+    assert apc(root, "README.md", "nonexist/").returncode == 2
+    (root / "s.jsonl").unlink()
+    assert apc(root, "s.jsonl").returncode == 1  # still at HEAD: the gate reads git, not disk
+    assert apc(root, "--staged", "README.md").returncode == 0
+
+
+def test_write_baseline_counts_in_words(tmp_path: Path) -> None:
+    root = repo(tmp_path, {"s.jsonl": CLAUDE})
+    done = apc(root, "--write-baseline")
+    assert done.returncode == 0 and done.stdout.startswith("wrote 1 accepted finding to ")
+
+
+def test_bare_repository_is_exit_2_with_advice(tmp_path: Path) -> None:
+    root = repo(tmp_path, {"s.jsonl": CLAUDE})
+    git(tmp_path, "clone", "-q", "--bare", str(root), "bare.git")
+    for flags in ((), ("--history",)):
+        done = apc(tmp_path / "bare.git", *flags)
+        assert done.returncode == 2
+        assert "bare repository" in done.stderr and "git worktree add" in done.stderr

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from apc_tools.findings import Severity
+from apc_tools.findings import CannotRun, Severity
 from tests.boundary.helpers import (
     CASSETTE,
     CLAUDE,
@@ -216,6 +216,9 @@ def test_input_notes(tmp_path: Path) -> None:
     git(root, "commit", "-q", "-m", "submodule and policy")
     oid = git(root, "rev-parse", "HEAD:gone.txt").strip()
     (root / ".git" / "objects" / oid[:2] / oid[2:]).unlink()
+    with pytest.raises(CannotRun, match="not a partial clone: the repository is damaged"):
+        findings(root)
+    git(root, "config", "remote.origin.promisor", "true")
     found = {(f.rule, f.path) for f in findings(root)}
     assert {
         ("BIO001", "big.txt"),
@@ -289,3 +292,27 @@ def test_html_export_of_a_session(tmp_path: Path) -> None:
     site = '<div class="message user">Sign in to send a message</div>\n<div class="footer">x</div>'
     found = findings(repo(tmp_path, {"out/page-001.html": page, "web/chat.html": site}))
     assert {(f.rule, f.path) for f in found} == {("BTR001", "out/page-001.html")}
+
+
+def test_marker_messages_say_where_and_what_to_do(tmp_path: Path) -> None:
+    marker = "[Request interrupted by user]"
+    files = {
+        "AGENTS.md": f"# Agents\n\nThe last turn: {marker}\n",
+        "s.jsonl": json.dumps({"role": "user", "content": marker}) + "\n",
+        "docs/m.md": f"Claude Code writes {marker} on Esc.\n",
+    }
+    by_path = {f.path: f for f in findings(repo(tmp_path, files)) if f.rule.startswith("BMK")}
+    assert by_path["AGENTS.md"].rule == "BMK001"
+    assert "in a contract file" in by_path["AGENTS.md"].message
+    assert "history record" not in by_path["AGENTS.md"].message
+    assert "remove it" in by_path["AGENTS.md"].message
+    assert "inside a history record" in by_path["s.jsonl"].message
+    assert "git rm --cached" in by_path["s.jsonl"].message
+    assert by_path["docs/m.md"].rule == "BMK002"
+    assert "apc: allow BMK002" in by_path["docs/m.md"].message
+
+
+def test_path_message_reads_as_a_sentence(tmp_path: Path) -> None:
+    files = {".aider.input.history": "\n# 2026-01-01 10:00:00.1\n+hi\n"}
+    (found,) = [f for f in findings(repo(tmp_path, files)) if f.rule == "BPA002"]
+    assert found.message.startswith("the prompt history (Aider): runtime state")

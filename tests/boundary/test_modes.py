@@ -131,6 +131,9 @@ def test_shallow_clone_missing_the_base(tmp_path: Path) -> None:
     )
     with pytest.raises(CannotRun, match="shallow clone"):
         findings(clone, mode="range", rev_range=f"{base}..HEAD")
+    with pytest.raises(CannotRun, match=r"--history in a shallow clone.*--unshallow"):
+        findings(clone, mode="history")
+    assert findings(clone) == []  # --tracked needs only HEAD's tree
 
 
 @pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0, reason="needs root to chown")

@@ -152,3 +152,29 @@ def test_range_baseline_change_is_reported_and_config_overrides_the_base(tmp_pat
     config.write_text("version: 1\ndisable: [BTR001]\n")
     found = findings(root, mode="range", rev_range=f"{base}..HEAD", config=config)
     assert {f.rule for f in found} == {"BPL002"}
+
+
+@pytest.mark.parametrize(
+    "where", ["../outside.json", "ABSOLUTE", "/etc/passwd", "link/b.json", "."]
+)
+def test_baseline_outside_the_repository_is_refused(tmp_path: Path, where: str) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    name = str(outside / "b.json") if where == "ABSOLUTE" else where
+    root = repo(
+        tmp_path, {".apc-tools.yaml": f"version: 1\nbaseline: '{name}'\n", "s.jsonl": CLAUDE}
+    )
+    (root / "link").symlink_to(outside, target_is_directory=True)
+    for options in ({}, {"write_baseline": True}):
+        with pytest.raises(CannotRun, match="inside the repository"):
+            run(root, **options)
+    assert list(outside.iterdir()) == []
+    assert not (tmp_path / "outside.json").exists()
+
+
+def test_baseline_in_a_subfolder_is_fine(tmp_path: Path) -> None:
+    policy = "version: 1\nbaseline: ci/accepted.json\n"
+    root = repo(tmp_path, {".apc-tools.yaml": policy, "s.jsonl": CLAUDE, "ci/x": "x\n"})
+    assert run(root, write_baseline=True).baseline_entries == 1
+    assert (root / "ci" / "accepted.json").is_file()
+    assert findings(root) == []
