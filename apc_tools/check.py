@@ -127,7 +127,7 @@ def base_policy(root: Path, rev_range: str, folder: Path) -> Path:
 def baseline_entries(root: Path, options: CheckOptions) -> tuple[BaselineEntry, ...]:
     """The boundary baseline in force, read as the boundary half reads it: the base commit's
     with ``rev_range``, else the file at the root (``boundary.baseline`` of the policy)."""
-    from apc_tools.boundary.policy import parse_baseline, parse_settings
+    from apc_tools.boundary.policy import baseline_path, parse_baseline, parse_settings
     from apc_tools.core import git
     from apc_tools.core.policy import MAX_POLICY_BYTES, POLICY_FILE
 
@@ -147,6 +147,7 @@ def baseline_entries(root: Path, options: CheckOptions) -> tuple[BaselineEntry, 
         else:
             policy_text = text(POLICY_FILE, MAX_POLICY_BYTES + 1)
         settings = parse_settings(POLICY_FILE, policy_text or "version: 1\n")
+        baseline_path(root, settings.baseline)  # confined to the repository, else CannotRun
         found = text(settings.baseline, 64 << 20)
     return parse_baseline(settings.baseline, found) if found is not None else ()
 

@@ -229,3 +229,16 @@ def test_write_baseline_adopts_the_validate_twin_of_an_accepted_secret(
     found = hits(report("--range", f"{base}..{head}", cwd=repo))
     assert [r for r, p, _ in found if p == "AGENTS.md" and r == "AGM004"] == ["AGM004"]
     assert apc("check", cwd=repo).returncode == 1
+
+
+def test_a_baseline_outside_the_repository_is_refused_by_check_too(
+    tmp_path: Path, git_repo: Callable[..., Path]
+) -> None:
+    """`apc check` reads the boundary baseline for the validate twins: it must be confined to
+    the repository like `apc boundary`'s (exit 2, nothing read or written outside)."""
+    outside = tmp_path / "outside-bl.json"
+    outside.write_text('{"version": 1, "findings": []}\n')
+    repo = git_repo({**PROJECT, ".apc-tools.yaml": f"version: 1\nbaseline: {outside}\n"})
+    done = apc("check", cwd=repo)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith("apc: error: ") and "inside the repository" in done.stderr
