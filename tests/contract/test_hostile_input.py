@@ -406,3 +406,31 @@ def test_a_symlinked_agent_folder_leading_out_of_the_project_is_reported(
         git(project, "init", "-q")
     found = validate([project], cwd=project).findings
     assert [(f.rule, f.path) for f in found if f.rule == "IO004"] == [("IO004", ".apc/agents")]
+
+
+def test_a_tree_of_100000_files_is_validated_under_a_generous_guard(tmp_path: Path) -> None:
+    """Hostile-input low table (A30): 100,000 files took 36 s (0.37 ms per file of pathlib
+    overhead). Not a speed assertion: the 120 s guard only catches a hang or a quadratic
+    regression; the run must finish, find the one broken agent and print no traceback."""
+    import subprocess
+    import sys
+
+    for d in range(100):
+        folder = tmp_path / f"d{d}"
+        folder.mkdir()
+        for i in range(1000):
+            (folder / f"f{i}.txt").touch()
+    (tmp_path / "AGENTS.md").write_text("# many files\n")
+    agents = tmp_path / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "broken.md").write_text("---\nname: [unclosed\n---\nbody\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "apc_tools", "validate", "--format", "json", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "Traceback" not in done.stderr
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert '".claude/agents/broken.md"' in done.stdout
