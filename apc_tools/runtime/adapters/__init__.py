@@ -117,19 +117,14 @@ def detect_wire(records: Sequence[Mapping[str, Any]]) -> str:
     :class:`UnknownWire` (saying what was expected) when nothing looks like a chat history, and
     :class:`BadRecord` for a record that is not a JSON object.
     """
-    votes: Counter[str] = Counter()
-    plain = 0
-    for index, record in enumerate(records[:DETECT_WINDOW]):
+    head = records[:DETECT_WINDOW]
+    for index, record in enumerate(head):
         if not isinstance(record, Mapping):
             raise BadRecord(index, record)
-        vote = _vote(record)
-        if vote is not None:
-            votes[vote] += 1
-        elif isinstance(record.get("role"), str):
-            plain += 1
+    votes = wire_votes(head)
     if votes:
         return max(WIRES, key=lambda wire: votes[wire])
-    if plain:
+    if any(isinstance(record.get("role"), str) for record in head):
         return "openai-chat"
     if not records:
         raise UnknownWire(f"the history is empty: cannot tell its wire format; {EXPECTED}")
