@@ -208,7 +208,18 @@ def write_report_files(result: Result, registry: Registry) -> None:
 
 class EscapedGroup(click.Group):
     """A group whose usage errors (click's own "Error: ..." lines, which quote the values given,
-    such as a hostile file name) are escaped like every other message apc prints."""
+    such as a hostile file name) are escaped like every other message apc prints.
+
+    A bare ``apc`` prints the help to stdout and exits 0, with every click the package accepts:
+    click 8.1 did so itself; click 8.2 and later raise a usage error instead (help on stderr,
+    exit 2), which the escaping would turn into one line of literal ``\\x0a``
+    (tests/cli/test_click_versions.py runs both)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args and self.no_args_is_help and not ctx.resilient_parsing:
+            click.echo(ctx.get_help(), color=ctx.color)
+            ctx.exit(0)
+        return super().parse_args(ctx, args)
 
     def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
         with _escaped_usage_errors():
