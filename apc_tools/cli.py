@@ -334,19 +334,24 @@ def schema(name: str | None) -> None:
 
 
 @main.command()
-@click.argument("path", required=False, type=click.Path(path_type=Path), default=".")
-def init(path: Path) -> None:
-    """Scaffold a minimal APC contract in PATH (default: the current folder).
+@click.argument("path", required=False, type=click.Path(path_type=Path), default=None)
+def init(path: Path | None) -> None:
+    """Scaffold a minimal APC contract in PATH (default: the top level of the git repository
+    around the current folder, else the current folder).
 
-    Creates what is missing of AGENTS.md, .apc/project.json, .apc/.gitignore and .apc-tools.yaml;
-    never overwrites a file or follows a symlink, and says what it left alone. Lists files of
-    other agent tools worth migrating and the root .gitignore lines their runtime state needs.
+    Creates what is missing of AGENTS.md, .apc/project.json, .apc/.gitignore, .apc-tools.yaml
+    and the policy's schema for editors (.apc-tools.schema.json, refreshed after an upgrade);
+    never overwrites another file or follows a symlink, and says what it left alone. Lists files
+    of other agent tools worth migrating and the root .gitignore lines their runtime state needs.
     """
-    from apc_tools.contract.scaffold import init_project
+    from apc_tools.contract.scaffold import default_root, init_project
     from apc_tools.report.init_text import render_init
 
+    root = default_root(Path.cwd()) if path is None else path
+    if path is None and root.resolve() != Path.cwd().resolve():
+        echo(f"apc init: in {escape(str(root))} (the top level of this git repository)")
     try:
-        report = init_project(path)
+        report = init_project(root)
     except CannotRun as exc:
         fail(str(exc))
     echo(render_init(report), nl=False)

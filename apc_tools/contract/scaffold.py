@@ -4,7 +4,13 @@ Every file is created exclusively (``O_CREAT | O_EXCL``, which never follows a s
 name), inside folders opened without following symlinks, so an existing file, a symlink or a
 dangling symlink is left alone and reported. Nothing outside the new files is edited: the lines a
 root ``.gitignore`` needs for the agent tools found, and the files worth migrating into the
-contract, are returned for the command line to print.
+contract, are returned for the command line to print. The one exception is the copy of the policy
+schema that editors read (:data:`SCHEMA_COPY`): a copy apc wrote (its ``$id`` is the policy
+schema's) is replaced when the installed apc-tools has a different schema, so it follows the
+installed version.
+
+Without a PATH, ``apc init`` creates at the top level of the git repository around the current
+folder (:func:`default_root`): the folder whose policy the hooks read.
 """
 
 from __future__ import annotations
@@ -18,12 +24,17 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from apc_tools.core import gitignore
-from apc_tools.core.schemas import load_schema
+from apc_tools.core import git, gitignore
+from apc_tools.core.schemas import schema_text
 from apc_tools.findings import CannotRun
 
 APC_SPEC_VERSION = "0.1.0"
 PROJECT_VERSION = "0.1.0"
+
+SCHEMA_COPY = ".apc-tools.schema.json"
+"""The policy schema beside the policy, for the ``# yaml-language-server: $schema=`` line of
+``.apc-tools.yaml``: a path relative to that file, which the YAML language server (VS Code's YAML
+extension, Neovim, Helix) resolves on disk, with no network, in every clone."""
 
 # What the spec's safe defaults leave out but an agent's private working state needs.
 EXTRA_IGNORES = ("agents/*/auto-memory.md", "plans/scratch/", "migrate.md")
@@ -35,8 +46,8 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
     (".cursorrules", "legacy Cursor rules: move them into AGENTS.md or .apc/rules/"),
     (".cursor/rules", "Cursor rules: copy them to .apc/rules/ (same .mdc format)"),
     (".claude/agents", "Claude Code subagents: copy them to .apc/agents/<slug>.md"),
-    (".claude/skills", "Claude Code skills: copy them to .apc/skills/<name>/SKILL.md"),
-    (".agents/skills", "Agent Skills: copy them to .apc/skills/<name>/SKILL.md"),
+    (".claude/skills", "Claude Code skills: copy each folder to .apc/skills/<name>/ (SKILL.md)"),
+    (".agents/skills", "Agent Skills: copy each folder to .apc/skills/<name>/ (SKILL.md)"),
     (
         ".github/copilot-instructions.md",
         "GitHub Copilot instructions: move shared guidance into AGENTS.md",
@@ -68,6 +79,15 @@ class InitReport:
     left_alone: tuple[tuple[str, str], ...]  # (path, why)
     migrations: tuple[tuple[str, str], ...]  # (path, what to do)
     gitignore_lines: tuple[tuple[str, str], ...]  # (line, agent tool)
+    updated: tuple[str, ...] = ()  # apc's own generated files brought up to date
+    repository: Path | None = None  # the git top level above ``root``, when root is below it
+
+
+def default_root(cwd: Path) -> Path:
+    """Where ``apc init`` without PATH creates: the top level of the git work tree around
+    ``cwd`` (the policy the hooks and ``apc boundary`` read is there), else ``cwd``."""
+    top = git.toplevel(cwd)
+    return top if top is not None else cwd
 
 
 def init_project(root: Path, *, now: datetime | None = None) -> InitReport:
@@ -75,6 +95,7 @@ def init_project(root: Path, *, now: datetime | None = None) -> InitReport:
     _ensure_folder(root)
     created: list[str] = []
     left: list[tuple[str, str]] = []
+    updated: list[str] = []
     root_fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
         apc_fd = _apc_folder(root_fd, created, left)
@@ -87,6 +108,8 @@ def init_project(root: Path, *, now: datetime | None = None) -> InitReport:
             why = _create(folder_fd, rel.removeprefix(".apc/"), text)
             if why is None:
                 created.append(rel)
+            elif rel == SCHEMA_COPY and why == "exists" and _refresh_schema(root_fd, text):
+                updated.append(rel)
             else:
                 left.append((rel, why))
         if apc_fd is not None:
@@ -99,7 +122,59 @@ def init_project(root: Path, *, now: datetime | None = None) -> InitReport:
         left_alone=tuple(left),
         migrations=tuple(migration_candidates(root)),
         gitignore_lines=tuple(root_gitignore_lines(root)),
+        updated=tuple(updated),
+        repository=_repository_above(root),
     )
+
+
+def _repository_above(root: Path) -> Path | None:
+    top = git.toplevel(root)
+    if top is None:
+        return None
+    try:
+        same = top.resolve() == root.resolve()
+    except OSError:
+        return None
+    return None if same else top
+
+
+def _refresh_schema(root_fd: int, text: str) -> bool:
+    """Replace :data:`SCHEMA_COPY` with ``text`` when it is a regular file apc wrote (a JSON
+    object whose ``$id`` is a version of the policy schema's) and differs; True when replaced.
+    Anything else there (the user's own file, a symlink, unreadable) is left alone."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(SCHEMA_COPY, flags, dir_fd=root_fd)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode) or os.fstat(fd).st_size > 1 << 20:
+            return False
+        with os.fdopen(os.dup(fd), "rb") as existing:
+            old = existing.read()
+    finally:
+        os.close(fd)
+    if old == text.encode("utf-8") or not _is_policy_schema(old):
+        return False
+    temp = f"{SCHEMA_COPY}.{os.getpid()}.tmp"
+    if _create(root_fd, temp, text) is not None:
+        return False
+    try:
+        os.replace(temp, SCHEMA_COPY, src_dir_fd=root_fd, dst_dir_fd=root_fd)
+    except OSError:
+        os.unlink(temp, dir_fd=root_fd)
+        return False
+    return True
+
+
+def _is_policy_schema(data: bytes) -> bool:
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return False
+    ident = value.get("$id") if isinstance(value, dict) else None
+    prefix, _, rest = str(ident).partition("/schemas/v")
+    return prefix == "https://apc-tools.dev" and rest.endswith("/policy.schema.json")
 
 
 def _ensure_folder(root: Path) -> None:
@@ -161,6 +236,7 @@ def _contract_files(root: Path, now: datetime) -> list[tuple[str, str]]:
         (".apc/.gitignore", apc_gitignore()),
         ("AGENTS.md", agents_md(name)),
         (".apc-tools.yaml", policy_file()),
+        (SCHEMA_COPY, schema_text("policy")),
     ]
 
 
@@ -197,10 +273,10 @@ def agents_md(name: str) -> str:
 
 
 def policy_file() -> str:
-    schema_id = load_schema("policy")["$id"]
     return (
-        f"# yaml-language-server: $schema={schema_id}\n"
-        "# apc-tools policy for this repository (`apc schema policy` prints the schema).\n"
+        f"# yaml-language-server: $schema={SCHEMA_COPY}\n"
+        f"# apc-tools policy for this repository. Editors read its schema from {SCHEMA_COPY},\n"
+        "# which `apc init` refreshes after an upgrade (`apc schema policy` prints it).\n"
         "version: 1\n"
     )
 

@@ -375,7 +375,7 @@ def run_validate(
         listed += seen
         skipped += skip
     if not listed:
-        found.append(_nothing_found(targets, cwd))
+        found.append(_nothing_found(targets, cwd, given=bool(paths)))
     found = [replace(f, path=_shown(f.path, cwd)) for f in found]
     listed = [(_shown(shown, cwd), kind) for shown, kind in listed]
     result = Result.of(found, len(set(listed)), strict=policy.strict, skipped=len(skipped))
@@ -422,11 +422,20 @@ def _shown(path: str, cwd: Path) -> str:
     return PurePosixPath(Path(os.path.relpath(os.path.normpath(cwd / path), cwd))).as_posix()
 
 
-def _nothing_found(targets: Sequence[Path], cwd: Path) -> Finding:
-    where = ", ".join(display_root(t, cwd) or "." for t in targets)
+def _nothing_found(targets: Sequence[Path], cwd: Path, *, given: bool) -> Finding:
+    """DSC001 on the first target. The message names no path: the finding's path (moved to the
+    repository root by :func:`rooted`) says where, and a path relative to the current folder in
+    the message (``in ..`` from a subfolder) would contradict it."""
+    if not given:
+        where = "no agent-context files found in the project around the current folder"
+    elif len(targets) > 1:
+        where = f"no agent-context files found in the {len(targets)} paths given"
+    elif targets[0].is_dir():
+        where = "no agent-context files found in this folder"
+    else:
+        where = "not an agent-context file"
     return NOTHING_RECOGNISED.finding(
-        display_root(targets[0], cwd) or ".",
-        f"no agent-context files found in {where}; apc looks for {LOOKS_FOR}",
+        display_root(targets[0], cwd) or ".", f"{where}; apc looks for {LOOKS_FOR}"
     )
 
 

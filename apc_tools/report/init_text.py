@@ -8,6 +8,9 @@ from apc_tools.report.escape import escape as display
 
 def render_init(report: InitReport) -> str:
     lines = [f"created      {display(rel)}" for rel in report.created]
+    lines += [
+        f"updated      {display(rel)} (the installed apc-tools' schema)" for rel in report.updated
+    ]
     lines += [f"left alone   {display(rel)} ({why})" for rel, why in report.left_alone]
     if report.migrations:
         lines += ["", "Files other agent tools read; move what all agents share into the contract:"]
@@ -16,5 +19,14 @@ def render_init(report: InitReport) -> str:
         lines += ["", "Add to the root .gitignore (apc init does not edit your files):"]
         width = max(len(line) for line, _ in report.gitignore_lines)
         lines += [f"  {line.ljust(width)}  # {tool}" for line, tool in report.gitignore_lines]
+    if report.repository is not None:
+        lines += [
+            "",
+            f"Note: {display(str(report.root.absolute()))} is below the top level of the git"
+            f" repository {display(str(report.repository))}:",
+            "  the hooks and `apc boundary` read the policy there, and this contract is a project"
+            " of its own.",
+            "  `apc init` without PATH creates at the top level.",
+        ]
     lines += ["", "Next: `apc validate`, then `apc check` in a git repository."]
     return "\n".join(lines) + "\n"

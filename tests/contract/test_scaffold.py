@@ -4,23 +4,33 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from jsonschema import Draft202012Validator
 from ruamel.yaml import YAML
 
-from apc_tools.contract.scaffold import EXTRA_IGNORES, init_project
+from apc_tools.contract.scaffold import EXTRA_IGNORES, SCHEMA_COPY, init_project
 from apc_tools.contract.validate import validate
 from apc_tools.core import gitignore
 from apc_tools.core.schemas import load_schema, schema_errors
 from apc_tools.findings import CannotRun
+from apc_tools.report.init_text import render_init
 from tests.cli.test_cli import apc
 from tests.conftest import write_tree
 
 NOW = datetime(2026, 5, 8, 12, 30, 0, tzinfo=UTC)
-CREATED = (".apc/", ".apc/project.json", ".apc/.gitignore", "AGENTS.md", ".apc-tools.yaml")
+CREATED = (
+    ".apc/",
+    ".apc/project.json",
+    ".apc/.gitignore",
+    "AGENTS.md",
+    ".apc-tools.yaml",
+    ".apc-tools.schema.json",
+)
 
 
 def rules_of(root: Path) -> list[str]:
@@ -60,12 +70,68 @@ def test_apc_gitignore_covers_the_safe_defaults_and_the_private_extras(tmp_path:
         assert gitignore.is_ignored(patterns, path), path
 
 
-def test_policy_file_names_its_schema_for_editors_and_is_valid(tmp_path: Path) -> None:
+def modeline_schema(policy: Path) -> Path:
+    """The schema the YAML language server loads for ``policy``: the first header comment's
+    ``$schema=`` value, a path that is neither ``file:`` nor ``http...`` resolved against the
+    file's folder (yaml-language-server: modelineUtil.ts getSchemaFromModeline and
+    yamlSchemaService.ts resolveSchemaRef)."""
+    first = policy.read_text(encoding="utf-8").splitlines()[0]
+    found = re.match(r"^#\s+yaml-language-server\s*:.*?\$schema(?:=|:[^\S\r\n]*)(\S+)", first)
+    assert found, first
+    ref = found.group(1)
+    assert not ref.startswith(("file:", "http")), ref  # no network, no one machine's path
+    return policy.parent / ref
+
+
+def test_policy_file_names_a_schema_that_resolves_on_disk(tmp_path: Path) -> None:
     init_project(tmp_path, now=NOW)
-    text = (tmp_path / ".apc-tools.yaml").read_text(encoding="utf-8")
-    first = text.splitlines()[0]
-    assert first == f"# yaml-language-server: $schema={load_schema('policy')['$id']}"
-    assert schema_errors("policy", YAML(typ="safe").load(text)) == []
+    policy = tmp_path / ".apc-tools.yaml"
+    schema_path = modeline_schema(policy)
+    assert schema_path == tmp_path / SCHEMA_COPY and schema_path.is_file()
+    schema = json.loads(schema_path.read_text(encoding="utf-8"))
+    assert schema == load_schema("policy")  # the installed apc-tools' schema, exactly
+    validator = Draft202012Validator(schema)
+    assert list(validator.iter_errors(YAML(typ="safe").load(policy.read_text("utf-8")))) == []
+    assert list(validator.iter_errors({"version": 2, "nope": 1}))  # a working schema
+    assert validate([tmp_path], cwd=tmp_path).findings == ()
+
+
+def test_the_schema_copy_follows_the_installed_version(tmp_path: Path) -> None:
+    init_project(tmp_path, now=NOW)
+    copy = tmp_path / SCHEMA_COPY
+    old = load_schema("policy")
+    old["x-apc-schema-version"] = "0.9.0"
+    old["$id"] = old["$id"].replace("/v1/", "/v0/")
+    copy.write_text(json.dumps(old), encoding="utf-8")
+    policy_before = (tmp_path / ".apc-tools.yaml").read_bytes()
+    report = init_project(tmp_path, now=NOW)
+    assert report.updated == (SCHEMA_COPY,) and report.created == ()
+    assert json.loads(copy.read_text(encoding="utf-8")) == load_schema("policy")
+    assert (tmp_path / ".apc-tools.yaml").read_bytes() == policy_before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [".apc", ".apc-tools.yaml", SCHEMA_COPY, "AGENTS.md"]
+    )  # no temporary file left behind
+    assert "updated      .apc-tools.schema.json" in render_init(report)
+
+
+@pytest.mark.parametrize("text", ['{"$id": "https://example.com/mine.json"}', "not json", ""])
+def test_a_file_of_the_users_own_at_the_schema_name_is_kept(tmp_path: Path, text: str) -> None:
+    (tmp_path / SCHEMA_COPY).write_text(text, encoding="utf-8")
+    report = init_project(tmp_path, now=NOW)
+    assert (SCHEMA_COPY, "exists") in report.left_alone and report.updated == ()
+    assert (tmp_path / SCHEMA_COPY).read_text(encoding="utf-8") == text
+
+
+def test_a_symlinked_schema_copy_is_not_refreshed(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    outside = tmp_path / "outside.json"
+    stale = {**load_schema("policy"), "x-apc-schema-version": "0.9.0"}
+    outside.write_text(json.dumps(stale), encoding="utf-8")
+    (root / SCHEMA_COPY).symlink_to(outside)
+    report = init_project(root, now=NOW)
+    assert (SCHEMA_COPY, "a symlink, not followed") in report.left_alone
+    assert json.loads(outside.read_text(encoding="utf-8")) == stale
 
 
 def test_rerun_leaves_everything_alone(tmp_path: Path) -> None:
@@ -75,6 +141,7 @@ def test_rerun_leaves_everything_alone(tmp_path: Path) -> None:
     assert report.created == ()
     assert [rel for rel, _ in report.left_alone] == list(CREATED[1:])
     assert {why for _, why in report.left_alone} == {"exists"}
+    assert report.updated == ()  # the schema copy is the installed one already
     assert snapshot(tmp_path) == before
 
 
@@ -201,3 +268,57 @@ def test_cli_reports_and_exits(tmp_path: Path, git_repo: Callable[..., Path]) ->
     assert refused.returncode == 2 and refused.stderr.startswith("apc: error: ")
     assert "Traceback" not in refused.stderr
     assert os.path.isdir(repo / ".apc")
+
+
+def test_from_a_subfolder_init_creates_at_the_repository_top_level(
+    git_repo: Callable[..., Path],
+) -> None:
+    repo = git_repo({"src/app/main.py": "print()\n"})
+    sub = repo / "src" / "app"
+    done = apc("init", cwd=sub)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"apc init: in {repo} (the top level of this git repository)")
+    assert (repo / ".apc-tools.yaml").is_file() and (repo / ".apc" / "project.json").is_file()
+    assert not (sub / ".apc").exists() and not (sub / "AGENTS.md").exists()
+    assert "Note:" not in done.stdout
+    assert apc("check", "--no-color", cwd=sub).returncode == 0
+
+
+def test_an_explicit_path_below_the_top_level_is_honoured_with_a_note(
+    git_repo: Callable[..., Path],
+) -> None:
+    repo = git_repo({"pkg/readme.txt": "x\n"})
+    done = apc("init", ".", cwd=repo / "pkg")
+    assert done.returncode == 0, done.stderr
+    assert (repo / "pkg" / ".apc-tools.yaml").is_file() and not (repo / ".apc").exists()
+    assert f"Note: {repo / 'pkg'} is below the top level of the git repository {repo}:" in (
+        done.stdout
+    )
+    at_top = apc("init", str(repo), cwd=repo / "pkg")
+    assert "Note:" not in at_top.stdout and (repo / ".apc-tools.yaml").is_file()
+
+
+def test_outside_git_init_creates_in_the_current_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    done = apc("init", cwd=folder, env={"GIT_CEILING_DIRECTORIES": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert not done.stdout.startswith("apc init: in") and "Note:" not in done.stdout
+    assert (folder / ".apc-tools.yaml").is_file() and (folder / SCHEMA_COPY).is_file()
+
+
+def test_init_and_the_docs_name_the_same_skill_paths() -> None:
+    """The skill folders `apc init` tells users to copy into are what validate reads as skills
+    and what docs/schemas.md names (issue 17: they named different paths)."""
+    from apc_tools.contract.project import classify
+    from apc_tools.contract.scaffold import MIGRATIONS
+    from tests.conftest import REPO_ROOT
+
+    schemas_doc = (REPO_ROOT / "docs" / "schemas.md").read_text(encoding="utf-8")
+    targets = set(re.findall(r"\.apc/skills/<name>/?\S*", " ".join(h for _, h in MIGRATIONS)))
+    assert targets == {".apc/skills/<name>/"}
+    assert classify(".apc/skills/pdf/SKILL.md") == "skill"
+    assert classify(".apc/skills/pdf.md") == "skill-flat"
+    assert (
+        "`.apc/skills/<name>/SKILL.md`" in schemas_doc and "`.apc/skills/<name>.md`" in schemas_doc
+    )

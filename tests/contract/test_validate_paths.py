@@ -151,6 +151,26 @@ def test_nothing_recognised_is_said(tmp_path: Path, what: str) -> None:
     assert done.returncode == 0 and "no problems found" not in done.stdout
 
 
+def test_nothing_recognised_from_a_subfolder_names_no_relative_path(
+    git_repo: Callable[..., Path],
+) -> None:
+    """Issue 17: from a subfolder the note read "found in .." while its path said "a"."""
+    repo = git_repo({"a/b/main.py": "print(1)\n"})
+    sub = repo / "a" / "b"
+    cases = {
+        (): ".: info DSC001 no agent-context files found in the project around the current folder",
+        ("..",): "a: info DSC001 no agent-context files found in this folder",
+        (".", "../.."): "a/b: info DSC001 no agent-context files found in the 2 paths given",
+        ("main.py",): "a/b/main.py: info DSC001 not an agent-context file",
+    }
+    for args, first in cases.items():
+        done = apc("validate", "--no-color", *args, cwd=sub)
+        assert done.returncode == 0, done.stderr
+        line = done.stdout.splitlines()[0]
+        assert line.startswith(first + "; apc looks for AGENTS.md"), (args, line)
+        assert " in .." not in line and " in ." not in line
+
+
 def test_list_files_shows_what_each_file_was_recognised_as(repo: Path) -> None:
     done = apc("validate", "--list-files", ".apc", "README.md", cwd=repo)
     lines = done.stdout.splitlines()
