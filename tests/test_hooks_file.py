@@ -148,8 +148,10 @@ def test_version_lives_in_one_place() -> None:
     project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert "version" not in project and project["dynamic"] == ["version"]
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    assert re.findall(r"rev: (\S+)", readme) == [f"v{__version__}"]
-    assert re.findall(r"- repo: (\S+)", readme) == [project["urls"]["Repository"]]
+    # the walk-through takes the hooks from the clone ($APC_TOOLS at $APC_REV); the published
+    # form, for later, names the repository and the tag of this version
+    assert re.findall(r"rev: (\S+)", readme) == ["$APC_REV", f"v{__version__}"]
+    assert re.findall(r"- repo: (\S+)", readme) == ["$APC_TOOLS", project["urls"]["Repository"]]
     ci = (REPO_ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
     repository = project["urls"]["Repository"].removeprefix("https://github.com/")
     assert set(re.findall(r"uses: (apc-tools/\S+)", ci)) == {f"{repository}@v{__version__}"}
