@@ -177,12 +177,29 @@ def parse_baseline(name: str, text: str) -> tuple[BaselineEntry, ...]:
     errors = schema_errors("baseline", data)
     if errors:
         raise CannotRun(f"{name}: {errors[0].json_path}: {errors[0].message}")
-    return tuple(BaselineEntry(e["fingerprint"], e["rule"], e["path"]) for e in data["findings"])
+    return tuple(
+        BaselineEntry(_read_fingerprint(e["fingerprint"]), e["rule"], e["path"])
+        for e in data["findings"]
+    )
+
+
+def _read_fingerprint(value: str) -> str:
+    """A fingerprint as the baseline stores it (``hash:N``, or an older baseline's bare
+    ``hash``) -> as :attr:`Finding.fingerprint` spells it (no ``:1``)."""
+    digest, _, occurrence = value.partition(":")
+    return digest if occurrence == "1" else value
+
+
+def _stored_fingerprint(value: str) -> str:
+    """The occurrence always spelled out (``hash:1``), as SARIF has it: a quoted string of hex
+    digits only is what secret scanners take for a key (detect-secrets' "Hex High Entropy
+    String"); with the colon the baseline passes them out of the box (docs/boundary.md)."""
+    return value if ":" in value else f"{value}:1"
 
 
 def baseline_text(entries: Iterable[BaselineEntry]) -> str:
     """The baseline file: versioned, sorted, no timestamps (stable under re-generation)."""
-    rows = sorted({(e.path, e.rule, e.fingerprint) for e in entries})
+    rows = sorted({(e.path, e.rule, _stored_fingerprint(e.fingerprint)) for e in entries})
     doc = {
         "version": BASELINE_VERSION,
         "findings": [{"path": p, "rule": r, "fingerprint": f} for p, r, f in rows],

@@ -178,3 +178,19 @@ def test_baseline_in_a_subfolder_is_fine(tmp_path: Path) -> None:
     assert run(root, write_baseline=True).baseline_entries == 1
     assert (root / "ci" / "accepted.json").is_file()
     assert findings(root) == []
+
+
+def test_baseline_spells_out_the_occurrence_and_reads_the_older_bare_form() -> None:
+    """Issue 17: a bare 32-hex fingerprint is a "Hex High Entropy String" to detect-secrets;
+    the baseline writes `hash:1` (as SARIF does) and reads both forms as the same finding."""
+    from apc_tools.boundary.policy import BaselineEntry, baseline_text, parse_baseline
+
+    first, second = "0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210:2"
+    entries = (BaselineEntry(first, "BTR001", "a.jsonl"), BaselineEntry(second, "BMK002", "b.md"))
+    text = baseline_text(entries)
+    stored = [e["fingerprint"] for e in json.loads(text)["findings"]]
+    assert stored == [f"{first}:1", second]
+    assert set(parse_baseline("new", text)) == set(entries)
+    older = text.replace(f"{first}:1", first)
+    assert set(parse_baseline("old", older)) == set(entries)
+    assert baseline_text(parse_baseline("old", older)) == text  # rewriting upgrades the form
