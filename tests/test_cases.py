@@ -11,6 +11,8 @@ optional ``case.json`` changes what is run:
   inside ``.apc/`` is then an ``invalid`` case);
 - ``{"generate": {"AGENTS.md": 1100000}}`` writes a file of that many bytes (``"fifo"``: a FIFO)
   before the run, for inputs that do not belong in git;
+- ``{"links": {"AGENTS.md": "/etc/hostname"}}`` makes those symlinks before the run (a link in
+  git would be a copy of its target in the sdist, and the build machine's file at that);
 - ``{"command": "repair-check", "wire": "anthropic", "file": "history.json"}`` runs the provider
   conformance checker and the repair report on a history (a JSON array of wire records);
 - ``{"command": "boundary", ...}`` commits the tree into a fresh git repository and runs the
@@ -63,6 +65,8 @@ def run_case(case: Path, tmp_path: Path) -> list[Finding]:
     spec = json.loads(spec_file.read_text()) if spec_file.exists() else {}
     if spec_file.exists():
         spec_file.unlink()
+    for rel, target in spec.get("links", {}).items():
+        (work / rel).symlink_to(target)
     for rel, what in spec.get("generate", {}).items():
         target = work / rel
         if what == "fifo":
