@@ -25,8 +25,8 @@ from packaging.version import Version
 from apc_tools import __version__
 from tests.conftest import REPO_ROOT
 
-NOT_IN_SDIST = (".ci/", ".github/")
-"""What the sdist leaves out: CI's own scripts, never needed by the tests."""
+NOT_IN_SDIST = (".ci/",)
+"""What the sdist leaves out: CI's own script, never needed by the tests."""
 
 
 def tracked_files() -> list[str]:
@@ -76,7 +76,13 @@ def test_the_sdist_holds_every_tracked_file_but_ci_scripts(sdist: tarfile.TarFil
     inside = members(sdist)
     wanted = {rel for rel in tracked_files() if not rel.startswith(NOT_IN_SDIST)}
     assert wanted - inside.keys() == set()
-    for needed in ("tests/conftest.py", "docs/rules.md", "sample_repo/AGENTS.md", "LICENSE"):
+    for needed in (
+        "tests/conftest.py",
+        "docs/rules.md",
+        "sample_repo/AGENTS.md",
+        "LICENSE",
+        ".github/workflows/release.yml",  # tests/test_release_workflow.py reads it
+    ):
         assert needed in inside, needed
 
 
