@@ -15,6 +15,8 @@ from hypothesis import settings
 # CI is derandomized so that a gate run is reproducible; dev runs keep exploring new examples.
 settings.register_profile("ci", max_examples=300, deadline=None, derandomize=True)
 settings.register_profile("dev", max_examples=100, deadline=None)
+# The second run of .ci/run, from the unpacked sdist: every test, the dev budget, reproducible.
+settings.register_profile("sdist", max_examples=100, deadline=None, derandomize=True)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "dev")
 settings.load_profile(PROFILE)
 REPAIR_EXAMPLES = 2000 if PROFILE == "ci" else 200
