@@ -430,6 +430,11 @@ def _mode_flags(
 )
 @click.option("--write-baseline", is_flag=True, help="Accept every current finding.")
 @click.option("--no-inline-allow", is_flag=True, help="Ignore `apc: allow RULE` comments.")
+@click.option(
+    "--fix",
+    is_flag=True,
+    help="With --staged: untrack each leaked runtime file (kept on disk) and ignore it.",
+)
 @directory_option
 @progress_option
 @common_options
@@ -442,6 +447,7 @@ def boundary(
     secrets: str | None,
     write_baseline: bool,
     no_inline_allow: bool,
+    fix: bool,
     directory: Path | None,
     progress: bool | None,
     fmt: str,
@@ -458,6 +464,14 @@ def boundary(
     if len(modes) > 1:
         fail(f"choose one of --staged, --tracked, --range A..B, --history (got {', '.join(modes)})")
     mode = modes[0].removeprefix("--") if modes else "tracked"
+    if fix and mode != "staged":
+        fail(
+            "--fix works on the index only (--staged): commits are never rewritten; for a leak "
+            "already committed, `git filter-repo --invert-paths --path PATH` removes it from "
+            "history, and any secret it held must be rotated"
+        )
+    if fix and write_baseline:
+        fail("choose one of --fix and --write-baseline")
     cwd = directory if directory is not None else Path.cwd()
     options = Options(
         cwd=cwd,
@@ -482,9 +496,27 @@ def boundary(
         count = outcome.baseline_entries
         echo(f"wrote {count} accepted finding{'' if count == 1 else 's'} to {where}")
         sys.exit(0)
+    if fix:
+        outcome = boundary_fix(options, outcome, fmt)
     from apc_tools.boundary.rules import RULES
 
     emit(outcome.result, fmt, no_color, strict, registry=Registry.of(RULES))
+
+
+def boundary_fix(options: Any, outcome: Any, fmt: str) -> Any:
+    """`apc boundary --staged --fix`: untrack and ignore, say so, and scan the index again."""
+    from apc_tools.boundary import scan
+    from apc_tools.boundary.fix import fix_staged
+
+    try:
+        done = fix_staged(options.cwd, outcome.result)
+        if not done.untracked and not done.problems:
+            return outcome
+        for line in done.lines():
+            echo(escape(line), err=fmt != "text")
+        return scan(options)
+    except CannotRun as exc:
+        fail(str(exc))
 
 
 # --------------------------------------------------------------------------------------------
