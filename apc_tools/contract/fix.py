@@ -148,18 +148,22 @@ def _offset(text: str, line: int, column: int) -> int | None:
     return starts[line - 1] + column - 1
 
 
-_PLAIN_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_PLAIN_OK = re.compile(r"^[^\s\-?:,\[\]{}#&*!|>'\"%@`][^\x00-\x1f\x7f]*$")
 _COMMENT = re.compile(r"[ \t]#")
 
 
-def _render(value: str, original: str) -> str:
-    """``value`` as a YAML scalar in the style of ``original`` where that style can hold it."""
+def _renderings(value: str, original: str) -> list[str]:
+    """``value`` as YAML scalars, the style of ``original`` first where it can hold it, then
+    double-quoted (JSON's escapes are YAML's): the caller keeps the first that reads back."""
+    out = []
     if original.startswith("'") and not any(c < " " or c in "\x7f\x85" for c in value):
-        return "'" + value.replace("'", "''") + "'"
-    plain = not original.startswith(("'", '"')) and _PLAIN_OK.match(value)
+        out.append("'" + value.replace("'", "''") + "'")
+    plain = not original.startswith(("'", '"')) and bool(_PLAIN_OK.match(value))
+    plain = plain and ": " not in value and " #" not in value and value == value.rstrip(" :")
     if plain and resolve_plain(value) == value:
-        return value
-    return json.dumps(value, ensure_ascii=False)
+        out.append(value)
+    out.append(json.dumps(value, ensure_ascii=False))
+    return out
 
 
 def _quoted_end(text: str, start: int, limit: int) -> int | None:
@@ -224,12 +228,18 @@ def _continues(doc: Doc, text: str, line: int) -> bool:
     return bool(nxt.strip()) and nxt[:1].isspace() and not nxt.strip().startswith("#")
 
 
-def _set_scalar(doc: Doc, text: str, key: str, value: str) -> str | None:
+def _set_scalar(doc: Doc, text: str, project: Project, key: str, value: str) -> str | None:
+    """``text`` with the top-level scalar ``key`` set to ``value`` (verified by reading it
+    back), or None when that cannot be done exactly."""
     span = _scalar_span(doc, text, key)
     if span is None:
         return None
     start, end = span
-    return text[:start] + _render(value, text[start:end]) + text[end:]
+    for rendered in _renderings(value, text[start:end]):
+        out = text[:start] + rendered + text[end:]
+        if _expect(doc, out, project, {key: value}):
+            return out
+    return None
 
 
 # --------------------------------------------------------------------------- the fixers
@@ -309,8 +319,8 @@ def fix_agent_name(doc: Doc, text: str, project: Project, found: list[Finding]) 
     name = doc.data.get("name")
     if doc.kind != "agent" or not isinstance(name, str) or name.strip() == doc.stem:
         return None
-    out = _set_scalar(doc, text, "name", doc.stem)
-    if out is None or not _expect(doc, out, project, {"name": doc.stem}):
+    out = _set_scalar(doc, text, project, "name", doc.stem)
+    if out is None:
         return None
     return out, [f"name '{name.strip()}' is now '{doc.stem}': update what refers to it"], []
 
@@ -321,8 +331,8 @@ def fix_skill_name(doc: Doc, text: str, project: Project, found: list[Finding]) 
     expected = _owner_name(doc, project)
     if not isinstance(name, str) or name == expected:
         return None
-    out = _set_scalar(doc, text, "name", expected)
-    if out is None or not _expect(doc, out, project, {"name": expected}):
+    out = _set_scalar(doc, text, project, "name", expected)
+    if out is None:
         return None
     return out, [f"name '{name.strip()}' is now '{expected}': update what refers to it"], []
 
@@ -335,8 +345,8 @@ def fix_description_length(
     if not isinstance(description, str) or len(description) <= SKILL_DESCRIPTION_LIMIT:
         return None
     cut = description[:SKILL_DESCRIPTION_LIMIT].rstrip()
-    out = _set_scalar(doc, text, "description", cut)
-    if out is None or not _expect(doc, out, project, {"description": cut}):
+    out = _set_scalar(doc, text, project, "description", cut)
+    if out is None:
         return None
     note = f"description cut from {len(description)} to {len(cut)} characters: check its end"
     return out, [note], []
