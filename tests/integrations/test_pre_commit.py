@@ -82,3 +82,20 @@ def test_a_staged_file_named_like_an_option_cannot_switch_the_gate_off(
     assert head_message(project) == "start"
     written = [p.name for p in project.root.rglob("*baseline*") if p.name != "--write-baseline"]
     assert written == []
+
+
+def test_apc_fix_hook_fixes_and_fails_so_the_user_restages(hooked_project: MakeProject) -> None:
+    """apc-fix (off by default) works like ruff's hook with --fix: it repairs the file, and
+    pre-commit fails the commit because a file changed; the retried commit passes."""
+    project = hooked_project(PROJECT, ("apc-fix", *COMMIT_HOOKS))
+    renamed = PROJECT[".apc/project.json"].replace('"demo"', '"demo 2"')
+    project.write({".apc/project.json": renamed.replace('"apc"', '"apf"')})
+    refused = project.commit("legacy key")
+    shown = refused.stdout + refused.stderr
+    assert refused.returncode != 0, shown
+    assert "files were modified by this hook" in shown and "fixed 1 finding" in shown
+    assert head_message(project) == "start"
+    assert (project.root / ".apc/project.json").read_text() == renamed
+    retried = project.commit("legacy key, fixed")
+    assert retried.returncode == 0, retried.stdout + retried.stderr
+    assert head_message(project) == "legacy key, fixed"
