@@ -30,6 +30,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any
@@ -485,6 +486,15 @@ def _text_file(display: str, text: str, bom: bool = False) -> io.TextFile:
     return io.TextFile(display, text, hashlib.sha256(text.encode()).hexdigest(), bom)
 
 
+@cache
+def fix_kinds() -> dict[str, str | None]:
+    """Rule ID -> its fix ("safe", "unsafe" or None), for the rules validation reports."""
+    from apc_tools.contract.rules import RULES as CONTRACT_RULES
+    from apc_tools.core.rules import RULES as CORE_RULES
+
+    return {r.id: r.fix for r in (*CORE_RULES, *CONTRACT_RULES)}
+
+
 def _kinds(unsafe: bool) -> frozenset[str]:
     return frozenset({"safe", "unsafe"} if unsafe else {"safe"})
 
@@ -648,9 +658,7 @@ def plan_project(
     boms: frozenset[str] = frozenset(),
 ) -> list[FileFix]:
     """The verified fixes of one project for its ``selected`` findings."""
-    from apc_tools.catalog import registry
-
-    rules = {r.id: r.fix for r in registry()}
+    rules = fix_kinds()
     by_path: dict[str, list[Finding]] = {}
     for finding in selected:
         by_path.setdefault(finding.path, []).append(finding)
@@ -707,7 +715,6 @@ def plan_fixes(
 ) -> FixOutcome:
     """Every fix for the findings `apc validate PATHS` reports (safe ones; unsafe ones too with
     ``unsafe``), planned and verified but not written (see :func:`write_fixes`)."""
-    from apc_tools.catalog import registry
     from apc_tools.contract.validate import PROFILES, _absolute
 
     if profile is not None and profile not in PROFILES:
@@ -721,7 +728,7 @@ def plan_fixes(
     policy = load_policy(config_path, scans[0].root)
     profile = profile or policy.profile or "default"
     kinds = _kinds(unsafe)
-    rules = {r.id: r.fix for r in registry()}
+    rules = fix_kinds()
     outcome = FixOutcome()
     for scan in scans:
         _run_scan(scan, cwd, profile, policy)
