@@ -149,6 +149,17 @@ def _offset(text: str, line: int, column: int) -> int | None:
     return starts[line - 1] + column - 1
 
 
+def _json_offset(text: str, line: int, column: int) -> int | None:
+    """The offset of a JSON position (lines counted at ``\n`` only, as the JSON walker does)."""
+    start = 0
+    for _ in range(line - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return None
+    offset = start + column - 1
+    return offset if offset < len(text) else None
+
+
 _PLAIN_OK = re.compile(r"^[^\s\-?:,\[\]{}#&*!|>'\"%@`][^\x00-\x1f\x7f]*$")
 _COMMENT = re.compile(r"[ \t]#")
 
@@ -359,7 +370,7 @@ def fix_legacy_key(doc: Doc, text: str, project: Project, found: list[Finding]) 
     if doc.meta is None or "apf" not in data or "apc" in data:
         return None
     pos = doc.meta.keys.get(("apf",))
-    start = _offset(text, pos.line, pos.column) if pos else None
+    start = _json_offset(text, pos.line, pos.column) if pos else None
     if start is None or text[start : start + 5] != '"apf"':
         return None
     out = text[:start] + '"apc"' + text[start + 5 :]
@@ -374,7 +385,7 @@ def fix_spec_version(doc: Doc, text: str, project: Project, found: list[Finding]
     if meta is None or not isinstance(meta.data, dict) or "apc" in data or "apf" in data:
         return None
     top = meta.values.get(())
-    brace = _offset(text, top.line, top.column) if top else None
+    brace = _json_offset(text, top.line, top.column) if top else None
     if brace is None or text[brace : brace + 1] != "{":
         return None
     entry = f'"apc": {json.dumps(APC_SPEC_VERSION)}'
@@ -383,7 +394,7 @@ def fix_spec_version(doc: Doc, text: str, project: Project, found: list[Finding]
         out = text[: brace + 1] + entry + text[brace + 1 :]
     else:
         first = min(keys, key=lambda p: (p.line, p.column))
-        at = _offset(text, first.line, first.column)
+        at = _json_offset(text, first.line, first.column)
         if at is None:
             return None
         gap = text[brace + 1 : at]
@@ -426,7 +437,7 @@ def fix_mcp_secret(doc: Doc, text: str, project: Project, found: list[Finding]) 
                 if not isinstance(value, str) or not detect.literal_secret(name, value):
                     continue
                 pos = meta.values.get(("mcpServers", server, table, name))
-                start = _offset(text, pos.line, pos.column) if pos else None
+                start = _json_offset(text, pos.line, pos.column) if pos else None
                 if start is None or text[start : start + 1] != '"':
                     continue
                 decoded, end = scanstring(text, start + 1)

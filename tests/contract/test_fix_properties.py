@@ -128,3 +128,75 @@ def test_safe_fixes_repair_exactly_what_they_fix(
         }
         again = fix_paths([], cwd=root)
         assert again.files == []
+
+
+FRAGMENTS = st.sampled_from(
+    [
+        "---",
+        "...",
+        "name: Other",
+        "name: 'x''y'",
+        'name: "a\\"b"',
+        "name: |",
+        "  block",
+        "description: a: b",
+        "description: >-",
+        "description: [a, b]",
+        "globs: **/*.ts",
+        "# comment",
+        "\tname: tab",
+        "name: &a x",
+        "key: *a",
+        "model: inherit",
+        "\u2028",
+        "\x0c",
+        "\r",
+        "",
+        "  - item",
+        "{name: flow}",
+    ]
+)
+JSON_FRAGMENTS = st.sampled_from(
+    ['{"name": "d", "apf": "0.1.0"}', '{"apf": 1}', '{"name": "\u2028", "apf": "x"}', "{", "[]"]
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lines=st.lists(FRAGMENTS, max_size=8),
+    eol=st.sampled_from(["\n", "\r\n", "\r"]),
+    bom=st.booleans(),
+    project_json=JSON_FRAGMENTS,
+)
+def test_hostile_frontmatter_never_breaks_the_fixer(
+    lines: list[str], eol: str, bom: bool, project_json: str
+) -> None:
+    """Whatever the file holds, --fix --unsafe-fixes raises nothing, and a file it rewrites
+    validates with no finding it did not have before (a file that did not parse is left)."""
+    text = ("\ufeff" if bom else "") + eol.join(["---", *lines, "---", "body"])
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "p"
+        write_tree(
+            root,
+            {
+                "AGENTS.md": "# Demo\n",
+                ".apc/project.json": project_json,
+                ".apc/agents/rev.md": text.encode("utf-8"),
+            },
+        )
+        before = {(f.rule, f.path) for f in validate([], cwd=root).findings}
+        outcome = fix_paths([], unsafe=True, cwd=root)
+        after = {(f.rule, f.path) for f in validate([], cwd=root).findings}
+        assert after <= before
+        for fixed in outcome.files:
+            assert not {r for r, p in before if p == fixed.display} & {
+                "YML001",
+                "YML002",
+                "YML003",
+                "YML004",
+                "YML006",
+                "FMT001",
+                "JSN001",
+                "JSN002",
+            }
+        assert fix_paths([], unsafe=True, cwd=root).files == []
