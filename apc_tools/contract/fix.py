@@ -214,10 +214,9 @@ def _scalar_span(doc: Doc, text: str, key: str) -> tuple[int, int] | None:
         if closed is not None:
             return start, closed
     elif text[start] not in "|>":
-        cut = _COMMENT.search(text, start, end)
-        single = (cut.start() if cut else end, True)
-        if not _continues(doc, text, vpos.line):
-            return start, len(text[: single[0]].rstrip(" \t"))
+        comment = _COMMENT.search(text, start, end)
+        if not _continues(doc, text, vpos.line):  # one line: up to a comment, spaces kept
+            return start, len(text[: comment.start() if comment else end].rstrip(" \t"))
     # a value over several lines: up to the last indented line before the next key
     starts = _line_starts(text)
     line = vpos.line

@@ -178,6 +178,15 @@ CASES: list[tuple[str, str, bool, str | None, dict[str, str | bytes], str, str |
         SKILL.replace("Extract text.", LONG[:1024].rstrip()),
     ),
     (
+        "skill-block-description-cut",
+        "SKL005",
+        True,
+        None,
+        {".apc/skills/pdf/SKILL.md": SKILL.replace("Extract text.", f">-\n  {LONG}\n")},
+        ".apc/skills/pdf/SKILL.md",
+        SKILL.replace("Extract text.", LONG[:1024].rstrip() + "\n"),
+    ),
+    (
         "mcp-secret-placeholder",
         "MCP003",
         True,
