@@ -807,12 +807,34 @@ def fix_paths(
 ) -> FixOutcome:
     """Plan the fixes and (``write``) write them: what `apc validate --fix` does."""
     outcome = plan_fixes(paths, unsafe=unsafe, profile=profile, config_path=config_path, cwd=cwd)
+    rooted(outcome, cwd)
     if write:
         failed = write_fixes(outcome)
         if failed:
             bad = {shown for shown, _ in failed}
             outcome.files = [f for f in outcome.files if f.display not in bad]
             outcome.skipped += failed
+    return outcome
+
+
+def rooted(outcome: FixOutcome, cwd: Path | None = None) -> FixOutcome:
+    """``outcome`` with every path relative to the repository root, as `apc validate` reports
+    them (:func:`apc_tools.contract.validate.rooted`), whatever folder apc ran from."""
+    from apc_tools.contract.validate import report_root
+
+    cwd = (cwd or Path.cwd()).resolve()
+    root = report_root(cwd)
+
+    def move(path: str) -> str:
+        rel = os.path.relpath(os.path.normpath(cwd / path), root)
+        if rel == os.pardir or rel.startswith(os.pardir + os.sep) or os.path.isabs(rel):
+            return path
+        return Path(rel).as_posix()
+
+    for fix in outcome.files:
+        fix.display = move(fix.display)
+        fix.applied = [replace(a, path=move(a.path)) for a in fix.applied]
+    outcome.skipped = [(move(shown), why) for shown, why in outcome.skipped]
     return outcome
 
 

@@ -435,3 +435,15 @@ def test_every_contract_fix_has_a_fixer() -> None:
 def test_readme_states_the_count_of_fixable_rules() -> None:
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8").replace("\n  ", " ")
     assert fix_counts(registry()) in readme
+
+
+def test_cli_fix_from_a_subfolder_reports_root_paths(tmp_path: Path) -> None:
+    mcps = {"mcpServers": {"gh": {"command": "gh-mcp", "env": {"GITHUB_TOKEN": TOKEN}}}}
+    root = project(tmp_path, {".apc/mcps.json": json.dumps(mcps) + "\n"})
+    git(root, "init", "-q", "-b", "main")
+    done = apc("validate", "--fix", "--unsafe-fixes", cwd=root / ".apc" / "agents")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert ".apc/mcps.json:1: MCP003: mcpServers.gh.env.GITHUB_TOKEN: set GITHUB_TOKEN" in (
+        done.stdout
+    )
+    assert "${env:GITHUB_TOKEN}" in (root / ".apc/mcps.json").read_text()
