@@ -103,7 +103,12 @@ def _append(root: Path, rel: str, lines: list[str]) -> str | None:
         return f"{rel}: not a regular file (a symlink?): add the lines by hand: {', '.join(lines)}"
     if not target.parent.is_dir() or not _inside(root, target):
         return f"{rel}: its folder is missing or outside the repository: not written"
-    old = target.read_bytes() if target.exists() else b""
+    try:
+        old = target.read_bytes() if target.exists() else b""
+    except OSError as exc:
+        return (
+            f"{rel}: cannot read: {exc.strerror or exc}; add the lines by hand: {', '.join(lines)}"
+        )
     have = set(old.decode("utf-8", "surrogateescape").splitlines())
     new = [line for line in lines if line not in have]
     if not new:
@@ -112,7 +117,12 @@ def _append(root: Path, rel: str, lines: list[str]) -> str | None:
     lead = eol if old and not old.endswith(b"\n") else b""
     data = old + lead + eol.join(os.fsencode(line) for line in new) + eol
     mode = target.stat().st_mode & 0o7777 if target.exists() else 0o644
-    handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".apc-fix-", suffix=".tmp")
+    try:
+        handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".apc-fix-", suffix=".tmp")
+    except OSError as exc:
+        return (
+            f"{rel}: cannot write: {exc.strerror or exc}; add the lines by hand: {', '.join(lines)}"
+        )
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)

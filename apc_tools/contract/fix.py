@@ -774,7 +774,10 @@ def _write(fix: FileFix) -> str | None:
         mode = stat.S_IMODE(os.lstat(target).st_mode)
     else:
         mode = 0o644
-    handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".apc-fix-", suffix=".tmp")
+    try:
+        handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".apc-fix-", suffix=".tmp")
+    except OSError as exc:
+        return f"cannot write in its folder: {exc.strerror or exc}"
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(fix.after)
