@@ -14,9 +14,11 @@ from tests.conftest import CORPUS, needs_shared
 from tests.contract.test_checks_corpus import stage
 
 
-def fixable(found: tuple[Finding, ...]) -> list[Finding]:
+def fixable(found: tuple[Finding, ...], unsafe: bool = True) -> list[Finding]:
+    """The findings of rules with a fix (a safe one only, without ``unsafe``)."""
     kinds = {r.id: r.fix for r in registry()}
-    return [f for f in found if kinds.get(f.rule)]
+    wanted = {"safe", "unsafe"} if unsafe else {"safe"}
+    return [f for f in found if kinds.get(f.rule) in wanted]
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
@@ -27,19 +29,33 @@ def snapshot(root: Path) -> dict[str, bytes]:
     }
 
 
-def fix_and_compare(root: Path) -> tuple[list[Finding], set[str]]:
+def fix_and_compare(root: Path, unsafe: bool = True) -> tuple[list[Finding], set[str]]:
     """(the fixable findings left, the files changed), after checking that every changed file
     had a fixable finding and that a second run plans nothing."""
-    had = {f.path for f in fixable(validate([root], cwd=root).findings)}
+    had = {f.path for f in fixable(validate([root], cwd=root).findings, unsafe)}
     before = snapshot(root)
-    outcome = fix_paths([root], unsafe=True, cwd=root)
+    outcome = fix_paths([root], unsafe=unsafe, cwd=root)
     assert outcome.skipped == []
     after = snapshot(root)
     changed = {p for p in after if before.get(p) != after[p]} | (set(before) - set(after))
     assert changed, "the corpus has fixable findings"
     assert changed <= had  # no file without a fixable finding was touched
-    assert plan_fixes([root], unsafe=True, cwd=root).files == []  # idempotent
-    return fixable(validate([root], cwd=root).findings), changed
+    assert plan_fixes([root], unsafe=unsafe, cwd=root).files == []  # idempotent
+    return fixable(validate([root], cwd=root).findings, unsafe), changed
+
+
+def test_safe_fix_alone_on_the_corpus(tmp_path: Path) -> None:
+    """`apc validate --fix` (safe only): no safe-fixable finding is left; the unsafe ones wait."""
+    needs_shared(CORPUS)
+    root = tmp_path / "corpus"
+    shutil.copytree(CORPUS, root, symlinks=True)
+    unsafe_before = len(fixable(validate([root], cwd=root).findings)) - len(
+        fixable(validate([root], cwd=root).findings, unsafe=False)
+    )
+    left, _ = fix_and_compare(root, unsafe=False)
+    assert left == []
+    assert unsafe_before > 0  # SKL004, SKL005 on the corpus
+    assert len(fixable(validate([root], cwd=root).findings)) == unsafe_before
 
 
 def test_fix_leaves_no_fixable_finding_on_the_corpus(tmp_path: Path) -> None:
