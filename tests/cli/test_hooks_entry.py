@@ -4,22 +4,65 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
-from apc_tools.hooks import pre_push_args
-from tests.conftest import REPO_ROOT
+import pytest
+
+from apc_tools.hooks import Refused, plan, push_sources
+from tests.conftest import REPO_ROOT, git, write_tree
 
 
-def test_pre_push_scans_the_pushed_range_or_the_tree() -> None:
-    env = {"PRE_COMMIT_FROM_REF": "a" * 40, "PRE_COMMIT_TO_REF": "b" * 40}
-    assert pre_push_args(env, ["--strict"]) == [
-        "boundary",
-        "--range",
-        f"{'a' * 40}..{'b' * 40}",
-        "--strict",
-    ]
-    # a pushed branch whose root commit is new: pre-commit gives no range, the tree is scanned
-    assert pre_push_args({}, []) == ["boundary", "--tracked"]
-    assert pre_push_args({"PRE_COMMIT_TO_REF": "b" * 40}, []) == ["boundary", "--tracked"]
+def commit(repo: Path, name: str) -> str:
+    write_tree(repo, {name: f"{name}\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", name)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+def test_pre_push_scans_the_pushed_commits_never_the_tree(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    one = commit(repo, "a")
+    two = commit(repo, "b")
+    env = {"PRE_COMMIT_FROM_REF": one, "PRE_COMMIT_TO_REF": two}
+    args, _ = plan(repo, env, ["--strict"])
+    assert args == ["boundary", "--range", f"{one}..{two}", "--strict"]
+    # a new root (pre-commit gives no range, only the ref): the whole history, not HEAD's tree
+    args, note = plan(repo, {"PRE_COMMIT_LOCAL_BRANCH": "refs/heads/main"}, [])
+    assert args == ["boundary", "--history"] and "root commit" in note
+    # by hand, no remote: everything HEAD holds is unpushed
+    assert plan(repo, {}, [])[0] == ["boundary", "--history"]
+    # the remote has it all: nothing to scan
+    env = {"PRE_COMMIT_FROM_REF": two, "PRE_COMMIT_TO_REF": two}
+    assert plan(repo, env, [])[0] is None
+
+
+def test_pre_push_refuses_values_that_are_not_commits(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    one = commit(repo, "a")
+    for env in (
+        {"PRE_COMMIT_FROM_REF": "--all", "PRE_COMMIT_TO_REF": one},
+        {"PRE_COMMIT_FROM_REF": one, "PRE_COMMIT_TO_REF": "HEAD"},
+        {"PRE_COMMIT_FROM_REF": one, "PRE_COMMIT_TO_REF": "f" * 40},
+        {"PRE_COMMIT_LOCAL_BRANCH": "--output=x", "PRE_COMMIT_REMOTE_NAME": "origin"},
+        {"PRE_COMMIT_REMOTE_NAME": "origin"},
+    ):
+        with pytest.raises(Refused):
+            plan(repo, env, [])
+    assert not (repo / "x").exists()
+
+
+def test_push_command_lines_that_send_several_refs() -> None:
+    assert push_sources(["origin", "main"]) == (["main"], False)
+    assert push_sources(["-u", "-o", "ci.skip", "origin", "+a:b", "c"]) == (["a", "c"], False)
+    assert push_sources(["origin", "--all"]) == ([], True)
+    assert push_sources(["--tags", "origin"]) == ([], True)
+    assert push_sources(["origin", "refs/heads/*:refs/heads/*"]) == ([], True)
+    assert push_sources(["origin", ":"]) == ([], True)
+    assert push_sources(["origin", ":gone", "^refs/heads/x"]) == ([], False)
+    assert push_sources(["--delete", "origin", "a", "b"]) == ([], False)
+    assert push_sources(["origin", "--", "-weird"]) == (["-weird"], False)
 
 
 def test_usage_errors_exit_2() -> None:
