@@ -25,8 +25,9 @@ refspecs, ``--all``, ``--branches``, ``--mirror``, ``--tags``, a glob, matching 
 line it says so on stderr. Without any push variables (``pre-commit run --hook-stage pre-push``
 by hand) it scans what a push of HEAD would send: HEAD's commits that no remote has.
 
-``python -m apc_tools.hooks github-summary REPORT.json SARIF RANGE``: the Markdown step summary of
-the GitHub Action (action/apc-check.sh) for a JSON report, on stdout.
+``python -m apc_tools.hooks github-summary REPORT.json SARIF RANGE [SCOPE]``: the Markdown step
+summary of the GitHub Action (action/apc-check.sh) for a JSON report, on stdout, with a note when
+the SARIF file left results out (code scanning's limit per run).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from apc_tools.core import git as gitio
 
 USAGE = (
     "usage: python -m apc_tools.hooks pre-push [APC-BOUNDARY-OPTIONS...]\n"
-    "       python -m apc_tools.hooks github-summary REPORT.json SARIF-FILE [RANGE]\n"
+    "       python -m apc_tools.hooks github-summary REPORT.json SARIF-FILE [RANGE [SCOPE]]\n"
 )
 SHA = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 GLOB = re.compile(r"[*?\[\\]")
@@ -292,11 +293,14 @@ def plan(root: Path, env: Mapping[str, str], extra: Sequence[str]) -> tuple[list
     return args, note
 
 
-def github_summary(report_file: str, sarif_file: str, rev_range: str = "") -> str:
+def github_summary(report_file: str, sarif_file: str, rev_range: str = "", scope: str = "") -> str:
+    """The step summary; ``scope`` names what was scanned when ``rev_range`` alone would not
+    (a whole history is scanned as the range from an empty root commit)."""
     from apc_tools.report.step_summary import render_step_summary
 
     report = json.loads(Path(report_file).read_text(encoding="utf-8"))
-    scope = f"the commits of `{rev_range}`" if rev_range else "the tree at HEAD"
+    if not scope:
+        scope = f"the commits of `{rev_range}`" if rev_range else "the tree at HEAD"
     return render_step_summary(report, sarif_file, scope) + _sarif_cap(sarif_file)
 
 
@@ -342,7 +346,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["pre-push"]:
         pre_push(args[1:])
-    elif args[:1] == ["github-summary"] and len(args) in (3, 4):
+    elif args[:1] == ["github-summary"] and len(args) in (3, 4, 5):
         sys.stdout.write(github_summary(*args[1:]))
     else:
         sys.stderr.write(USAGE)

@@ -111,9 +111,17 @@ class Run:
     sarif: dict[str, object] | None
 
 
-def run_action(work: Path, event_name: str, event: dict[str, object], tmp_path: Path) -> Run:
+def run_action(
+    work: Path,
+    event_name: str,
+    event: dict[str, object],
+    tmp_path: Path,
+    **inputs: str,
+) -> Run:
     event_file = tmp_path / "event.json"
     event_file.write_text(json.dumps(event), encoding="utf-8")
+    runner_temp = tmp_path / "runner-temp"
+    runner_temp.mkdir(exist_ok=True)
     summary, outputs = tmp_path / "summary.md", tmp_path / "output.txt"
     summary.write_text("", encoding="utf-8")
     outputs.write_text("", encoding="utf-8")
@@ -129,20 +137,22 @@ def run_action(work: Path, event_name: str, event: dict[str, object], tmp_path: 
         "GITHUB_OUTPUT": str(outputs),
         "GITHUB_WORKSPACE": str(work),
         "GITHUB_SHA": git(work, "rev-parse", "HEAD").strip(),
+        "RUNNER_TEMP": str(runner_temp),
         "APC_PATHS": "",
         "APC_ARGS": "",
-        "APC_SARIF": "apc.sarif",
+        "APC_SARIF": "",
         "APC_WORKING_DIRECTORY": "",
         "APC_FETCH": "true",
         "APC_PYTHON": sys.executable,
     }
+    env.update({f"APC_{k.upper()}": v for k, v in inputs.items()})
     done = subprocess.run(
         ["bash", str(SCRIPT)], cwd=work, env=env, capture_output=True, text=True, timeout=300
     )
-    sarif_path = work / "apc.sarif"
     values = dict(
         line.split("=", 1) for line in outputs.read_text(encoding="utf-8").splitlines() if line
     )
+    sarif_path = work / values["sarif-file"] if values.get("sarif-file") else work / "none"
     return Run(
         done.returncode,
         done.stdout,
@@ -167,7 +177,11 @@ def test_pull_request_from_a_shallow_checkout(tmp_path: Path) -> None:
     run = run_action(work, "pull_request", event, tmp_path)
     assert run.code == 1, run.stderr
     assert run.outputs["range"] == f"{remote.merge_base}..{remote.head}"
-    assert run.outputs["exit-code"] == "1" and run.outputs["sarif-file"] == "apc.sarif"
+    sarif_file = run.outputs["sarif-file"]
+    assert run.outputs["exit-code"] == "1"
+    # outside the workspace, so no later step can commit it
+    assert Path(sarif_file).is_relative_to(tmp_path / "runner-temp")
+    assert git(work, "status", "--porcelain", "--ignored") == ""
     leaks = [a for a in annotations(run.stdout) if "file=notes/s" in a]
     assert len(leaks) >= LEAKS and all(a.startswith("::error ") for a in leaks)
     assert run.sarif is not None
@@ -176,7 +190,7 @@ def test_pull_request_from_a_shallow_checkout(tmp_path: Path) -> None:
     assert commits == {remote.leak_commit}
     errors = sum(1 for r in results if r["level"] == "error")
     assert f"| error | {errors} | 10 | {errors - 10} |" in run.summary
-    assert f"{errors - 10} more findings are in `apc.sarif`" in run.summary
+    assert f"{errors - 10} more findings are in `{sarif_file}`" in run.summary
     assert f"`{remote.merge_base}..{remote.head}`" in run.summary
 
 
