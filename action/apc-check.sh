@@ -49,10 +49,15 @@ refuse() {
   exit 2
 }
 
-# event_field KEY.PATH: one string from the event payload ("" when absent or not a string)
+# event_field KEY.PATH: sets FIELD to one string from the event payload ("" when absent or not
+# a string), exactly: a trailing newline is kept (a sentinel stops $(...) from stripping it),
+# and a NUL, which no shell variable can hold, is spelled out
+FIELD=""
 event_field() {
+  FIELD=""
   [[ -f "$EVENT_FILE" ]] || return 0
-  "$PYTHON" - "$EVENT_FILE" "$1" <<'PY'
+  local value
+  value=$("$PYTHON" - "$EVENT_FILE" "$1" <<'PY'
 import json, sys
 try:
     value = json.load(open(sys.argv[1], encoding="utf-8"))
@@ -60,14 +65,18 @@ except (OSError, ValueError):
     value = None
 for key in sys.argv[2].split("."):
     value = value.get(key) if isinstance(value, dict) else None
-print(value if isinstance(value, str) else "")
+value = value if isinstance(value, str) else ""
+sys.stdout.write((repr(value) if "\0" in value else value) + ".")
 PY
+  ) || return 0
+  FIELD=${value%.}
 }
 
 # event_sha KEY.PATH: the commit id the event names at KEY.PATH; exit 2 when it is not one
 event_sha() {
   local value
-  value=$(event_field "$1")
+  event_field "$1"
+  value=$FIELD
   [[ -n "$value" ]] || refuse "the $EVENT event has no $1 (event file: ${EVENT_FILE:-unset})"
   [[ "$value" =~ $SHA_RE ]] || refuse "the $EVENT event's $1 is not a commit id (40 or 64 lowercase hex digits): $(printf '%q' "$value")"
   printf '%s\n' "$value"
@@ -164,7 +173,8 @@ whole_history() {
 # default_tip: origin's default branch tip for a new branch, or nothing
 default_tip() {
   local branch
-  branch=$(event_field repository.default_branch)
+  event_field repository.default_branch
+  branch=$FIELD
   [[ -n "$branch" ]] || return 0
   [[ "$branch" =~ $BRANCH_RE ]] && git check-ref-format --branch "$branch" >/dev/null 2>&1 ||
     refuse "the push event's repository.default_branch is not a branch name: $(printf '%q' "$branch")"
@@ -204,8 +214,10 @@ scan_range() {
       fetch_commits "$head"
       if [[ "$base" == "$ZERO" ]]; then
         local branch
-        branch=$(event_field repository.default_branch)
-        if [[ -n "$branch" && "$(event_field ref)" == "refs/heads/$branch" ]]; then
+        event_field repository.default_branch
+        branch=$FIELD
+        event_field ref
+        if [[ -n "$branch" && "$FIELD" == "refs/heads/$branch" ]]; then
           whole_history "$head" "the default branch is created"
           return 0
         fi
@@ -240,6 +252,7 @@ sarif_path() {
     printf '%s\n' "$dir/apc-tools/apc.sarif"
     return 0
   fi
+  mkdir -p -- "$(dirname -- "$sarif")" || refuse "cannot create the folder of $sarif"
   top=$(git rev-parse --show-toplevel 2>/dev/null) || { printf '%s\n' "$sarif"; return 0; }
   rel=$("$PYTHON" -c 'import os, sys
 path, top = (os.path.realpath(p) for p in sys.argv[1:])
@@ -254,7 +267,8 @@ print("" if rel == os.curdir or rel.startswith(os.pardir + os.sep) else rel.repl
 }
 
 main() {
-  if [[ "$EVENT" == push && "$(event_field after)" == "$ZERO" ]]; then
+  event_field after
+  if [[ "$EVENT" == push && "$FIELD" == "$ZERO" ]]; then
     note "branch deleted: nothing to check"
     return 0
   fi
