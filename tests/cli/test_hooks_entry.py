@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from apc_tools.hooks import Refused, plan, push_sources
+from apc_tools.hooks import Refused, github_summary, plan, push_sources
 from tests.conftest import REPO_ROOT, git, write_tree
 
 
@@ -76,3 +76,28 @@ def test_usage_errors_exit_2() -> None:
             check=False,
         )
         assert done.returncode == 2 and done.stderr.startswith("usage:"), args
+
+
+def test_the_step_summary_says_how_many_results_the_sarif_left_out(tmp_path: Path) -> None:
+    from apc_tools.findings import Registry, Result
+    from apc_tools.report import render
+    from apc_tools.report.sarif import RESULT_LIMIT
+    from tests.report_rules import LEGACY, MISSING
+
+    findings = [MISSING.finding(f"e/{i}.md", "e", 1) for i in range(RESULT_LIMIT + 7)]
+    result = Result.of([*findings, LEGACY.finding("w.md", "w", 2)], files=RESULT_LIMIT + 8)
+    registry = Registry.of([MISSING, LEGACY])
+    for fmt in ("json", "sarif"):
+        text = render(result, fmt, registry, color=False, version="1")
+        (tmp_path / f"report.{fmt}").write_text(text, encoding="utf-8")
+    report, sarif = str(tmp_path / "report.json"), str(tmp_path / "report.sarif")
+    text = github_summary(report, sarif, "a..b")
+    assert f"holds the {RESULT_LIMIT} most severe of {RESULT_LIMIT + 8} findings: 8 were" in text
+    assert "the commits of `a..b`" in text
+    whole = github_summary(report, sarif, "e..t", "every commit of `t`")
+    assert "Scanned: every commit of `t`." in whole
+    (tmp_path / "small.sarif").write_text(
+        render(Result.of(findings[:3], 3), "sarif", registry, color=False, version="1"), "utf-8"
+    )
+    assert "left out" not in github_summary(report, str(tmp_path / "small.sarif"))
+    assert "left out" not in github_summary(report, str(tmp_path / "missing.sarif"))
