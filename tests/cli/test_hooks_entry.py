@@ -101,3 +101,36 @@ def test_the_step_summary_says_how_many_results_the_sarif_left_out(tmp_path: Pat
     )
     assert "left out" not in github_summary(report, str(tmp_path / "small.sarif"))
     assert "left out" not in github_summary(report, str(tmp_path / "missing.sarif"))
+
+
+def test_pre_push_excludes_what_the_remote_tracking_branches_hold(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    git(repo, "remote", "add", "origin", (tmp_path / "nowhere.git").as_uri())
+    root = commit(repo, "root")
+    git(repo, "checkout", "-q", "-b", "a")
+    commit(repo, "a1")
+    a = commit(repo, "a2")
+    git(repo, "checkout", "-q", "-b", "b", root)
+    b = commit(repo, "b1")
+    git(repo, "update-ref", "refs/remotes/origin/a", a)
+    git(repo, "update-ref", "refs/remotes/origin/b", b)
+    git(repo, "merge", "-q", "--no-ff", "-m", "merge a", "a")
+    tip = commit(repo, "new")
+    env = {
+        "PRE_COMMIT_LOCAL_BRANCH": "refs/heads/b",
+        "PRE_COMMIT_REMOTE_BRANCH": "refs/heads/b",
+        "PRE_COMMIT_REMOTE_NAME": "origin",
+        "PRE_COMMIT_REMOTE_URL": (tmp_path / "nowhere.git").as_uri(),
+        "PRE_COMMIT_FROM_REF": b,
+        "PRE_COMMIT_TO_REF": tip,
+    }
+    args, note = plan(repo, env, [])
+    # two bases (origin/a, origin/b): the smaller range a..tip, which also holds b1
+    assert args == ["boundary", "--range", f"{a}..{tip}"]
+    assert "scanning the 2 commits being pushed" in note and "1 more the remote" in note
+    # pushed to a URL, nothing is known to be on the other side but FROM
+    url = {**env, "PRE_COMMIT_REMOTE_NAME": "file:///else*where"}
+    assert plan(repo, url, [])[0] == ["boundary", "--range", f"{b}..{tip}"]
+    del url["PRE_COMMIT_FROM_REF"], url["PRE_COMMIT_TO_REF"]
+    assert plan(repo, url, [])[0] == ["boundary", "--history"]
