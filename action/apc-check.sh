@@ -42,7 +42,11 @@ note() { printf '%s\n' "apc-action: $*" >&2; }
 # refuse MESSAGE: the gate could not see what it was asked to judge: exit 2 (never a pass)
 refuse() {
   printf '%s\n' "apc-action: error: $*" >&2
-  printf '::error title=apc-tools could not run::%s\n' "$*" >&3
+  local data="$*" # a workflow command's data: %, CR and LF spelled as GitHub decodes them
+  data=${data//'%'/%25}
+  data=${data//$'\r'/%0D}
+  data=${data//$'\n'/%0A}
+  printf '::error title=apc-tools could not run::%s\n' "$data" >&3
   if [[ -n "${GITHUB_OUTPUT:-}" ]]; then
     { printf 'sarif-file=\n'; printf 'range=\n'; printf 'exit-code=2\n'; } >>"$GITHUB_OUTPUT"
   fi
