@@ -20,11 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.conformance.installer import Binaries, binaries, label, version
-from tests.conformance.mock import MockServer, Recorded, Script, Text, ToolCall
+from tests.conformance.mock import Hang, MockServer, Parallel, Recorded, Script, Text, ToolCall
 
 __all__ = [
     "Binaries",
+    "Hang",
     "MockServer",
+    "Parallel",
     "Recorded",
     "Run",
     "Script",
@@ -38,6 +40,7 @@ __all__ = [
     "run_claude",
     "run_codex",
     "run_gemini",
+    "start",
     "version",
 ]
 
@@ -276,3 +279,32 @@ def _run(tool: str, args: list[str], env: dict[str, str], cwd: Path, home: Path)
         stdin=subprocess.DEVNULL,
     )
     return Run(tool, done.returncode, done.stdout, done.stderr, home, cwd)
+
+
+_COMMANDS = {"claude": claude_command, "codex": codex_command, "gemini": gemini_command}
+
+
+def start(
+    tool: str,
+    cwd: Path,
+    home: Path,
+    mock: MockServer,
+    prompt: str = "hello",
+    extra_args: list[str] | None = None,
+) -> subprocess.Popen[str]:
+    """Start a CLI without waiting, in its own process group (to send it SIGINT or SIGKILL).
+
+    The Popen's pid is the CLI itself (Claude Code's and Codex's native binaries, node for Gemini
+    CLI, which runs in-process with GEMINI_CLI_NO_RELAUNCH), so ``os.kill(p.pid, sig)`` reaches it.
+    """
+    args, env = _COMMANDS[tool](cwd, home, mock, prompt, extra_args)
+    return subprocess.Popen(
+        args,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )

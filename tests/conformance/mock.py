@@ -37,11 +37,23 @@ class ToolCall:
 
 
 @dataclass(frozen=True)
+class Parallel:
+    """Several tool calls in one model turn (the CLI runs them, maybe at the same time)."""
+
+    calls: tuple[ToolCall, ...]
+
+
+@dataclass(frozen=True)
 class Text:
     text: str
 
 
-Turn = ToolCall | Text
+@dataclass(frozen=True)
+class Hang:
+    """Accept the request and never answer (until the server stops): a turn that never ends."""
+
+
+Turn = ToolCall | Parallel | Text | Hang
 
 
 @dataclass
@@ -82,10 +94,10 @@ class Script:
 class MockServer:
     """Start with ``with MockServer() as mock:``; ``mock.url`` is ``http://127.0.0.1:PORT``."""
 
-    def __init__(self, script: Script | None = None, *, hang_on_tool: bool = False) -> None:
+    def __init__(self, script: Script | None = None) -> None:
         self.script = script or Script()
         self.requests: list[Recorded] = []
-        self.hang_on_tool = hang_on_tool
+        self.stopping = threading.Event()
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
@@ -104,6 +116,7 @@ class MockServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -219,37 +232,43 @@ def _handler_for(mock: MockServer) -> type[BaseHTTPRequestHandler]:
         def _turn_for(self, rec: Recorded) -> Turn:
             if not _is_main_loop(rec):
                 return Text("OK")
-            return mock.take_turn()
-
-        def _hang(self) -> None:
-            """Keep the connection open without answering (a turn that never ends)."""
-            threading.Event().wait(600)
+            turn = mock.take_turn()
+            if isinstance(turn, Hang):
+                mock.stopping.wait(600)
+            return turn
 
         # --- Anthropic Messages -----------------------------------------------------------
 
         def _anthropic(self, body: dict[str, Any], rec: Recorded) -> None:
             turn = self._turn_for(rec)
+            if isinstance(turn, Hang):
+                return
             model = body.get("model", "claude-mock")
             msg_id = "msg_" + uuid.uuid4().hex[:24]
             usage = {"input_tokens": 10, "output_tokens": 5}
-            if isinstance(turn, ToolCall):
+            # (start block, delta, final block) per content block
+            blocks: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = []
+            for call in _calls_of(turn):
                 block: dict[str, Any] = {
                     "type": "tool_use",
                     "id": "toolu_" + uuid.uuid4().hex[:24],
-                    "name": turn.name,
+                    "name": call.name,
                     "input": {},
                 }
                 delta: dict[str, Any] = {
                     "type": "input_json_delta",
-                    "partial_json": json.dumps(turn.arguments),
+                    "partial_json": json.dumps(call.arguments),
                 }
-                stop = "tool_use"
-                final_block = {**block, "input": turn.arguments}
-            else:
-                block = {"type": "text", "text": ""}
-                delta = {"type": "text_delta", "text": turn.text}
-                stop = "end_turn"
-                final_block = {"type": "text", "text": turn.text}
+                blocks.append((block, delta, {**block, "input": call.arguments}))
+            if isinstance(turn, Text):
+                blocks.append(
+                    (
+                        {"type": "text", "text": ""},
+                        {"type": "text_delta", "text": turn.text},
+                        {"type": "text", "text": turn.text},
+                    )
+                )
+            stop = "end_turn" if isinstance(turn, Text) else "tool_use"
             if not body.get("stream"):
                 self._json(
                     200,
@@ -258,7 +277,7 @@ def _handler_for(mock: MockServer) -> type[BaseHTTPRequestHandler]:
                         "type": "message",
                         "role": "assistant",
                         "model": model,
-                        "content": [final_block],
+                        "content": [final for _, _, final in blocks],
                         "stop_reason": stop,
                         "stop_sequence": None,
                         "usage": usage,
@@ -278,17 +297,20 @@ def _handler_for(mock: MockServer) -> type[BaseHTTPRequestHandler]:
                     "usage": {"input_tokens": 10, "output_tokens": 1},
                 },
             }
-            events: list[tuple[str | None, Any]] = [
-                ("message_start", start),
-                (
-                    "content_block_start",
-                    {"type": "content_block_start", "index": 0, "content_block": block},
-                ),
-                (
-                    "content_block_delta",
-                    {"type": "content_block_delta", "index": 0, "delta": delta},
-                ),
-                ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            events: list[tuple[str | None, Any]] = [("message_start", start)]
+            for index, (block, delta, _) in enumerate(blocks):
+                events += [
+                    (
+                        "content_block_start",
+                        {"type": "content_block_start", "index": index, "content_block": block},
+                    ),
+                    (
+                        "content_block_delta",
+                        {"type": "content_block_delta", "index": index, "delta": delta},
+                    ),
+                    ("content_block_stop", {"type": "content_block_stop", "index": index}),
+                ]
+            events += [
                 (
                     "message_delta",
                     {
@@ -305,37 +327,30 @@ def _handler_for(mock: MockServer) -> type[BaseHTTPRequestHandler]:
 
         def _openai(self, body: dict[str, Any], rec: Recorded) -> None:
             turn = self._turn_for(rec)
+            if isinstance(turn, Hang):
+                return
             resp_id = "resp_" + uuid.uuid4().hex[:24]
-            if isinstance(turn, ToolCall):
-                item: dict[str, Any] = {
+            items: list[dict[str, Any]] = [
+                {
                     "type": "function_call",
                     "id": "fc_" + uuid.uuid4().hex[:24],
                     "call_id": "call_" + uuid.uuid4().hex[:24],
-                    "name": turn.name,
-                    "arguments": json.dumps(turn.arguments),
+                    "name": call.name,
+                    "arguments": json.dumps(call.arguments),
                     "status": "completed",
                 }
-                text_events: list[tuple[str | None, Any]] = []
-            else:
-                item = {
-                    "type": "message",
-                    "id": "msg_" + uuid.uuid4().hex[:24],
-                    "role": "assistant",
-                    "status": "completed",
-                    "content": [{"type": "output_text", "text": turn.text, "annotations": []}],
-                }
-                text_events = [
-                    (
-                        "response.output_text.delta",
-                        {
-                            "type": "response.output_text.delta",
-                            "item_id": item["id"],
-                            "output_index": 0,
-                            "content_index": 0,
-                            "delta": turn.text,
-                        },
-                    )
-                ]
+                for call in _calls_of(turn)
+            ]
+            if isinstance(turn, Text):
+                items.append(
+                    {
+                        "type": "message",
+                        "id": "msg_" + uuid.uuid4().hex[:24],
+                        "role": "assistant",
+                        "status": "completed",
+                        "content": [{"type": "output_text", "text": turn.text, "annotations": []}],
+                    }
+                )
             response = {
                 "id": resp_id,
                 "object": "response",
@@ -351,45 +366,58 @@ def _handler_for(mock: MockServer) -> type[BaseHTTPRequestHandler]:
                 "total_tokens": 15,
             }
             events: list[tuple[str | None, Any]] = [
-                ("response.created", {"type": "response.created", "response": response}),
-                (
-                    "response.output_item.added",
-                    {"type": "response.output_item.added", "output_index": 0, "item": item},
-                ),
-                *text_events,
-                (
-                    "response.output_item.done",
-                    {"type": "response.output_item.done", "output_index": 0, "item": item},
-                ),
-                (
-                    "response.completed",
-                    {
-                        "type": "response.completed",
-                        "response": {
-                            **response,
-                            "status": "completed",
-                            "output": [item],
-                            "usage": usage,
-                        },
-                    },
-                ),
+                ("response.created", {"type": "response.created", "response": response})
             ]
+            for index, item in enumerate(items):
+                events.append(
+                    (
+                        "response.output_item.added",
+                        {"type": "response.output_item.added", "output_index": index, "item": item},
+                    )
+                )
+                if item["type"] == "message":
+                    events.append(
+                        (
+                            "response.output_text.delta",
+                            {
+                                "type": "response.output_text.delta",
+                                "item_id": item["id"],
+                                "output_index": index,
+                                "content_index": 0,
+                                "delta": item["content"][0]["text"],
+                            },
+                        )
+                    )
+                events.append(
+                    (
+                        "response.output_item.done",
+                        {"type": "response.output_item.done", "output_index": index, "item": item},
+                    )
+                )
+            completed = {**response, "status": "completed", "output": items, "usage": usage}
+            events.append(
+                ("response.completed", {"type": "response.completed", "response": completed})
+            )
             self._sse(events)
 
         # --- Gemini -----------------------------------------------------------------------
 
         def _gemini(self, body: dict[str, Any], rec: Recorded) -> None:
             turn = self._turn_for(rec)
-            if isinstance(turn, ToolCall):
-                part: dict[str, Any] = {"functionCall": {"name": turn.name, "args": turn.arguments}}
-            elif _is_main_loop(rec):
-                part = {"text": turn.text}
-            else:
-                part = {"text": _gemini_side_reply(body)}
+            if isinstance(turn, Hang):
+                return
+            parts: list[dict[str, Any]] = [
+                {"functionCall": {"name": call.name, "args": call.arguments}}
+                for call in _calls_of(turn)
+            ]
+            if isinstance(turn, Text):
+                parts.append(
+                    {"text": turn.text if _is_main_loop(rec) else _gemini_side_reply(body)}
+                )
             chunk = {
                 "candidates": [
                     {
-                        "content": {"role": "model", "parts": [part]},
+                        "content": {"role": "model", "parts": parts},
                         "finishReason": "STOP",
                         "index": 0,
                     }
@@ -407,6 +435,14 @@ def _handler_for(mock: MockServer) -> type[BaseHTTPRequestHandler]:
                 self._json(200, chunk)
 
     return Handler
+
+
+def _calls_of(turn: Turn) -> tuple[ToolCall, ...]:
+    if isinstance(turn, ToolCall):
+        return (turn,)
+    if isinstance(turn, Parallel):
+        return turn.calls
+    return ()
 
 
 def _gemini_side_reply(body: dict[str, Any]) -> str:
