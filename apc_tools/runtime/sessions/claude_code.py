@@ -42,6 +42,14 @@ from apc_tools.runtime.sessions.base import (
 
 WIRE = "anthropic"
 
+#: What the tool itself does when it resumes a file with an unanswered call (observed by the
+#: conformance suite, tests/conformance/test_repair_resume.py): said next to the provider's
+#: rule by ``apc repair --check``, so a user knows why the repair still matters.
+ON_RESUME = (
+    "Claude Code 2.1.197 resumes such a file by dropping the unanswered tool_use and forking "
+    "its chain, so the model never learns the call was cut off; `apc repair` answers it instead"
+)
+
 #: Keys copied from the call record onto a synthetic result (the session's envelope).
 _ENVELOPE = (
     "isSidechain",
