@@ -299,3 +299,67 @@ def test_plain_chat_messages_are_still_read_as_openai_chat(tmp_path: Path) -> No
     file = tmp_path / "history.jsonl"
     _write(file, [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])
     assert repair("--check", file).exit_code == 0
+
+
+# --------------------------------------------------------------------------------------------
+# Claude Code 2.1.197, parallel calls, killed after the first answered: the later block hangs
+# on a branch (the result of the first was written as a child of the first block)
+
+
+def _block(uuid: str, parent: str, call_id: str, name: str) -> dict[str, Any]:
+    return {
+        "parentUuid": parent,
+        "isSidechain": False,
+        "type": "assistant",
+        "message": {
+            "id": "msg_64013c25",
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": call_id, "name": name, "input": {}}],
+        },
+        "uuid": uuid,
+        "sessionId": "s2",
+        "version": "2.1.197",
+        "timestamp": "2026-12-01T19:37:01.000Z",
+    }
+
+
+CLAUDE_PARALLEL_KILLED = [
+    {**CLAUDE_INTERRUPTED[0], "sessionId": "s2"},
+    _block("a1", "u1", "toolu_read", "Read"),
+    _block("a2", "a1", "toolu_bash", "Bash"),  # the second block: a child of the first
+    {
+        "parentUuid": "a1",  # the read's result, written before the turn died: now the leaf
+        "isSidechain": False,
+        "type": "user",
+        "message": {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_read", "content": "MAGIC"}],
+        },
+        "uuid": "r1",
+        "sourceToolAssistantUUID": "a1",
+        "sessionId": "s2",
+        "version": "2.1.197",
+        "timestamp": "2026-12-01T19:37:02.000Z",
+    },
+]
+
+
+def test_a_parallel_call_left_on_a_branch_is_answered_from_its_own_block(tmp_path: Path) -> None:
+    file = tmp_path / "3494b0c8-e1b9-4bc5-b041-b0c715431fb2.jsonl"
+    original = _write(file, CLAUDE_PARALLEL_KILLED)
+    check = repair("--check", file)
+    assert check.exit_code == 1 and "toolu_bash" in check.output
+    assert "dropping the unanswered tool_use" in " ".join(check.output.split())
+    out = tmp_path / "out.jsonl"
+    assert repair(file, "-o", out).exit_code == 0
+    written = out.read_bytes()
+    assert written.startswith(original)
+    added = [json.loads(line) for line in written[len(original) :].splitlines()]
+    assert len(added) == 1
+    # chained from the Bash block, as Claude Code chains the results it writes on an interrupt:
+    # resumed from this leaf, the chain holds both blocks and both results
+    assert added[0]["parentUuid"] == "a2" and added[0]["sourceToolAssistantUUID"] == "a2"
+    assert added[0]["message"]["content"][0]["tool_use_id"] == "toolu_bash"
+    assert repair("--check", out).exit_code == 0
+    again = tmp_path / "again.jsonl"
+    assert repair(out, "-o", again).exit_code == 0 and again.read_bytes() == written
