@@ -87,7 +87,7 @@ def test_replay_every_recorded_session_is_recognised_at_its_path_and_renamed(
     tmp_path: Path,
 ) -> None:
     recorded = _recorded()
-    assert len(recorded) == 12
+    assert len(recorded) == 13
     files: dict[str, bytes] = {}
     tools: dict[str, str] = {}
     for case in recorded:

@@ -144,7 +144,7 @@ def assert_resumed(tool: str, case: str, items: list[dict[str, Any]], closed: li
     assert PROMPT in found.prompts and "go on" in found.prompts
     if case == "complete" or (case == "parallel" and tool != "gemini"):
         assert MAGIC in found.prompts, "the answered read's result was lost on resume"
-    if tool == "gemini" and case != "complete":
+    if tool == "gemini" and case not in ("complete", "open"):
         # Gemini CLI 0.61 (-p) writes a model turn's calls down only once all of them ended: a
         # turn cut mid-way leaves no call in the file (the quick read's result with it), so
         # there is nothing to close and the resumed request holds no call
@@ -154,6 +154,8 @@ def assert_resumed(tool: str, case: str, items: list[dict[str, Any]], closed: li
     # each call is answered; the calls the repair closed exactly once, with the marker
     for call in found.calls:
         assert found.answers.get(call), f"call {call} sent without a response"
+    # Gemini CLI 0.61 records a call id as <tool>__<id> and sends <id>
+    closed = [next((c for c in found.calls if call.endswith(f"__{c}")), call) for call in closed]
     for call in closed:
         assert call in found.calls, f"the closed call {call} was dropped on resume"
         assert (
@@ -208,7 +210,7 @@ def test_replay_the_repair_is_what_the_tool_resumed(recorded: Path, tmp_path: Pa
 
 def test_replay_covers_every_tool_and_case() -> None:
     names = {p.stem for p in _recorded()}
-    assert names == {f"{t}-{c}" for t in TOOLS for c in CASES}
+    assert names == {f"{t}-{c}" for t in TOOLS for c in CASES} | {"gemini-open"}
 
 
 # --------------------------------------------------------------------------------------------
@@ -327,10 +329,9 @@ def _closed(raw: str, repaired: str) -> list[str]:
         if line in before or SYNTHETIC_TEXT not in line:
             continue
         record = json.loads(line)
-        text = json.dumps(record)
-        for key in ("tool_use_id", "call_id", "id"):
-            ids += [v for v in _values(record, key) if isinstance(v, str) and v in raw]
-        assert text  # a record that holds the marker
+        answers = [*_values(record, "tool_use_id"), *_values(record, "call_id")]
+        answers += [r.get("id") for r in _values(record, "functionResponse") if isinstance(r, dict)]
+        ids += [v for v in answers if isinstance(v, str) and v in raw]
     return sorted(set(ids))
 
 
@@ -456,3 +457,58 @@ def fixture(
         "added": [line for line in repaired.splitlines() if line not in before],
         "request": _cut(items),
     }
+
+
+def open_gemini_call(session: Path) -> None:
+    """Rewrite a complete Gemini CLI session so its tool call is still open: the last message
+    with ``toolCalls`` recorded without its result (``status: scheduled``), and nothing after
+    it. Gemini CLI 0.61 run with ``-p`` never leaves such a line (it writes a turn's calls once
+    all of them ended), but a crash between the two writes of an interactive session does, and
+    older versions wrote one: what the CLI does with it is what the repair is for."""
+    lines = session.read_text("utf-8").splitlines()
+    at = max(i for i, line in enumerate(lines) if '"toolCalls"' in line)
+    record = json.loads(lines[at])
+    for call in record["toolCalls"]:
+        call.pop("result", None)
+        call["status"] = "scheduled"
+    lines = [*lines[:at], json.dumps(record, separators=(",", ":"))]
+    session.write_text("\n".join(lines) + "\n", "utf-8")
+
+
+def test_gemini_resumes_a_repaired_open_call(clis: Binaries, tmp_path: Path) -> None:
+    produced = produce("gemini", "complete", tmp_path / "run")
+    open_gemini_call(produced.session)
+    pristine = tmp_path / "pristine"
+    shutil.copytree(produced.home, pristine, symlinks=True)
+    check = _apc("--check", produced.session)
+    assert check.returncode == 1 and "WIR001" in check.stdout, check.stdout
+    assert "Gemini CLI 0.61.0 resumes such a file" in " ".join(check.stdout.split())
+    # unrepaired, the CLI sends the call without any response (what the API rejects)
+    unrepaired = Produced("gemini", "open", produced.project, pristine, produced.session, "")
+    unrepaired.session = pristine / produced.session.relative_to(produced.home)
+    unrepaired.session_id = produced.session_id
+    sent = pairing_loose(resume(unrepaired, pristine))
+    assert sent["calls"] and not sent["answered"], sent
+    # repaired, it sends the call answered once, with the marker
+    raw, repaired = repair_three_ways(produced, tmp_path)
+    closed = _closed(raw, repaired)
+    assert closed
+    items = resume(produced, produced.home)
+    assert_resumed("gemini", "open", items, closed)
+    if os.environ.get("APC_RECORD_REPAIR"):
+        record = fixture("gemini", "open", produced.session.name, closed, raw, repaired, items)
+        (REPLAY / "gemini-open.json").write_text(
+            json.dumps(record, indent=1, ensure_ascii=False) + "\n", "utf-8"
+        )
+
+
+def pairing_loose(items: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Gemini calls and responses, without asserting the pairing (an unrepaired request)."""
+    calls = [p["functionCall"].get("id") for c in items for p in c["parts"] if "functionCall" in p]
+    answered = [
+        p["functionResponse"].get("id")
+        for c in items
+        for p in c["parts"]
+        if "functionResponse" in p
+    ]
+    return {"calls": calls, "answered": answered}

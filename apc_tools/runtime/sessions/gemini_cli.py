@@ -37,8 +37,8 @@ WIRE = "gemini"
 
 #: What Gemini CLI does itself on resume with an unanswered call (see claude_code.ON_RESUME).
 ON_RESUME = (
-    "Gemini CLI 0.61.0 resumes such a file by sending the call without a response, which the "
-    "API rejects; `apc repair` answers it"
+    "Gemini CLI 0.61.0 resumes such a file by sending the call without any response, against "
+    "that rule; `apc repair` answers it"
 )
 _RAN = frozenset({"executing", "success", "error"})
 
