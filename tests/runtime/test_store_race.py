@@ -165,3 +165,42 @@ def test_atomic_write_raced_never_writes_through_the_link(
             break
     assert landed > 0
     assert not list(project.rglob("*.apc-tmp"))
+
+
+def test_a_folder_above_the_target_swapped_for_a_link_is_never_written_through(
+    tmp_path: Path,
+) -> None:
+    """The swapped folder is not the target's own: OUT/d/sub/x.json, with OUT/d exchanged for
+    a link to a project holding sub/: every component is opened without following links."""
+    if not _can_exchange(tmp_path):
+        pytest.skip("renameat2(RENAME_EXCHANGE) is not available here")
+    project = tmp_path / "project"
+    (project / "sub").mkdir(parents=True)
+    (project / "AGENTS.md").write_text("# Agents\n")
+    (project / "sub" / "x.json").write_text("[]\n")
+    out = tmp_path / "out"
+    (out / "d" / "sub").mkdir(parents=True)
+    (out / "e").symlink_to(project)
+    before = digest(project)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SWAPPER, out / "d", out / "e"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+        landed = 0
+        deadline = time.monotonic() + 5
+        for i in range(2000):
+            try:
+                atomic_write(out / "d" / "sub" / "x.json", ['{"hijacked": true}\n'])
+                landed += 1
+            except StoreError:
+                pass
+            assert digest(project) == before, f"the project changed on write {i + 1}"
+            if time.monotonic() > deadline:
+                break
+        assert landed > 0
+    finally:
+        proc.kill()
+        proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
