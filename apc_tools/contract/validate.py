@@ -70,7 +70,7 @@ def parse_doc(kind: str, rel: str, text_file: io.TextFile) -> tuple[Doc, list[Fi
         if front.yaml is not None:
             doc.has_frontmatter = True
             doc.meta = load_frontmatter_yaml(front.yaml, line_offset=front.yaml_line)
-            found += _problem_findings(doc.path, _told(kind, front.yaml, doc.meta.problems))
+            found += _problem_findings(doc.path, _told(kind, rel, front.yaml, doc.meta.problems))
             found += _not_mapping(doc, doc.meta)
     elif kind in JSON_KINDS:
         doc.meta = load_json(text_file.text)
@@ -79,13 +79,13 @@ def parse_doc(kind: str, rel: str, text_file: io.TextFile) -> tuple[Doc, list[Fi
     return doc, found
 
 
-def _told(kind: str, yaml_text: str, problems: Iterable[Problem]) -> list[Problem]:
+def _told(kind: str, rel: str, yaml_text: str, problems: Iterable[Problem]) -> list[Problem]:
     """A YAML syntax error on a Claude Code subagent says what Claude Code does with the file:
     skips it, or loads it through its line-by-line fallback (issue 16)."""
     problems = list(problems)
     if kind != "claude-agent" or not any(p.rule is YAML_SYNTAX for p in problems):
         return problems
-    outcome = claude_yaml_outcome(yaml_text)
+    outcome = claude_yaml_outcome(yaml_text, rel)
     return [
         replace(p, message=p.message + outcome) if p.rule is YAML_SYNTAX else p for p in problems
     ]

@@ -194,6 +194,7 @@ class Tree:
     tool: str
     files: dict[str, str]
     script: tuple[Any, ...] = ()  # turns (ToolCall/Text) when the case needs a conversation
+    setup: tuple[tuple[str, ...], ...] = ()  # Claude Code commands run first ({project}: the tree)
 
     def write(self, root: Path) -> Path:
         for rel, text in self.files.items():
@@ -309,6 +310,26 @@ GEMINI_MAIN = Tree(
     },
 )
 
+CLAUDE_PLUGIN = Tree(
+    "claude-plugin",
+    "claude",
+    {
+        ".claude-plugin/marketplace.json": json.dumps(
+            {
+                "name": "mkt",
+                "owner": {"name": "o"},
+                "plugins": [{"name": "tools", "source": "./plugins/tools", "strict": False}],
+            }
+        ),
+        "plugins/tools/agents/good.md": _agent("good", "PLUGGOOD reviews code", "tools: Read\n"),
+        "plugins/tools/agents/flow.md": _agent(
+            "flow", "PLUGFLOW reviews code", "tools: [Read, Grep\n"
+        ),
+        "plugins/tools/agents/quote.md": '---\nname: quote\ndescription: "PLUGQUOTE open\ntools: Read\n---\nbody\n',
+    },
+    setup=(("plugin", "marketplace", "add", "{project}"), ("plugin", "install", "tools@mkt")),
+)
+
 LINK_ONLY = "# Notes\n\nSee [the guide](docs/nowhere.md) before releasing.\n"
 CLAUDE_LINK = Tree("claude-link", "claude", {"CLAUDE.md": LINK_ONLY})
 GEMINI_LINK = Tree("gemini-link", "gemini", {"GEMINI.md": LINK_ONLY})
@@ -320,6 +341,7 @@ TREES = {
         CLAUDE_SUBAGENTS,
         CLAUDE_BIG,
         CLAUDE_LINK,
+        CLAUDE_PLUGIN,
         CODEX_MAIN,
         CODEX_UNDER,
         GEMINI_MAIN,
@@ -550,6 +572,35 @@ CASES: tuple[Case, ...] = (
         {"bytes": len(AGENTS_UNDER.rstrip("\n").encode())},
     ),
     *_skill_cases("gemini", "gemini-main", ".gemini/skills"),
+    Case(
+        "claude-plugin-agent-good",
+        "claude",
+        "claude-plugin",
+        "plugins/tools/agents/good.md",
+        "claude-agent",
+        "tools:good",
+        {"description": "PLUGGOOD reviews code", "tools": "Read"},
+    ),
+    Case(
+        "claude-plugin-agent-open-flow",
+        "claude",
+        "claude-plugin",
+        "plugins/tools/agents/flow.md",
+        "claude-agent",
+        "tools:flow",
+        {"description": "PLUGFLOW reviews code", "tools": "Read, Grep"},
+        ("YML001",),
+    ),
+    Case(
+        "claude-plugin-agent-open-quote",
+        "claude",
+        "claude-plugin",
+        "plugins/tools/agents/quote.md",
+        "claude-agent",
+        "tools:quote",
+        {"description": "PLUGQUOTE open", "tools": "Read"},
+        ("YML001",),
+    ),
     Case(
         "claude-link-not-followed",
         "claude",

@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from tests.conformance.cases import CASES, OBSERVED, TREES, Tree, observe
-from tests.conformance.harness import MockServer, Recorded, run_claude, run_codex, run_gemini
+from tests.conformance.harness import (
+    MockServer,
+    Recorded,
+    claude_cli,
+    run_claude,
+    run_codex,
+    run_gemini,
+)
 from tests.conformance.installer import label
 
 RUNNERS = {"claude": run_claude, "codex": run_codex, "gemini": run_gemini}
@@ -21,8 +28,14 @@ RUNNERS = {"claude": run_claude, "codex": run_codex, "gemini": run_gemini}
 
 def run_tree(tree: Tree, workdir: Path) -> list[Recorded]:
     project = tree.write(workdir / tree.name / "project")
+    home = workdir / tree.name / "home"
     with MockServer(tree.make_script()) as mock:
-        run = RUNNERS[tree.tool](project, workdir / tree.name / "home", mock, "hello")
+        for command in tree.setup:
+            args = [part.replace("{project}", str(project)) for part in command]
+            done = claude_cli(project, home, mock, args)
+            if done.returncode != 0:
+                raise RuntimeError(f"claude {' '.join(args)} failed: {done.stderr[-2000:]}")
+        run = RUNNERS[tree.tool](project, home, mock, "hello")
     if run.returncode != 0:
         raise RuntimeError(f"{tree.tool} failed on tree {tree.name}: {run.stderr[-2000:]}")
     return mock.requests

@@ -115,6 +115,8 @@ def test_plugins_named_only_by_a_marketplace_source_are_checked(tmp_path: Path) 
     found = run(root)
     assert on(found, "plugins/tools/agents/flow.md") == [("YML001", "error")]
     assert on(found, "more/lib/agents/quote.md") == [("YML001", "error")]
+    quote = next(f for f in found if f.path == "more/lib/agents/quote.md")
+    assert "only under its file name, with a placeholder description" in quote.message
     assert on(found, "unlisted/agents/x.md") == []  # not a plugin: not an agent
     assert on(found, "plugins/tools/commands/ship.md") == []
 

@@ -352,6 +352,10 @@ DOCUMENT_NAME = re.compile(
 _FALLBACK_LINE = re.compile(r"^(?P<key>[A-Za-z_][\w-]*):[ \t]+(?P<value>\S(?:.*\S)?)[ \t]*$")
 
 
+def _project_agent(rel: str) -> bool:
+    return rel.startswith(".claude/agents/") or "/.claude/agents/" in rel or not rel
+
+
 def claude_fallback(yaml_text: str) -> dict[str, Any] | None:
     """What Claude Code reads of frontmatter YAML that does not parse, or None (skipped)."""
     lines = []
@@ -370,9 +374,17 @@ def claude_fallback(yaml_text: str) -> dict[str, Any] | None:
     return data
 
 
-def claude_yaml_outcome(yaml_text: str) -> str:
-    """The end of a YML001 message on a Claude Code subagent: which of the two happened."""
+def claude_yaml_outcome(yaml_text: str, rel: str = "") -> str:
+    """The end of a YML001 message on a Claude Code subagent: which of the two happened. A
+    plugin's agent (``rel`` not under ``.claude/agents/``) that the fallback cannot read either
+    is still loaded, under its file name with a placeholder description and every tool."""
     data = claude_fallback(yaml_text)
+    if data is None and not _project_agent(rel):
+        return (
+            "; Claude Code still loads this plugin agent, but only under its file name, with a "
+            "placeholder description ('Agent from <plugin> plugin') and every tool: nothing of "
+            "its frontmatter is read"
+        )
     if data is None:
         return "; Claude Code skips this subagent (it cannot read its frontmatter)"
     read = ", ".join(f"{key} '{str(value)[:40]}'" for key, value in data.items() if key != "name")
