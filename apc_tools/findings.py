@@ -76,6 +76,7 @@ class Rule:
     family: str
     basis: Basis | None = None  # why this severity (docs/rules.md states it per rule)
     why: str = ""  # which tool rejects or misreads the file, or which spec says so
+    verified: str = ""  # the tool versions the conformance suite checked it against
 
     def __post_init__(self) -> None:
         if not RULE_ID_RE.match(self.id):

@@ -33,6 +33,7 @@ __all__ = [
     "Text",
     "ToolCall",
     "binaries",
+    "claude_cli",
     "claude_command",
     "codex_command",
     "gemini_command",
@@ -145,6 +146,13 @@ def run_claude(
 ) -> Run:
     args, env = claude_command(cwd, home, mock, prompt, extra_args)
     return _run("claude", args, env, cwd, home)
+
+
+def claude_cli(cwd: Path, home: Path, mock: MockServer, args: list[str]) -> Run:
+    """Run another Claude Code command (``plugin marketplace add``, ``plugin install``) with the
+    same HOME and environment as :func:`run_claude`."""
+    _, env = claude_command(cwd, home, mock, "")
+    return _run("claude", [str(_bins().claude), *args], env, cwd, home)
 
 
 # --- Codex -----------------------------------------------------------------------------------
