@@ -8,7 +8,7 @@ on text only; binary blobs get the magic-byte test of BDB and nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -84,9 +84,14 @@ class Inspector:
     inline_allow: bool
     extra_paths: paths.Compiled | None = None
     partial: bool = True  # a partial clone: a missing blob is expected (BIO004), else damage
+    homes: Mapping[str, paths.HomeFolder] = field(default_factory=dict)  # committed tool homes
 
     def path_detections(self, path: str) -> list[Detection]:
-        return list(paths.detect_path(path.casefold(), self.extra_paths))
+        low = path.casefold()
+        found = list(paths.detect_path(low, self.extra_paths))
+        if not found and self.homes:
+            found = list(paths.detect_home(low, self.homes))
+        return found
 
     def content(self, blob: BlobView, path_hits: bool) -> Iterator[Detection]:
         if blob.binary:
@@ -157,6 +162,7 @@ def scan(options: Options, progress: Progress | None = None) -> Outcome:
             options.inline_allow,
             paths.extra_rules(settings.paths.get("BPA", ()), "boundary.paths.BPA"),
             gitio.is_partial_clone(repo),
+            paths.home_folders(e.path for e in entries),
         )
         found = list(_run(entries, reader, inspector, progress))
     files = len({e.path for e in entries})
