@@ -16,7 +16,7 @@ from apc_tools.boundary import inputs, markers, paths, policy, sources, stores
 from apc_tools.boundary.local_paths import detect_local_paths
 from apc_tools.boundary.model import BlobView, Detection
 from apc_tools.boundary.policy import BaselineEntry, Settings
-from apc_tools.boundary.secrets import detect_secrets
+from apc_tools.boundary.secrets import detect_secrets, is_agent_config
 from apc_tools.boundary.transcripts import HEAD_BYTES, Verdict, classify, detect_transcript
 from apc_tools.core import git as gitio
 from apc_tools.core.git import BlobReader, Entry, Repo
@@ -109,8 +109,9 @@ class Inspector:
             yield from detect_transcript(blob, verdict)
         blob.flagged = blob.flagged or path_hits
         yield from markers.detect_markers(blob)
-        if self.secrets_all or blob.flagged or blob.contract:
-            yield from detect_secrets(blob)
+        config = is_agent_config(blob.low)
+        if self.secrets_all or blob.flagged or blob.contract or config:
+            yield from detect_secrets(blob, config)
         if blob.contract:
             yield from detect_local_paths(blob)
 
