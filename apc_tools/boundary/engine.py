@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from apc_tools.boundary import inputs, markers, paths, policy, sources, stores
+from apc_tools.boundary import disguise, inputs, markers, paths, policy, sources, stores
 from apc_tools.boundary.local_paths import detect_local_paths
 from apc_tools.boundary.model import BlobView, Detection
 from apc_tools.boundary.policy import BaselineEntry, Settings
@@ -73,6 +73,7 @@ def is_contract(path: str) -> bool:
 
 
 WHOLE_FILE_RULES = ("BTR", "BPA", "BDB")
+MAX_WRAPS = 2  # wrappers opened one inside another (base64 of gzip of a session)
 
 
 @dataclass
@@ -93,9 +94,13 @@ class Inspector:
             found = list(paths.detect_home(low, self.homes))
         return found
 
-    def content(self, blob: BlobView, path_hits: bool) -> Iterator[Detection]:
+    def content(self, blob: BlobView, path_hits: bool, depth: int = 0) -> Iterator[Detection]:
         if blob.binary:
-            yield from stores.detect_store(blob, forced=self._extra("BDB", blob))
+            inner = disguise.unwrap_binary(blob) if depth < MAX_WRAPS else None
+            if inner is None:
+                yield from stores.detect_store(blob, forced=self._extra("BDB", blob))
+            else:
+                yield from self._unwrapped(inner, path_hits, depth)
             return
         head = blob if blob.size <= HEAD_BYTES else _head(blob)
         verdict = classify(head)
@@ -107,6 +112,12 @@ class Inspector:
         if verdict is not None:
             blob.flagged = True
             yield from detect_transcript(blob, verdict)
+        elif depth < MAX_WRAPS:
+            inner = disguise.unwrap_text(head)
+            found = list(self._unwrapped(inner, path_hits, depth)) if inner else []
+            if any(f.rule.id.startswith("BTR") for f in found):
+                blob.flagged = True
+                yield from found
         blob.flagged = blob.flagged or path_hits
         yield from markers.detect_markers(blob)
         config = is_agent_config(blob.low)
@@ -114,6 +125,23 @@ class Inspector:
             yield from detect_secrets(blob, config)
         if blob.contract:
             yield from detect_local_paths(blob)
+
+    def _unwrapped(
+        self, inner: disguise.Unwrapped, path_hits: bool, depth: int
+    ) -> Iterator[Detection]:
+        """The detections inside a wrapper (compressed, base64, a notebook's outputs, UTF-16
+        without a BOM), each message saying where; lines only where they are the blob's own."""
+        if inner.view is None:
+            yield inputs.uninspected(inner.how, inner.uninspected)
+            return
+        keep_lines = inner.how.startswith("UTF")
+        for found in self.content(inner.view, path_hits, depth + 1):
+            yield replace(
+                found,
+                message=f"{inner.how}: {found.message}",
+                line=found.line if keep_lines else None,
+                column=found.column if keep_lines else None,
+            )
 
     def _extra(self, family: str, blob: BlobView) -> bool:
         globs = self.settings.paths.get(family, ())
