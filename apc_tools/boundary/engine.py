@@ -195,7 +195,8 @@ def scan(options: Options, progress: Progress | None = None) -> Outcome:
         )
         found = list(_run(entries, reader, inspector, progress))
     files = len({e.path for e in entries})
-    findings = Result.of(_dedupe(settings.apply(found)), files).findings
+    per_blob = options.mode == "history"
+    findings = Result.of(_dedupe(settings.apply(found), per_blob), files).findings
     if options.write_baseline:
         return _write_baseline(repo, settings, findings, files)
     kept = [f for f in findings if f.fingerprint not in {e.fingerprint for e in baseline}]
@@ -271,12 +272,16 @@ def _finding(entry: Entry, found: Detection) -> Finding:
     )
 
 
-def _dedupe(findings: list[Finding]) -> list[Finding]:
-    """One finding per (rule, path, fingerprint): the first (oldest commit) wins."""
-    seen: set[tuple[str, str, str, int | None]] = set()
+def _dedupe(findings: list[Finding], per_blob: bool = False) -> list[Finding]:
+    """One finding per (rule, path, fingerprint): the first (oldest commit) wins. With
+    ``per_blob`` (``--history``) one per distinct blob at the path, each with the commit that
+    added it: a history file changed in seven commits is seven findings (the text report
+    collapses them to one line with the count)."""
+    seen: set[tuple[str, str, str, str | None]] = set()
     out: list[Finding] = []
     for finding in findings:
-        key = (finding.rule, finding.path, finding.identity or finding.message, None)
+        version = finding.commit if per_blob else None
+        key = (finding.rule, finding.path, finding.identity or finding.message, version)
         if key in seen:
             continue
         seen.add(key)
