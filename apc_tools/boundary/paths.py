@@ -41,7 +41,9 @@ TOOL_PATH = rule(
     "A file sits where an agent tool keeps its own runtime state (`.claude/projects/`, "
     "`.claude/settings.local.json`, `CLAUDE.local.md`, `.codex/sessions/`, `rollout-*.jsonl`, "
     "`.aider.chat.history.md`, `.gemini/tmp/`, `.continue/sessions/`, "
-    "`.specstory/history/`, `state.vscdb`, `.apx/`, ...).",
+    "`.specstory/history/`, `state.vscdb`, `.apx/`, `.claude/ide/*.lock`, `.codex/*.sqlite`, "
+    "`.continue/dev_data/`, ...), or any file of a tool's home folder committed whole (a "
+    "`.claude/` holding `projects/`) other than the settings shared on purpose.",
     "These files are written by Claude Code, Codex, Gemini CLI, Cursor, Aider, Cline, Continue, "
     "OpenCode, Copilot, Windsurf, SpecStory or APX for one machine and one person: sessions, "
     "prompt logs, local permissions, caches. Remove the file from the index (`git rm --cached`), "

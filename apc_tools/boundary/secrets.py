@@ -25,8 +25,9 @@ SECRET = rule(
     "BSC001",
     "committed-secret",
     Severity.ERROR,
-    "An API key, token, private key or password in a contract file, in a file another boundary "
-    "rule flags, or (with `--secrets all`) in any committed file.",
+    "An API key, token, private key or password in a contract file, in agent-tool "
+    "configuration (`.mcp.json`, `.continue/config.*`, `.claude/settings*.json`, ...), in a "
+    "file another boundary rule flags, or (with `--secrets all`) in any committed file.",
     "A committed secret is leaked to everyone who can read the repository and its history. "
     "Revoke and rotate it first, then remove it (`git rm --cached`, or edit the file) and, if "
     "it was pushed, rewrite the branch. Reference secrets by name (`${env:API_KEY}`).",
