@@ -286,3 +286,20 @@ def test_long_mixed_blank_padding_before_a_session(tmp_path: Path) -> None:
     padded = " \t\r\n" * 400_000 + CODEX  # 1.6 MB of blank space, then the rollout
     found = one("export.json", padded, tmp_path)
     assert "BTR001" in errors(found, "export.json")
+
+
+def test_broken_wrappers_are_no_traceback_and_no_finding(tmp_path: Path) -> None:
+    whole = gzip.compress(CLAUDE.encode(), mtime=0)
+    files: dict[str, str | bytes] = {
+        "cut.gz": whole[: len(whole) // 3],  # a truncated stream: what it holds is read
+        "bad.bz2": b"BZh91AY&SY" + b"\xff" * 64,
+        "bad.xz": b"\xfd7zXZ\x00" + b"\x01" * 64,
+        "nb.ipynb": json.dumps(
+            {"cells": [{"outputs": [1, {"text": 5}, {"data": {"a/b": 1}}]}], "nbformat": 4}
+        ),
+        "half.ipynb": '{"cells": [',
+        "s.yaml": "sessionId: [unclosed\n  - : :\n",
+        "b64.txt": "eyJ" + "!" * 100,
+    }
+    found = findings(repo(tmp_path, files))
+    assert {f.path for f in found} <= {"cut.gz"}
