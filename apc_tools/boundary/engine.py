@@ -3,7 +3,10 @@
 Order of work, cheapest first: the listing (one git command), the path rules over every path,
 then each distinct blob read once through one persistent ``cat-file --batch`` process, and only
 as much of it as the detectors need (:data:`Settings.max_blob_bytes`). Content detectors run
-on text only; binary blobs get the magic-byte test of BDB and nothing else.
+on text only; binary blobs get the magic-byte tests of BDB and of the wrappers a session may
+hide in (:mod:`.disguise`: compressed, UTF-16/32 without a BOM), whose content is then
+inspected as its own text; text wrappers (base64, notebook outputs) are opened only when the
+text itself is no session.
 """
 
 from __future__ import annotations
@@ -113,7 +116,7 @@ class Inspector:
             blob.flagged = True
             yield from detect_transcript(blob, verdict)
         elif depth < MAX_WRAPS:
-            inner = disguise.unwrap_text(head)
+            inner = disguise.unwrap_text(blob if blob.suffix == ".ipynb" else head)
             found = list(self._unwrapped(inner, path_hits, depth)) if inner else []
             if any(f.rule.id.startswith("BTR") for f in found):
                 blob.flagged = True

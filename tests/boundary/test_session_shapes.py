@@ -303,3 +303,10 @@ def test_broken_wrappers_are_no_traceback_and_no_finding(tmp_path: Path) -> None
     }
     found = findings(repo(tmp_path, files))
     assert {f.path for f in found} <= {"cut.gz"}
+
+
+def test_a_session_in_a_large_notebook_with_images(tmp_path: Path) -> None:
+    image = {"output_type": "display_data", "data": {"image/png": "iVBORw0KGgo" + "A" * 1_500_000}}
+    stream = {"output_type": "stream", "name": "stdout", "text": CLAUDE.splitlines(True)}
+    found = one("big.ipynb", _notebook([image, stream]), tmp_path)
+    assert "BTR001" in errors(found, "big.ipynb")
