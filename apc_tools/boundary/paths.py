@@ -91,13 +91,14 @@ _SESSION = "prompts, tool inputs and outputs of one person's sessions"
 _CREDENTIAL = "a credential of one account"
 _CACHE = "a cache the tool rebuilds"
 _CC = "Claude Code 2.x (~/.claude layout, reference §5.1)"
+_CC_RUN = "Claude Code 2.1.197 (written by a run under the conformance harness)"
 
 # Other tools' runtime state, anywhere in the tree (reference §5.1-5.12, §5.11 deny-list).
 # A `ui_messages.json` is judged by its content (BTR001: Cline's ts/type/say records), not by
 # its name: it is also an ordinary internationalisation file name.
 TOOL_PATHS: tuple[PathRule, ...] = (
     # Claude Code
-    PathRule("**/.claude/projects/**", "Claude Code", "session transcripts", _CC, _SESSION),
+    PathRule("**/.claude/projects/**", "Claude Code", "session transcripts", _CC_RUN, _SESSION),
     PathRule(
         "**/.claude/settings.local.json",
         "Claude Code",
@@ -146,14 +147,14 @@ TOOL_PATHS: tuple[PathRule, ...] = (
         "**/.claude/backups/.claude.json.backup*",
         "Claude Code",
         "a backup of the user state file",
-        _CC,
+        _CC_RUN,
         "a copy of ~/.claude.json (OAuth account, project trust, MCP servers)",
     ),
     PathRule(
         "**/.claude.json",
         "Claude Code",
         "the user state file (OAuth, trust, MCP)",
-        _CC,
+        _CC_RUN,
         "the OAuth account, per-project trust and history of one user",
     ),
     PathRule(
@@ -187,7 +188,7 @@ TOOL_PATHS: tuple[PathRule, ...] = (
         "**/.codex/*.sqlite",
         "Codex",
         "a state database",
-        "codex-rs state/ (state_5.sqlite, logs_2.sqlite, goals_1, memories_1)",
+        "codex 0.171.0 (state_5, logs_2, goals_1, memories_1, queue_1, thread_history_1 .sqlite)",
         "threads, logs and memories of one user",
     ),
     PathRule(
@@ -204,6 +205,15 @@ TOOL_PATHS: tuple[PathRule, ...] = (
         "codex-rs state/",
         "the WAL index of a state database",
     ),
+    PathRule(
+        "**/.codex/installation_id",
+        "Codex",
+        "the installation id",
+        "codex 0.171.0 (written on first run, conformance harness)",
+        "one installation's identity",
+    ),
+    PathRule("**/.codex/.tmp/**", "Codex", "temporary files and locks", "codex 0.171.0", "locks"),
+    PathRule("**/.codex/thread-writer-locks/**", "Codex", "thread locks", "codex 0.171.0", "locks"),
     # Gemini CLI
     PathRule(
         "**/.gemini/tmp/**", "Gemini CLI", "sessions and checkpoints", "gemini-cli 0.x", _SESSION
@@ -229,6 +239,20 @@ TOOL_PATHS: tuple[PathRule, ...] = (
         "the signed-in Google accounts",
         "gemini-cli 0.56 (config/storage.ts GOOGLE_ACCOUNTS_FILENAME)",
         "the e-mail addresses of one user",
+    ),
+    PathRule(
+        "**/.gemini/projects.json",
+        "Gemini CLI",
+        "the project registry",
+        "gemini-cli 0.61.0 (written on first run, conformance harness)",
+        "the absolute paths of one machine's projects",
+    ),
+    PathRule(
+        "**/.gemini/installation_id",
+        "Gemini CLI",
+        "the installation id",
+        "gemini-cli 0.56 (config/storage.ts getInstallationIdPath)",
+        "one installation's identity",
     ),
     # Cursor, VS Code
     PathRule("**/.cursor/chats/**", "Cursor", "chats", "Cursor (reference §5.6)", _SESSION),
