@@ -310,3 +310,12 @@ def test_a_session_in_a_large_notebook_with_images(tmp_path: Path) -> None:
     stream = {"output_type": "stream", "name": "stdout", "text": CLAUDE.splitlines(True)}
     found = one("big.ipynb", _notebook([image, stream]), tmp_path)
     assert "BTR001" in errors(found, "big.ipynb")
+
+
+def test_a_zstd_session_when_a_zstd_module_is_installed(tmp_path: Path) -> None:
+    """Runs where `zstandard` is installed (pip install zstandard): opened, bounded."""
+    zstandard = pytest.importorskip("zstandard")
+    session = zstandard.ZstdCompressor().compress(CODEX.encode() + b" " * (32 << 20))
+    found = one("rollout-1.jsonl.zst", session, tmp_path)
+    assert "BTR001" in errors(found, "rollout-1.jsonl.zst")
+    assert "BIO005" not in {f.rule for f in found}
