@@ -3,11 +3,11 @@
 Each wrapper is recognised by a cheap literal test first (magic bytes, the first characters, a
 file suffix plus a key name), then unwrapped as far as :data:`LIMIT` bytes of output, never the
 whole blob: gzip, bzip2 and xz (the standard library's decompressors, with ``max_length``),
-zstd (only when ``compression.zstd`` or the ``zstandard`` module is installed; otherwise the
-blob is reported as not inspected, BIO005), UTF-16/UTF-32 without a byte-order mark (the NUL
-pattern of ASCII text), base64-wrapped JSON (and base64 of gzip), the output cells of a Jupyter
-notebook, and a session serialised as YAML. :func:`unwrap` returns the inner content as a
-:class:`~.model.BlobView` for the detectors, or ``None``.
+zstd (``compression.zstd`` on Python 3.14+, else the ``zstandard`` package, a dependency; where
+neither imports, the blob is reported as not inspected, BIO005), UTF-16/UTF-32 without a
+byte-order mark (the NUL pattern of ASCII text), base64-wrapped JSON (and base64 of gzip),
+the output cells of a Jupyter notebook, and a session serialised as YAML. :func:`unwrap`
+returns the inner content as a :class:`~.model.BlobView` for the detectors, or ``None``.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def _unzstd(data: bytes, limit: int) -> bytes:
     module = zstd_module()
     if module is None:  # pragma: no cover - callers check first
         raise ValueError("no zstd module")
-    try:  # pragma: no cover - no zstd module on the machines that run the tests
+    try:
         if module.__name__ == "zstandard":
             with module.ZstdDecompressor().stream_reader(io.BytesIO(data)) as reader:
                 out: bytes = reader.read(limit)

@@ -188,14 +188,22 @@ def test_compressed_non_session_data_passes(tmp_path: Path) -> None:
     assert findings(repo(tmp_path, files)) == []
 
 
-def test_zstd_is_opened_or_reported_as_not_inspected(tmp_path: Path) -> None:
+def test_zstd_without_a_zstd_module_is_reported_as_not_inspected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where neither compression.zstd nor zstandard can be imported (a dependency is missing)."""
+    monkeypatch.setattr(disguise, "zstd_module", lambda: None)
     blob = bytes.fromhex("28b52ffd0458510000") + b"\x00\x01\x02\x03" * 8
     found = one("rollout-x.bin", blob, tmp_path)
-    if disguise.zstd_module() is None:  # this machine: no compression.zstd, no zstandard
-        assert [(f.rule, f.severity) for f in found] == [("BIO005", Severity.WARNING)]
-        assert "zstd" in found[0].message
-    else:  # pragma: no cover - a zstd module is installed: the blob is opened, not reported
-        assert "BIO005" not in {f.rule for f in found}
+    assert [(f.rule, f.severity) for f in found] == [("BIO005", Severity.WARNING)]
+    assert "zstd" in found[0].message
+
+
+def test_a_zstd_session_is_opened(tmp_path: Path) -> None:
+    assert disguise.zstd_module() is not None  # a dependency of the package (pyproject.toml)
+    zstandard = pytest.importorskip("zstandard")
+    found = one("rollout-x.bin", zstandard.ZstdCompressor().compress(CODEX.encode()), tmp_path)
+    assert "BTR001" in {f.rule for f in found if f.severity is Severity.ERROR}, found
 
 
 def test_base64_wrapped_sessions_are_found(tmp_path: Path) -> None:
