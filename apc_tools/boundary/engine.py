@@ -3,20 +3,23 @@
 Order of work, cheapest first: the listing (one git command), the path rules over every path,
 then each distinct blob read once through one persistent ``cat-file --batch`` process, and only
 as much of it as the detectors need (:data:`Settings.max_blob_bytes`). Content detectors run
-on text only; binary blobs get the magic-byte test of BDB and nothing else.
+on text only; binary blobs get the magic-byte tests of BDB and of the wrappers a session may
+hide in (:mod:`.disguise`: compressed, UTF-16/32 without a BOM), whose content is then
+inspected as its own text; text wrappers (base64, notebook outputs) are opened only when the
+text itself is no session.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from apc_tools.boundary import inputs, markers, paths, policy, sources, stores
+from apc_tools.boundary import disguise, inputs, markers, paths, policy, sources, stores
 from apc_tools.boundary.local_paths import detect_local_paths
 from apc_tools.boundary.model import BlobView, Detection
 from apc_tools.boundary.policy import BaselineEntry, Settings
-from apc_tools.boundary.secrets import detect_secrets
+from apc_tools.boundary.secrets import detect_secrets, is_agent_config
 from apc_tools.boundary.transcripts import HEAD_BYTES, Verdict, classify, detect_transcript
 from apc_tools.core import git as gitio
 from apc_tools.core.git import BlobReader, Entry, Repo
@@ -73,6 +76,7 @@ def is_contract(path: str) -> bool:
 
 
 WHOLE_FILE_RULES = ("BTR", "BPA", "BDB")
+MAX_WRAPS = 2  # wrappers opened one inside another (base64 of gzip of a session)
 
 
 @dataclass
@@ -84,13 +88,22 @@ class Inspector:
     inline_allow: bool
     extra_paths: paths.Compiled | None = None
     partial: bool = True  # a partial clone: a missing blob is expected (BIO004), else damage
+    homes: Mapping[str, paths.HomeFolder] = field(default_factory=dict)  # committed tool homes
 
     def path_detections(self, path: str) -> list[Detection]:
-        return list(paths.detect_path(path.casefold(), self.extra_paths))
+        low = path.casefold()
+        found = list(paths.detect_path(low, self.extra_paths))
+        if not found and self.homes:
+            found = list(paths.detect_home(low, self.homes))
+        return found
 
-    def content(self, blob: BlobView, path_hits: bool) -> Iterator[Detection]:
+    def content(self, blob: BlobView, path_hits: bool, depth: int = 0) -> Iterator[Detection]:
         if blob.binary:
-            yield from stores.detect_store(blob, forced=self._extra("BDB", blob))
+            inner = disguise.unwrap_binary(blob) if depth < MAX_WRAPS else None
+            if inner is None:
+                yield from stores.detect_store(blob, forced=self._extra("BDB", blob))
+            else:
+                yield from self._unwrapped(inner, path_hits, depth)
             return
         head = blob if blob.size <= HEAD_BYTES else _head(blob)
         verdict = classify(head)
@@ -102,12 +115,36 @@ class Inspector:
         if verdict is not None:
             blob.flagged = True
             yield from detect_transcript(blob, verdict)
+        elif depth < MAX_WRAPS:
+            inner = disguise.unwrap_text(blob if blob.suffix == ".ipynb" else head)
+            found = list(self._unwrapped(inner, path_hits, depth)) if inner else []
+            if any(f.rule.id.startswith("BTR") for f in found):
+                blob.flagged = True
+                yield from found
         blob.flagged = blob.flagged or path_hits
         yield from markers.detect_markers(blob)
-        if self.secrets_all or blob.flagged or blob.contract:
-            yield from detect_secrets(blob)
+        config = is_agent_config(blob.low)
+        if self.secrets_all or blob.flagged or blob.contract or config:
+            yield from detect_secrets(blob, config)
         if blob.contract:
             yield from detect_local_paths(blob)
+
+    def _unwrapped(
+        self, inner: disguise.Unwrapped, path_hits: bool, depth: int
+    ) -> Iterator[Detection]:
+        """The detections inside a wrapper (compressed, base64, a notebook's outputs, UTF-16
+        without a BOM), each message saying where; lines only where they are the blob's own."""
+        if inner.view is None:
+            yield inputs.uninspected(inner.how, inner.uninspected)
+            return
+        keep_lines = inner.how.startswith("UTF")
+        for found in self.content(inner.view, path_hits, depth + 1):
+            yield replace(
+                found,
+                message=f"{inner.how}: {found.message}",
+                line=found.line if keep_lines else None,
+                column=found.column if keep_lines else None,
+            )
 
     def _extra(self, family: str, blob: BlobView) -> bool:
         globs = self.settings.paths.get(family, ())
@@ -157,10 +194,12 @@ def scan(options: Options, progress: Progress | None = None) -> Outcome:
             options.inline_allow,
             paths.extra_rules(settings.paths.get("BPA", ()), "boundary.paths.BPA"),
             gitio.is_partial_clone(repo),
+            paths.home_folders(e.path for e in entries),
         )
         found = list(_run(entries, reader, inspector, progress))
     files = len({e.path for e in entries})
-    findings = Result.of(_dedupe(settings.apply(found)), files).findings
+    per_blob = options.mode == "history"
+    findings = Result.of(_dedupe(settings.apply(found), per_blob), files).findings
     if options.write_baseline:
         return _write_baseline(repo, settings, findings, files)
     kept = [f for f in findings if f.fingerprint not in {e.fingerprint for e in baseline}]
@@ -236,12 +275,16 @@ def _finding(entry: Entry, found: Detection) -> Finding:
     )
 
 
-def _dedupe(findings: list[Finding]) -> list[Finding]:
-    """One finding per (rule, path, fingerprint): the first (oldest commit) wins."""
-    seen: set[tuple[str, str, str, int | None]] = set()
+def _dedupe(findings: list[Finding], per_blob: bool = False) -> list[Finding]:
+    """One finding per (rule, path, fingerprint): the first (oldest commit) wins. With
+    ``per_blob`` (``--history``) one per distinct blob at the path, each with the commit that
+    added it: a history file changed in seven commits is seven findings (the text report
+    collapses them to one line with the count)."""
+    seen: set[tuple[str, str, str, str | None]] = set()
     out: list[Finding] = []
     for finding in findings:
-        key = (finding.rule, finding.path, finding.identity or finding.message, None)
+        version = finding.commit if per_blob else None
+        key = (finding.rule, finding.path, finding.identity or finding.message, version)
         if key in seen:
             continue
         seen.add(key)

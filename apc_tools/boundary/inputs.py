@@ -1,5 +1,6 @@
 """BIO: what the gate could not read in full (info): a blob too large to read whole, a
-submodule, a Git LFS pointer, a blob missing from a partial clone."""
+submodule, a Git LFS pointer, a blob missing from a partial clone; and (a warning) a
+compressed blob it cannot open here."""
 
 from __future__ import annotations
 
@@ -46,7 +47,20 @@ MISSING = rule(
     "a full clone",
     "git clone --filter=blob:none ...",
 )
-RULES = (TOO_LARGE, SUBMODULE, LFS_POINTER, MISSING)
+UNINSPECTED = rule(
+    "BIO005",
+    "compressed-blob-not-inspected",
+    Severity.WARNING,
+    "A compressed blob the gate cannot open here (zstd without a zstd module): its content "
+    "was not scanned.",
+    "Agent tools compress sessions (Codex writes `rollout-*.jsonl.zst`), so a compressed blob "
+    "may hide one. The gate opens gzip, bzip2 and xz with the standard library; zstd needs "
+    "Python 3.14's `compression.zstd` or the `zstandard` package. Install it, or check the "
+    "file by hand (`zstd -dc FILE | head`), then allow its path for BIO005 in `.apc-tools.yaml`.",
+    "a gzip-compressed JSON file (opened and scanned)",
+    "data/export.jsonl.zst (28 b5 2f fd ...) without a zstd module",
+)
+RULES = (TOO_LARGE, SUBMODULE, LFS_POINTER, MISSING, UNINSPECTED)
 
 LFS_HEADER = b"version https://git-lfs.github.com/spec/v1"
 
@@ -65,6 +79,10 @@ def submodule() -> Detection:
 
 def lfs_pointer() -> Detection:
     return Detection(LFS_POINTER, "Git LFS pointer: the content is not scanned")
+
+
+def uninspected(how: str, reason: str) -> Detection:
+    return Detection(UNINSPECTED, f"{how} blob: {reason}, so its content was not scanned")
 
 
 def missing() -> Detection:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 
 from apc_tools.findings import Finding, Result, Severity, Summary
 from apc_tools.report.escape import escape
@@ -26,10 +27,32 @@ COUNT_FROM = 10
 
 
 def render_text(result: Result, *, color: bool) -> str:
-    lines = [finding_line(f, color=color) for f in result.findings]
+    lines = [finding_line(f, color=color) for f in collapse_versions(result.findings)]
     lines += rule_counts(result.findings)
     lines.append(summary_line(result.summary, color=color))
     return "\n".join(lines) + "\n"
+
+
+def collapse_versions(findings: Sequence[Finding]) -> list[Finding]:
+    """One line per rule and path for the findings of several commits (``boundary --history``
+    reports each version of a file): one of them, its message ending with how many versions."""
+    groups: dict[tuple[str, str, Severity], list[Finding]] = {}
+    for finding in findings:
+        key = (finding.rule, finding.path, finding.severity)
+        groups.setdefault(key, []).append(finding)
+    out: list[Finding] = []
+    for group in groups.values():
+        commits = {f.commit for f in group if f.commit}
+        if len(commits) < 2:
+            out.extend(group)
+            continue
+        first = group[0]
+        message = (
+            f"{first.message} (in {len(commits)} versions of the file, each added by its own "
+            "commit: --format json lists them)"
+        )
+        out.append(replace(first, message=message, commit=None))
+    return out
 
 
 def rule_counts(findings: Sequence[Finding]) -> list[str]:
