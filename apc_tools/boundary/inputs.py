@@ -1,5 +1,6 @@
 """BIO: what the gate could not read in full (info): a blob too large to read whole, a
-submodule, a Git LFS pointer, a blob missing from a partial clone."""
+submodule, a Git LFS pointer. A blob it cannot read at all (missing from a partial or damaged
+clone) is no finding but exit 2: see ``engine._refuse_missing``."""
 
 from __future__ import annotations
 
@@ -35,18 +36,7 @@ LFS_POINTER = rule(
     "a regular file",
     "version https://git-lfs.github.com/spec/v1\\noid sha256:...",
 )
-MISSING = rule(
-    "BIO004",
-    "missing-blob",
-    Severity.INFO,
-    "A blob is missing from this partial clone: not scanned.",
-    "The gate never fetches over the network (GIT_NO_LAZY_FETCH=1). Fetch the blobs "
-    "(`git fetch --refetch` or a full clone) to scan them. Outside a partial clone a missing "
-    "blob means a damaged repository: the gate stops (exit 2) and says so.",
-    "a full clone",
-    "git clone --filter=blob:none ...",
-)
-RULES = (TOO_LARGE, SUBMODULE, LFS_POINTER, MISSING)
+RULES = (TOO_LARGE, SUBMODULE, LFS_POINTER)
 
 LFS_HEADER = b"version https://git-lfs.github.com/spec/v1"
 
@@ -65,7 +55,3 @@ def submodule() -> Detection:
 
 def lfs_pointer() -> Detection:
     return Detection(LFS_POINTER, "Git LFS pointer: the content is not scanned")
-
-
-def missing() -> Detection:
-    return Detection(MISSING, "blob missing from this clone (not fetched): not scanned")
