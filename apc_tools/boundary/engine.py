@@ -269,7 +269,9 @@ def _messages(
 ) -> Iterator[Finding]:
     """Commit and tag messages: a session or a token pasted into one is pushed with it. Read
     as text through the session, marker and secret detectors (secrets whatever the scope)."""
-    unique = {e.oid: e for e in messages}
+    unique: dict[str, Entry] = {}
+    for message in messages:
+        unique.setdefault(message.oid, message)  # a tag of a tag: the first name it came by
     kinds = (b"commit", b"tag")
     every = replace(inspector, secrets_all=True)
     limit = inspector.settings.max_blob_bytes

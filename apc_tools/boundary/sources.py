@@ -167,9 +167,12 @@ def _tags(repo: Repo, oid: str, name: str, messages: list[Entry]) -> tuple[list[
         raw = gitio.read_objects(repo, [oid]).get(oid)
         if raw is None:
             raise CannotRun(f"{name}: tag object {oid} is missing: the repository is damaged")
-        messages.append(Entry("tag", oid, f"(tag message {name})", oid))
-        last = oid
-        oid, kind = gitio.tag_target(raw[1])
+        target, target_kind, own = gitio.tag_target(raw[1])
+        label = name if not last else own  # the ref's name, then each inner tag's own name
+        messages.append(Entry("tag", oid, f"(tag message {label})", oid))
+        last, oid, kind = oid, target, target_kind
+    if kind == "tag":
+        raise CannotRun(f"{name}: a chain of more than 64 tags: not followed to its end")
     if kind == "tree":
         entries = [Entry(e.mode, e.oid, e.path, last) for e in gitio.tree_entries(repo, oid)]
     elif kind == "blob":

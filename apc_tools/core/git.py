@@ -445,16 +445,14 @@ def message_of(raw: bytes) -> bytes:
     return message if sep else b""
 
 
-def tag_target(raw: bytes) -> tuple[str, str]:
-    """(object id, type) a tag object points at."""
-    oid = kind = ""
+def tag_target(raw: bytes) -> tuple[str, str, str]:
+    """(object id, type, tag name) of a tag object: what it points at, and its own name."""
+    found: dict[bytes, str] = {}
     for line in raw.split(b"\n\n", 1)[0].split(b"\n"):
         key, _, value = line.partition(b" ")
-        if key == b"object":
-            oid = value.decode("ascii", "replace")
-        elif key == b"type":
-            kind = value.decode("ascii", "replace")
-    return oid, kind
+        if key in (b"object", b"type", b"tag") and key not in found:
+            found[key] = value.decode("utf-8", "replace")
+    return found.get(b"object", ""), found.get(b"type", ""), found.get(b"tag", "")
 
 
 def absent_objects(repo: Repo, oids: Iterable[str]) -> set[str]:
