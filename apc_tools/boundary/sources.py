@@ -119,7 +119,8 @@ def commit_range(repo: Repo, spec: str, scope: Scope) -> Source:
     base = gitio.resolve_commit(repo, left or "HEAD")
     tip = gitio.resolve_commit(repo, right or "HEAD")
     walked = gitio.walk(repo, f"{base}..{tip}")
-    cut = [c.oid for c in walked if c.oid in gitio.shallow_commits(repo)] if walked else []
+    boundary = gitio.shallow_commits(repo) if walked else frozenset()
+    cut = [c.oid for c in walked if c.oid in boundary]
     if cut:
         raise CannotRun(
             f"--range {spec}: {len(cut)} commit{'s' if len(cut) > 1 else ''} of the range "

@@ -409,6 +409,18 @@ def test_replace_refs_cannot_swap_out_the_commit_that_adds_a_session(tmp_path: P
         assert ("BTR001", "s.jsonl") in found, mode
 
 
+def test_a_replace_ref_cannot_swap_a_session_blob_for_a_clean_one(tmp_path: Path) -> None:
+    root = repo(tmp_path, {"notes.jsonl": CLAUDE, "ok.txt": "ok\n"})
+    session = git(root, "rev-parse", "HEAD:notes.jsonl").strip()
+    git(root, "replace", "-f", session, git(root, "rev-parse", "HEAD:ok.txt").strip())
+    assert git(root, "cat-file", "blob", session) == "ok\n"  # what git shows by default
+    for mode in ("tracked", "history"):
+        assert ("BTR001", "notes.jsonl") in rules(findings(root, mode=mode)), mode
+    assert ("BTR001", "notes.jsonl") in rules(
+        findings(root, mode="staged", paths=(root / "notes.jsonl",))
+    )
+
+
 # =========================================================================== item 6: read all
 
 
