@@ -264,6 +264,10 @@ def _link(entry: Entry, blob: gitio.Blob | None, inspector: Inspector) -> Iterat
         yield _finding(entry, replace(found, message=f"symlink target: {found.message}"))
 
 
+REWORD = "it is in the commit's message: reword the commit (`git rebase -i`, `reword`)"
+RETAG = "it is in the tag's message: delete the tag and make it again"
+
+
 def _messages(
     messages: tuple[Entry, ...], reader: BlobReader, inspector: Inspector
 ) -> Iterator[Finding]:
@@ -286,9 +290,10 @@ def _messages(
         view = BlobView(entry.path, text, len(text), blob.complete)
         if not blob.complete:
             yield _finding(entry, inputs.too_large(blob.size, len(blob.data)))
+        fix = REWORD if entry.mode == "commit" else RETAG
         for found in every.content(view, False):
             if every.keep(view, found):
-                yield _finding(entry, found)
+                yield _finding(entry, replace(found, message=f"{found.message}; {fix}"))
 
 
 def _at_path(entry: Entry, blob: gitio.Blob | None, inspector: Inspector) -> Iterator[Finding]:

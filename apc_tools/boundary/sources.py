@@ -128,7 +128,7 @@ def commit_range(repo: Repo, spec: str, scope: Scope) -> Source:
             "this clone (their parents were not fetched), so commits of the range are "
             f"missing (a merged side branch is cut off): {UNSHALLOW}"
         )
-    entries = [e for e in gitio.commit_changes(repo, walked) if scope.covers(e.path)]
+    entries = [e for e in gitio.changes_of(repo, walked) if scope.covers(e.path)]
     messages: list[Entry] = []
     if scope.whole:
         messages = [Entry("commit", c.oid, COMMIT_MESSAGE, c.oid) for c in walked]
@@ -146,7 +146,7 @@ def history(repo: Repo, scope: Scope) -> Source:
             f"--history in a shallow clone would scan only the fetched commits: {UNSHALLOW}"
         )
     walked = gitio.walk(repo, "--all")
-    entries = list(gitio.commit_changes(repo, walked))
+    entries = list(gitio.changes_of(repo, walked))
     messages = [Entry("commit", c.oid, COMMIT_MESSAGE, c.oid) for c in walked]
     for oid, kind, name in gitio.refs(repo):
         if kind == "tag":

@@ -349,7 +349,14 @@ def shallow_commits(repo: Repo) -> frozenset[str]:
     return frozenset(line.strip() for line in text.splitlines() if line.strip())
 
 
-def commit_changes(repo: Repo, commits: Sequence[Commit]) -> Iterator[Entry]:
+def commit_changes(repo: Repo, *revs: str) -> Iterator[Entry]:
+    """Each blob a commit of ``git rev-list REVS`` adds or modifies (merges: against the
+    first parent), oldest commit first, with the commit's id (:func:`walk`, then
+    :func:`changes_of`)."""
+    return changes_of(repo, walk(repo, *revs))
+
+
+def changes_of(repo: Repo, commits: Sequence[Commit]) -> Iterator[Entry]:
     """Each blob (or gitlink) a commit of ``commits`` adds or modifies, against its first
     parent (a root commit: against the empty tree), in the order given, with the commit's id.
     One ``git diff-tree --stdin`` (plumbing: no ``log.*`` setting, no external diff)."""

@@ -120,6 +120,13 @@ def test_grafts_cannot_cut_the_range(tmp_path: Path) -> None:
     assert ("BTR001", "notes/s.jsonl") in rules(
         findings(origin, mode="range", rev_range=f"{base}..HEAD")
     )
+    # The same cut made with a replace ref (`git replace --graft`) is ignored too.
+    (origin / ".git" / "info" / "grafts").unlink()
+    git(origin, "replace", "--graft", side_tip)
+    assert git(origin, "rev-list", "--count", f"{base}..HEAD").strip() == "2"
+    assert ("BTR001", "notes/s.jsonl") in rules(
+        findings(origin, mode="range", rev_range=f"{base}..HEAD")
+    )
 
 
 # =========================================================================== item 2: partial
@@ -456,6 +463,10 @@ def test_symlink_targets_go_through_the_secret_and_local_path_detectors(tmp_path
         assert ("BSC001", "notes-link") in rules(findings(root, mode=mode, **extra)), mode
     done = apc(root, "boundary")
     assert done.returncode == 1 and "notes-link" in done.stdout and ghp not in done.stdout
+    # What pre-commit scans: a link staged, not yet committed.
+    link(root, "more/key-link", token("sk-proj-", 48, seed=5))
+    git(root, "add", "more/key-link")
+    assert ("BSC001", "more/key-link") in rules(findings(root, mode="staged"))
 
 
 def test_commit_messages_are_scanned_in_range_and_history(tmp_path: Path) -> None:
