@@ -275,28 +275,18 @@ def marker_programs(folder: Path, marks: Path) -> dict[str, str]:
 
 
 def hostile_config(programs: dict[str, str], allowed: Path) -> str:
-    lines = [
-        "[log]",
-        "\tshowSignature = true",
-        "\tshowRoot = false",
-        "[core]",
-        "\tuseReplaceRefs = true",
-    ]
-    sections: dict[str, list[str]] = {}
+    """A git configuration that checks every signature it shows and names a marker program
+    for every key that runs one."""
+    sections: dict[str, list[str]] = {
+        "[log]": ["showSignature = true", "showRoot = false"],
+        "[core]": ["useReplaceRefs = true"],
+    }
     for key, script in programs.items():
-        section, _, name = key.rpartition(".")
-        head, _, sub = section.partition(".")
-        title = f'[{head} "{sub}"]' if sub and head in ("diff", "filter") else f"[{section}]"
-        sections.setdefault(title, []).append(f"\t{name} = {script}")
-    sections.setdefault("[gpg.ssh]", []).append(f"\tallowedSignersFile = {allowed}")
-    for title, entries in sections.items():
-        lines += [
-            title.replace("[gpg.", '[gpg "').replace("]", '"]')
-            if title.startswith("[gpg.")
-            else title,
-            *entries,
-        ]
-    return "\n".join(lines) + "\n"
+        parts = key.split(".")
+        title = f'[{parts[0]} "{parts[1]}"]' if len(parts) == 3 else f"[{parts[0]}]"
+        sections.setdefault(title, []).append(f"{parts[-1]} = {script}")
+    sections.setdefault('[gpg "ssh"]', []).append(f"allowedSignersFile = {allowed}")
+    return "".join(t + "\n" + "".join(f"\t{e}\n" for e in es) for t, es in sections.items())
 
 
 def signed_commit(root: Path, parent: str, kind: str, files: dict[str, str], message: str) -> str:
