@@ -183,6 +183,28 @@ def test_blob_limit_clone_refuses_only_what_is_missing_and_the_fix_works(tmp_pat
     assert ("BTR001", "big/data.jsonl") in rules(findings(part))
 
 
+def test_a_promisor_remote_that_is_a_command_never_runs(tmp_path: Path) -> None:
+    """GIT_NO_LAZY_FETCH stays on: a partial clone whose promisor remote is an ``ext::``
+    command (which a lazy fetch would run) is exit 2 and the command never runs."""
+    origin = partial_origin(tmp_path)
+    part = clone(origin, tmp_path / "partial", "--no-checkout", "--filter=blob:none")
+    mark = tmp_path / "fetched"
+    script = tmp_path / "remote.sh"
+    script.write_text(f'#!/bin/sh\ntouch "{mark}"\nexit 1\n')
+    script.chmod(0o755)
+    git(part, "config", "remote.origin.url", f"ext::{script}")
+    git(part, "config", "protocol.ext.allow", "always")
+    lazy = subprocess.run(
+        ["git", "cat-file", "-p", "HEAD:README.md"], cwd=part, capture_output=True, env=os.environ
+    )
+    assert lazy.returncode != 0 and mark.exists()  # a lazy fetch runs the command
+    mark.unlink()
+    for args in (["boundary"], ["boundary", "--history"], ["check", "--range", "HEAD~1..HEAD"]):
+        done = apc(part, *args)
+        assert done.returncode == 2 and "partial clone" in done.stderr, (args, done.stderr)
+    assert not mark.exists()
+
+
 def test_a_blob_over_the_read_cap_is_a_finding_not_exit_2(tmp_path: Path) -> None:
     origin = partial_origin(tmp_path)
     commit(origin, {"big/dump.jsonl": CLAUDE + "x" * 300_000 + "\n"}, "a large session")
