@@ -23,6 +23,9 @@ from apc_tools.findings import Result
 
 APC = ".apc/"
 _SPECIAL = re.compile(r"([\\*?\[\]!#])")
+# A .gitignore line cannot hold a line feed, and git drops a carriage return before one: each
+# becomes `?` (any one character but `/`), so a name cannot write a second pattern of its own.
+_UNWRITABLE = re.compile(r"[\r\n]")
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,7 @@ class BoundaryFix:
             if item.in_history:
                 out.append(
                     f"{item.path}: already committed: history is not rewritten; to remove it run "
-                    f"`git filter-repo --invert-paths --path {shlex.quote(item.path)}` (every "
+                    f"`git filter-repo --invert-paths --path={shlex.quote(item.path)}` (every "
                     "clone must be replaced) and rotate any secret it held: it was pushed or "
                     "could have been"
                 )
@@ -81,7 +84,7 @@ def ignore_line(path: str) -> tuple[str, str]:
         folder, rest = path[: cut + 1 + len(APC)], path[cut + 1 + len(APC) :]
     else:
         folder, rest = "", path
-    escaped = _SPECIAL.sub(r"\\\1", rest)
+    escaped = _UNWRITABLE.sub("?", _SPECIAL.sub(r"\\\1", rest))
     if escaped.endswith(" "):
         escaped = escaped[:-1] + "\\ "
     return folder + ".gitignore", "/" + escaped
@@ -109,7 +112,7 @@ def _append(root: Path, rel: str, lines: list[str]) -> str | None:
         return (
             f"{rel}: cannot read: {exc.strerror or exc}; add the lines by hand: {', '.join(lines)}"
         )
-    have = set(old.decode("utf-8", "surrogateescape").splitlines())
+    have = {line.removesuffix("\r") for line in old.decode("utf-8", "surrogateescape").split("\n")}
     new = [line for line in lines if line not in have]
     if not new:
         return None
