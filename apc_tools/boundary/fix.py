@@ -62,6 +62,9 @@ class BoundaryFix:
                 )
         out += self.problems
         count = len(self.untracked)
+        if not count:
+            out.append("apc: untracked nothing: the index is as it was")
+            return out
         out.append(
             f"apc: untracked {count} file{'' if count == 1 else 's'}; review the .gitignore "
             "change, stage it (`git add`) and commit again"
@@ -159,7 +162,11 @@ def fix_staged(cwd: Path, result: Result) -> BoundaryFix:
     try:
         gitio.untrack(repo, paths)
     except gitio.GitError as exc:
-        outcome.problems.append(f"git rm --cached failed: {exc}; nothing was untracked")
+        outcome.problems.append(
+            f"git rm --cached failed (git said: {exc}); nothing was untracked and no file was "
+            "changed: if another git command is running (a .git/index.lock file), let it end "
+            "and run the fix again"
+        )
         return outcome
     by_file: dict[str, list[str]] = {}
     for path in paths:

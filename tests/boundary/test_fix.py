@@ -174,3 +174,24 @@ def test_hostile_names_get_exactly_their_own_ignore_line(tmp_path: Path) -> None
     again = apc("boundary", "--staged", "--fix", cwd=root)
     assert again.returncode == 0, again.stdout + again.stderr
     assert {p: (root / p).read_bytes() for p in written} == written  # no line added twice
+
+
+def test_a_locked_index_untracks_nothing_and_says_so(tmp_path: Path) -> None:
+    """git rm --cached fails as a whole when another git holds the index: nothing leaves it, no
+    .gitignore is written, the leak is still reported (exit 1) and the message says why."""
+    root = repo(tmp_path, PROJECT)
+    (root / ".claude").mkdir(exist_ok=True)
+    (root / ".claude/settings.local.json").write_text(SETTINGS, encoding="utf-8")
+    git(root, "add", "-f", ".claude/settings.local.json")
+    lock = root / ".git/index.lock"
+    lock.write_text("")
+    try:
+        done = apc("boundary", "--staged", "--fix", cwd=root)
+    finally:
+        lock.unlink()
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert ".claude/settings.local.json" in index(root)
+    assert not (root / ".gitignore").exists()
+    assert "nothing was untracked" in done.stdout and "index.lock" in done.stdout
+    assert "untracked nothing: the index is as it was" in done.stdout
+    assert "review the .gitignore change" not in done.stdout
