@@ -233,7 +233,11 @@ def push_sources(args: list[str]) -> tuple[list[str], tuple[str, ...]]:
             positional.append(arg)
         i += 1
     sources: list[str] = []
-    for spec in positional[1:]:
+    specs = positional[1:]
+    for i, spec in enumerate(specs):
+        if spec == "tag" and i + 1 < len(specs):
+            specs[i + 1] = TAGS + specs[i + 1]  # `git push REMOTE tag NAME`: refs/tags/NAME
+            continue
         spec = spec.removeprefix("+")
         if spec.startswith("^"):
             continue  # a negative refspec excludes

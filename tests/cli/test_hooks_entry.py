@@ -67,6 +67,8 @@ def test_push_command_lines_that_send_several_refs() -> None:
     assert push_sources(["--delete", "origin", "a", "b"]) == ([], ())
     assert push_sources(["origin", "--", "-weird"]) == (["-weird"], ())
     assert push_sources(["--mirror", "origin"]) == ([], BOTH)
+    assert push_sources(["origin", "tag", "v1", "main"]) == (["refs/tags/v1", "main"], ())
+    assert push_sources(["origin", "main", "tag"]) == (["main", "tag"], ())  # a ref named tag
     assert push_sources(["--tags", "origin", "main"]) == (["main"], ("refs/tags/",))
 
 

@@ -69,3 +69,23 @@ def test_a_force_push_scans_the_rewritten_commits(hooked_project: MakeProject) -
     assert done.returncode == 0, done.stdout + done.stderr
     head = project.run("git", "rev-parse", "HEAD").stdout
     assert head in project.run("git", "-C", str(remote), "rev-parse", "main").stdout
+
+
+def test_git_push_remote_tag_name_is_read_as_the_tag(hooked_project: MakeProject) -> None:
+    """`git push origin tag v1` pushes refs/tags/v1 (git's `tag <tag>` form): the hook scans
+    it and does not refuse a ref named `tag` it cannot find."""
+    project = hooked_project(PROJECT, ALL_HOOKS)
+    remote = remote_for(project)
+    assert project.run("git", "push", "-q", "origin", "main").returncode == 0
+    project.write({"src/c.py": "c = 1\n"})
+    assert project.commit("clean", "--no-verify").returncode == 0
+    project.run("git", "tag", "-a", "-m", "one", "v1", check=True)
+    done = project.run("git", "push", "origin", "tag", "v1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "refs/tags/v1" in remote_refs(remote, project)
+    add_and_remove_session(project, "notes/t.jsonl")
+    project.run("git", "tag", "v2", check=True)
+    refused = project.run("git", "push", "origin", "tag", "v2")
+    shown = refused.stdout + refused.stderr
+    assert refused.returncode != 0 and "notes/t.jsonl" in shown and "BTR001" in shown, shown
+    assert "refs/tags/v2" not in remote_refs(remote, project)
