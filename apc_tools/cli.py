@@ -483,7 +483,7 @@ def boundary(
     if fix and mode != "staged":
         fail(
             "--fix works on the index only (--staged): commits are never rewritten; for a leak "
-            "already committed, `git filter-repo --invert-paths --path PATH` removes it from "
+            "already committed, `git filter-repo --invert-paths --path=PATH` removes it from "
             "history, and any secret it held must be rotated"
         )
     if fix and write_baseline:

@@ -53,7 +53,15 @@ PREFIX = "apc-boundary-push"
 PUSH_VALUE_OPTIONS = frozenset(
     {"-o", "--push-option", "--repo", "--receive-pack", "--exec", "--recurse-submodules"}
 )
-PUSH_MANY = frozenset({"--all", "--branches", "--mirror", "--tags"})
+HEADS, TAGS = "refs/heads/", "refs/tags/"
+# `git push` options that push many refs, and the refs each sends: `--tags` sends tags only, so
+# a local branch that is not pushed is no reason to refuse (it was, before)
+PUSH_MANY: dict[str, tuple[str, ...]] = {
+    "--all": (HEADS,),
+    "--branches": (HEADS,),
+    "--tags": (TAGS,),
+    "--mirror": (HEADS, TAGS),
+}
 GIT_VALUE_OPTIONS = frozenset(
     {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"}
 )
@@ -203,11 +211,11 @@ def _after_push(args: list[str]) -> list[str] | None:
     return args[i + 1 :] if i < len(args) and args[i] == "push" else None
 
 
-def push_sources(args: list[str]) -> tuple[list[str], bool]:
-    """(the source side of each refspec, whether the push names many refs at once) of the
-    ``git push`` arguments ``args``."""
+def push_sources(args: list[str]) -> tuple[list[str], tuple[str, ...]]:
+    """(the source side of each refspec, the ref folders a push of many refs sends wholesale:
+    ``refs/heads/``, ``refs/tags/``) of the ``git push`` arguments ``args``."""
     positional: list[str] = []
-    many = False
+    many: set[str] = set()
     i = 0
     while i < len(args):
         arg = args[i]
@@ -218,24 +226,28 @@ def push_sources(args: list[str]) -> tuple[list[str], bool]:
             i += 2
             continue
         if arg.startswith("-"):
-            many = many or arg in PUSH_MANY
+            many.update(PUSH_MANY.get(arg, ()))
             if arg in ("-d", "--delete"):
-                return [], False  # deletions send no commits
+                return [], ()  # deletions send no commits
         else:
             positional.append(arg)
         i += 1
     sources: list[str] = []
-    for spec in positional[1:]:
+    specs = positional[1:]
+    for i, spec in enumerate(specs):
+        if spec == "tag" and i + 1 < len(specs):
+            specs[i + 1] = TAGS + specs[i + 1]  # `git push REMOTE tag NAME`: refs/tags/NAME
+            continue
         spec = spec.removeprefix("+")
         if spec.startswith("^"):
             continue  # a negative refspec excludes
         if spec == ":" or GLOB.search(spec.split(":", 1)[0]):
-            many = True
+            many.update((HEADS, TAGS))
             continue
         source = spec.split(":", 1)[0]
         if source:
             sources.append(source)
-    return sources, many
+    return sources, tuple(sorted(many))
 
 
 def _configured(root: Path, key: str) -> list[str]:
@@ -249,16 +261,18 @@ def _configured(root: Path, key: str) -> list[str]:
 def other_refs(root: Path, push: Push, args: list[str]) -> list[str]:
     """The refs of the ``git push ARGS`` that send commits ``push`` does not hold (whatever
     pre-commit left out), as the push names them; every branch and tag for a push of many."""
-    sources, many = push_sources(args)
+    sources, folders = push_sources(args)
+    many = set(folders)
     if not sources and not many and push.remote:
         for spec in _configured(root, f"remote.{push.remote}.push"):
             more, glob = push_sources(["push", push.remote, spec])
             sources += more
-            many = many or glob
+            many.update(glob)
         default = _configured(root, "push.default")
-        many = many or (not sources and default[-1:] == ["matching"])
+        if not sources and default[-1:] == ["matching"]:
+            many.add(HEADS)
     if many:
-        refs = _git(root, "for-each-ref", "--format=%(refname)", "refs/heads/", "refs/tags/")
+        refs = _git(root, "for-each-ref", "--format=%(refname)", *sorted(many))
         sources += refs.split()
     others: list[str] = []
     for source in dict.fromkeys(sources):

@@ -23,6 +23,9 @@ from apc_tools.findings import Result
 
 APC = ".apc/"
 _SPECIAL = re.compile(r"([\\*?\[\]!#])")
+# A .gitignore line cannot hold a line feed, and git drops a carriage return before one: each
+# becomes `?` (any one character but `/`), so a name cannot write a second pattern of its own.
+_UNWRITABLE = re.compile(r"[\r\n]")
 
 
 @dataclass(frozen=True)
@@ -53,12 +56,15 @@ class BoundaryFix:
             if item.in_history:
                 out.append(
                     f"{item.path}: already committed: history is not rewritten; to remove it run "
-                    f"`git filter-repo --invert-paths --path {shlex.quote(item.path)}` (every "
+                    f"`git filter-repo --invert-paths --path={shlex.quote(item.path)}` (every "
                     "clone must be replaced) and rotate any secret it held: it was pushed or "
                     "could have been"
                 )
         out += self.problems
         count = len(self.untracked)
+        if not count:
+            out.append("apc: untracked nothing: the index is as it was")
+            return out
         out.append(
             f"apc: untracked {count} file{'' if count == 1 else 's'}; review the .gitignore "
             "change, stage it (`git add`) and commit again"
@@ -81,7 +87,7 @@ def ignore_line(path: str) -> tuple[str, str]:
         folder, rest = path[: cut + 1 + len(APC)], path[cut + 1 + len(APC) :]
     else:
         folder, rest = "", path
-    escaped = _SPECIAL.sub(r"\\\1", rest)
+    escaped = _UNWRITABLE.sub("?", _SPECIAL.sub(r"\\\1", rest))
     if escaped.endswith(" "):
         escaped = escaped[:-1] + "\\ "
     return folder + ".gitignore", "/" + escaped
@@ -109,7 +115,7 @@ def _append(root: Path, rel: str, lines: list[str]) -> str | None:
         return (
             f"{rel}: cannot read: {exc.strerror or exc}; add the lines by hand: {', '.join(lines)}"
         )
-    have = set(old.decode("utf-8", "surrogateescape").splitlines())
+    have = {line.removesuffix("\r") for line in old.decode("utf-8", "surrogateescape").split("\n")}
     new = [line for line in lines if line not in have]
     if not new:
         return None
@@ -156,7 +162,11 @@ def fix_staged(cwd: Path, result: Result) -> BoundaryFix:
     try:
         gitio.untrack(repo, paths)
     except gitio.GitError as exc:
-        outcome.problems.append(f"git rm --cached failed: {exc}; nothing was untracked")
+        outcome.problems.append(
+            f"git rm --cached failed (git said: {exc}); nothing was untracked and no file was "
+            "changed: if another git command is running (a .git/index.lock file), let it end "
+            "and run the fix again"
+        )
         return outcome
     by_file: dict[str, list[str]] = {}
     for path in paths:

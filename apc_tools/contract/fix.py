@@ -423,6 +423,7 @@ def fix_mcp_secret(doc: Doc, text: str, project: Project, found: list[Finding]) 
     if meta is None or not isinstance(servers, dict):
         return None
     sites: list[tuple[int, int, str, str]] = []  # start, end, new JSON string, old value
+    hidden: list[str] = []  # each secret as decoded and as written (JSON escapes such as \u0073)
     notes: list[str] = []
     new_servers = json.loads(json.dumps(servers))
     for server, config in servers.items():
@@ -446,6 +447,7 @@ def fix_mcp_secret(doc: Doc, text: str, project: Project, found: list[Finding]) 
                 scheme = _SCHEME.match(value) if table == "headers" else None
                 placeholder = (scheme.group(0) if scheme else "") + f"${{env:{variable}}}"
                 sites.append((start, end, json.dumps(placeholder, ensure_ascii=False), value))
+                hidden += [value, text[start + 1 : end - 1]]
                 new_servers[server][table][name] = placeholder
                 notes.append(
                     f"mcpServers.{server}.{table}.{name}: set {variable} in your environment (or "
@@ -458,7 +460,7 @@ def fix_mcp_secret(doc: Doc, text: str, project: Project, found: list[Finding]) 
         out = out[:start] + new + out[end:]
     if not _expect(doc, out, project, {"mcpServers": new_servers}):
         return None
-    return out, notes, [old for *_, old in sites]
+    return out, notes, hidden
 
 
 def fix_gitignore(doc: Doc, text: str, project: Project, found: list[Finding]) -> Edit | None:

@@ -206,6 +206,7 @@ VERIFIED: dict[str, str] = {
     "AGM002": CX,
     "AGT002": CC,
     "AGT010": CC,
+    "AGT011": CC,
     "AGT014": CC,
     "AGT015": CC,
     "INS001": f"{CC}, {GM}",
@@ -213,6 +214,7 @@ VERIFIED: dict[str, str] = {
     "INS005": CC,
     "SKL001": f"{CC}, {CX}, {GM}",
     "SKL002": f"{CC}, {CX}, {GM}",
+    "SKL003": f"{CC}, {CX}, {GM}",
     "SKL004": f"{CC}, {CX}, {GM}",
     "SKL005": f"{CC}, {CX}, {GM}",
 }

@@ -21,7 +21,10 @@ def index(root: Path) -> set[str]:
 
 
 def ignored(root: Path, path: str) -> bool:
-    done = subprocess.run(["git", "check-ignore", "-q", path], cwd=root, check=False)
+    """Whether the ignore rules match ``path`` (tracked or not: `--no-index`)."""
+    done = subprocess.run(
+        ["git", "check-ignore", "-q", "--no-index", "--", path], cwd=root, check=False
+    )
     return done.returncode == 0
 
 
@@ -70,7 +73,7 @@ def test_a_leak_already_committed_is_never_rewritten(tmp_path: Path) -> None:
     git(root, "add", "logs/session.jsonl")
     done = apc("boundary", "--staged", "--fix", cwd=root)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "git filter-repo --invert-paths --path logs/session.jsonl" in done.stdout
+    assert "git filter-repo --invert-paths --path=logs/session.jsonl" in done.stdout
     assert "rotate" in done.stdout
     assert git(root, "rev-parse", "HEAD").strip() == leaked  # history untouched
     assert git(root, "cat-file", "-t", f"{leaked}:logs/session.jsonl").strip() == "blob"
@@ -121,3 +124,74 @@ def test_ignore_lines() -> None:
     )
     assert ignore_line("a/#b/!c*?.md") == (".gitignore", "/a/\\#b/\\!c\\*\\?.md")
     assert ignore_line("trailing ") == (".gitignore", "/trailing\\ ")
+
+
+HOSTILE = (
+    "a b.md",
+    "-x.md",
+    "nl\nsrc",
+    "st*r.md",
+    "!bang.md",
+    "#hash.md",
+    "[br].md",
+    "trail ",
+    "back\\slash.md",
+    "cr\r",
+    "tab\tx.md",
+    "ff\x0cx.md",
+)
+
+
+def test_hostile_names_get_exactly_their_own_ignore_line(tmp_path: Path) -> None:
+    """Each hostile name is untracked and ignored by one line that ignores it and nothing the
+    user keeps: a line feed in a name never writes a pattern of its own (`src`), and a second
+    run adds no line twice."""
+    root = repo(tmp_path, PROJECT)
+    leaks = [f".apc/sessions/{n}" for n in HOSTILE] + [f".claude/projects/p/{n}" for n in HOSTILE]
+    for rel in leaks:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("hi\n", encoding="utf-8")
+    (root / "src").mkdir(exist_ok=True)
+    (root / "src/main.py").write_text("x = 1\n")
+    (root / "-x.md").write_text("keep\n")
+    git(root, "add", "-f", "--", *leaks, "src/main.py", "-x.md")
+    before = (root / ".apc/.gitignore").read_text()
+    done = apc("boundary", "--staged", "--fix", cwd=root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert index(root) & set(leaks) == set()
+    assert {"src/main.py", "-x.md"} <= index(root)
+    for rel in leaks:
+        assert (root / rel).read_text(encoding="utf-8") == "hi\n"
+        assert ignored(root, rel), repr(rel)
+    for keep in ("src/main.py", "src", "-x.md", "src/nl", ".claude/projects/p/nl"):
+        assert not ignored(root, keep), keep
+    lines = (root / ".gitignore").read_text().split("\n")
+    assert "/.claude/projects/p/nl?src" in lines and "src" not in lines
+    assert len([x for x in lines if x]) == len(HOSTILE)
+    written = {p: (root / p).read_bytes() for p in (".gitignore", ".apc/.gitignore")}
+    assert (root / ".apc/.gitignore").read_text().startswith(before)
+    git(root, "add", "-f", "--", *leaks)
+    again = apc("boundary", "--staged", "--fix", cwd=root)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert {p: (root / p).read_bytes() for p in written} == written  # no line added twice
+
+
+def test_a_locked_index_untracks_nothing_and_says_so(tmp_path: Path) -> None:
+    """git rm --cached fails as a whole when another git holds the index: nothing leaves it, no
+    .gitignore is written, the leak is still reported (exit 1) and the message says why."""
+    root = repo(tmp_path, PROJECT)
+    (root / ".claude").mkdir(exist_ok=True)
+    (root / ".claude/settings.local.json").write_text(SETTINGS, encoding="utf-8")
+    git(root, "add", "-f", ".claude/settings.local.json")
+    lock = root / ".git/index.lock"
+    lock.write_text("")
+    try:
+        done = apc("boundary", "--staged", "--fix", cwd=root)
+    finally:
+        lock.unlink()
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert ".claude/settings.local.json" in index(root)
+    assert not (root / ".gitignore").exists()
+    assert "nothing was untracked" in done.stdout and "index.lock" in done.stdout
+    assert "untracked nothing: the index is as it was" in done.stdout
+    assert "review the .gitignore change" not in done.stdout

@@ -53,16 +53,23 @@ def test_pre_push_refuses_values_that_are_not_commits(tmp_path: Path) -> None:
     assert not (repo / "x").exists()
 
 
+BOTH = ("refs/heads/", "refs/tags/")
+
+
 def test_push_command_lines_that_send_several_refs() -> None:
-    assert push_sources(["origin", "main"]) == (["main"], False)
-    assert push_sources(["-u", "-o", "ci.skip", "origin", "+a:b", "c"]) == (["a", "c"], False)
-    assert push_sources(["origin", "--all"]) == ([], True)
-    assert push_sources(["--tags", "origin"]) == ([], True)
-    assert push_sources(["origin", "refs/heads/*:refs/heads/*"]) == ([], True)
-    assert push_sources(["origin", ":"]) == ([], True)
-    assert push_sources(["origin", ":gone", "^refs/heads/x"]) == ([], False)
-    assert push_sources(["--delete", "origin", "a", "b"]) == ([], False)
-    assert push_sources(["origin", "--", "-weird"]) == (["-weird"], False)
+    assert push_sources(["origin", "main"]) == (["main"], ())
+    assert push_sources(["-u", "-o", "ci.skip", "origin", "+a:b", "c"]) == (["a", "c"], ())
+    assert push_sources(["origin", "--all"]) == ([], ("refs/heads/",))
+    assert push_sources(["--tags", "origin"]) == ([], ("refs/tags/",))
+    assert push_sources(["origin", "refs/heads/*:refs/heads/*"]) == ([], BOTH)
+    assert push_sources(["origin", ":"]) == ([], BOTH)
+    assert push_sources(["origin", ":gone", "^refs/heads/x"]) == ([], ())
+    assert push_sources(["--delete", "origin", "a", "b"]) == ([], ())
+    assert push_sources(["origin", "--", "-weird"]) == (["-weird"], ())
+    assert push_sources(["--mirror", "origin"]) == ([], BOTH)
+    assert push_sources(["origin", "tag", "v1", "main"]) == (["refs/tags/v1", "main"], ())
+    assert push_sources(["origin", "main", "tag"]) == (["main", "tag"], ())  # a ref named tag
+    assert push_sources(["--tags", "origin", "main"]) == (["main"], ("refs/tags/",))
 
 
 def test_usage_errors_exit_2() -> None:

@@ -224,6 +224,7 @@ SKILLS = {
     "long-skill": _skill("long-skill", LONG_DESCRIPTION),
     "quote-skill": "---\nname: quote-skill\ndescription: 'QUOTESKILL it's broken'\n---\nbody\n",
     "colon-skill": _skill("colon-skill", "COLONSKILL Use when: the user asks"),
+    "bad-name": _skill("Bad Name", "BADNAMESKILL formats the changelog"),
 }
 
 
@@ -249,6 +250,10 @@ CLAUDE_MAIN = Tree(
         ".claude/agents/dup-key.md": "---\nname: dup-key\ndescription: DUPKEY first\ndescription: DUPKEY second\n---\nbody\n",
         ".claude/agents/unclosed.md": "---\nname: unclosed\ndescription: UNCLOSED reviews code\ntools: Read\nbody\n",
         ".claude/agents/plain-agent.md": "You are a code reviewer.\n\nReview every change for bugs and style.\n",
+        ".claude/agents/spaced-name.md": _agent("Code Reviewer", "SPACEDNAME reviews code"),
+        ".claude/agents/colon-name.md": _agent("team:reviewer", "COLONNAME reviews code"),
+        ".claude/agents/dash-name.md": _agent("-lead", "DASHNAME reviews code"),
+        ".claude/commands/quote-cmd.md": '---\ndescription: "QUOTECMD open\n---\nRelease.\n',
         ".claude/agents/README.md": "# Agents\n\nThis folder holds the project's subagents.\n",
         **_skills(".claude/skills"),
         ".claude/commands/good-cmd.md": "---\ndescription: GOODCMD releases\n---\nRelease it.\n",
@@ -403,6 +408,11 @@ def _skill_cases(tool: str, tree: str, base: str) -> list[Case]:
             "colon-skill",
             {"name": "colon-skill", "description": "COLONSKILL Use when: the user asks"},
         ),
+        case(
+            "bad-name",
+            {"name": "Bad Name", "description": "BADNAMESKILL formats the changelog"},
+            ("SKL003",),
+        ),
     ]
 
 
@@ -482,6 +492,37 @@ CASES: tuple[Case, ...] = (
         ("AGT002",),
         apc="info",
         why="a README among the subagents is a document; Claude Code skips it and nothing is lost",
+    ),
+    _agent_case(
+        "claude-agent-spaced-name",
+        "spaced-name.md",
+        "Code Reviewer",
+        {"description": "SPACEDNAME reviews code", "tools": "All tools"},
+        ("AGT011",),
+    ),
+    _agent_case(
+        "claude-agent-colon-name",
+        "colon-name.md",
+        "team:reviewer",
+        {"description": "COLONNAME reviews code", "tools": "All tools"},
+        ("AGT011",),
+    ),
+    _agent_case(
+        "claude-agent-dash-name",
+        "dash-name.md",
+        "-lead",
+        {"description": "DASHNAME reviews code", "tools": "All tools"},
+        ("AGT010",),
+    ),
+    Case(
+        "claude-command-open-quote",
+        "claude",
+        "claude-main",
+        ".claude/commands/quote-cmd.md",
+        "claude-skill",
+        "quote-cmd",
+        {"description": "QUOTECMD open"},
+        ("YML001",),
     ),
     Case(
         "claude-command-good",

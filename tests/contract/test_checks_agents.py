@@ -168,7 +168,9 @@ def test_claude_subagent_skipped_cases_are_errors(tmp_path: Path) -> None:
         {
             ".claude/agents/a.md": "---\ndescription: d\n---\n",
             ".claude/agents/b.md": "---\nname: b\n---\n",
-            ".claude/agents/c.md": "---\nname: ns:c\ndescription: d\n---\n",
+            ".claude/agents/c.md": "---\nname: -c\ndescription: d\n---\n",
+            # Claude Code 2.1.197 loads a name holding ':' (tests/conformance): a warning
+            ".claude/agents/d.md": "---\nname: ns:d\ndescription: d\n---\n",
         },
     )
     assert hits(found, "AGT010") == [
@@ -176,6 +178,7 @@ def test_claude_subagent_skipped_cases_are_errors(tmp_path: Path) -> None:
         (".claude/agents/b.md", 2, 1),
         (".claude/agents/c.md", 2, 7),
     ]
+    assert hits(found, "AGT011") == [(".claude/agents/d.md", 2, 7)]
 
 
 def test_claude_subagent_lenient_forms_are_warnings_or_info(tmp_path: Path) -> None:

@@ -363,6 +363,19 @@ def test_cli_diff_writes_nothing_and_never_prints_the_secret(tmp_path: Path) -> 
     assert "--unsafe-fixes" in safe_only.stderr
 
 
+def test_cli_diff_never_prints_a_secret_written_with_json_escapes(tmp_path: Path) -> None:
+    """A secret spelled with JSON escapes (`\\u0073k-...`) is the same secret: the removed line
+    of the diff must not show it either (the detectors read the text, not the JSON)."""
+    secret = "sk-ant-api03-" + "Zq9" * 30
+    escaped = "\\u0073" + secret[1:]
+    text = '{"mcpServers": {"a": {"command": "a", "env": {"ANTHROPIC_API_KEY": "%s"}}}}\n'
+    root = project(tmp_path, {".apc/mcps.json": text % escaped})
+    done = apc("validate", "--diff", "--unsafe-fixes", cwd=root)
+    assert done.returncode == 1, done.stderr
+    assert "${env:ANTHROPIC_API_KEY}" in done.stdout
+    assert "Zq9Zq9" not in done.stdout + done.stderr
+
+
 def test_cli_fix_then_reports_what_is_left(tmp_path: Path) -> None:
     mcps = {"mcpServers": {"gh": {"command": "gh-mcp", "env": {"GITHUB_TOKEN": TOKEN}}}}
     root = project(

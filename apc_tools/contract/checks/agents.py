@@ -10,9 +10,9 @@ agent lists must exist in the project (``.apc/skills/<name>.md`` or
 ``.apc/skills/<name>/SKILL.md``).
 
 Claude Code subagents are checked no stricter than Claude Code reads them: what makes Claude Code
-skip the file silently (no ``name``, no ``description``, a ``name`` starting with ``-`` or holding
-``:``) is an error; a ``name`` outside lowercase letters, digits and hyphens, or a value of the
-wrong type, is a warning; keys Claude Code does not document are info.
+skip the file silently (no ``name``, no ``description``, a ``name`` starting with ``-``) is an
+error; a ``name`` outside lowercase letters, digits and hyphens (``:`` included: Claude Code loads
+it), or a value of the wrong type, is a warning; keys Claude Code does not document are info.
 """
 
 from __future__ import annotations
@@ -215,10 +215,11 @@ CLAUDE_SKIPPED = _rule(
     "AGT010",
     "claude-agent-skipped",
     Severity.ERROR,
-    "A Claude Code subagent lacks `name` or `description`, or its `name` starts with `-` or "
-    "holds `:`, so Claude Code skips it silently.",
-    "Claude Code loads a subagent only when it has a `name` (not starting with `-`, without "
-    "`:`) and a `description`. Add or fix them.",
+    "A Claude Code subagent lacks `name` or `description`, or its `name` starts with `-`, so "
+    "Claude Code skips it silently.",
+    "Claude Code loads a subagent only when it has a `name` (not starting with `-`) and a "
+    "`description` (Claude Code 2.1.197, checked by the conformance suite; a `:` in the name "
+    "loads, AGT011). Add or fix them.",
     ".claude/agents/reviewer.md:\n---\nname: reviewer\ndescription: Reviews code.\n---\n",
     ".claude/agents/reviewer.md:\n---\ndescription: Reviews code.\n---\n",
 )
@@ -549,12 +550,19 @@ def _claude_name(doc: Doc) -> Iterator[Finding]:
         return
     text = str(name).strip()
     pos = fm.value_pos(doc, ("name",))
-    if text.startswith("-") or ":" in text:
+    if text.startswith("-"):
         yield fm.at(
-            CLAUDE_SKIPPED,
+            CLAUDE_SKIPPED, doc, pos, "$.name: starts with '-'; Claude Code skips this subagent"
+        )
+    elif ":" in text:
+        # Claude Code 2.1.197 loads it (the conformance suite checks it), but `:` is how it
+        # names a plugin's agents (`plugin:agent`): a project agent named so is easily confused
+        yield fm.at(
+            CLAUDE_NAME_FORM,
             doc,
             pos,
-            "$.name: starts with '-' or contains ':'; Claude Code skips this subagent",
+            "$.name: holds ':'; Claude Code loads it, but names a plugin's agents "
+            "`plugin:agent` the same way: use lowercase letters, digits and hyphens",
         )
     elif not isinstance(name, str) or not CLAUDE_NAME.match(text):
         yield fm.at(
