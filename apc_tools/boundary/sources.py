@@ -149,7 +149,7 @@ def history(repo: Repo, scope: Scope) -> Source:
     entries = list(gitio.changes_of(repo, walked))
     messages = [Entry("commit", c.oid, COMMIT_MESSAGE, c.oid) for c in walked]
     for oid, kind, name in gitio.refs(repo):
-        if kind == "tag":
+        if kind != "commit":  # an annotated tag, or a ref straight at a tree or a blob
             entries += _tags(repo, oid, name, messages)[0]
     entries = [e for e in entries if scope.covers(e.path)]
     return Source(entries, messages=tuple(messages) if scope.whole else ())
@@ -174,6 +174,7 @@ def _tags(repo: Repo, oid: str, name: str, messages: list[Entry]) -> tuple[list[
         last, oid, kind = oid, target, target_kind
     if kind == "tag":
         raise CannotRun(f"{name}: a chain of more than 64 tags: not followed to its end")
+    last = last or oid  # a ref straight at a tree or a blob: that object's id
     if kind == "tree":
         entries = [Entry(e.mode, e.oid, e.path, last) for e in gitio.tree_entries(repo, oid)]
     elif kind == "blob":

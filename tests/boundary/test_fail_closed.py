@@ -546,6 +546,39 @@ def test_tag_messages_and_objects_reachable_only_through_a_tag(tmp_path: Path) -
     assert {("BSC001", "(tag message v1)"), ("BTR001", "(tag message v1-signed)")} <= ranged
 
 
+def test_refs_straight_at_a_blob_or_a_tree_are_read_by_history(tmp_path: Path) -> None:
+    """A lightweight tag (or any ref) can name a blob or a tree, no tag object between:
+    `git push origin refs/tags/x` sends it all the same."""
+    root = repo(tmp_path, CLEAN)
+
+    def stored(text: str) -> str:
+        return subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"],
+            cwd=root,
+            input=text,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+
+    blob = stored(CLAUDE.replace("5d2c", "77aa"))
+    git(root, "tag", "light-blob", blob)
+    git(root, "update-ref", "refs/notes/blob", stored(CLAUDE.replace("5d2c", "88bb")))
+    listing = f"100644 blob {stored(CLAUDE.replace('5d2c', '99cc'))}\tnotes.txt\n"
+    tree = subprocess.run(
+        ["git", "mktree"], cwd=root, input=listing, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    git(root, "tag", "light-tree", tree)
+    found = rules(findings(root, mode="history"))
+    assert {
+        ("BTR001", "(tag refs/tags/light-blob)"),
+        ("BTR001", "(tag refs/notes/blob)"),
+        ("BTR001", "notes.txt"),
+    } <= found
+    done = apc(root, "boundary", "--history")
+    assert done.returncode == 1 and "(tag refs/tags/light-blob)" in done.stdout
+
+
 # =========================================================================== item 9: inputs
 
 
