@@ -546,6 +546,17 @@ def test_tag_messages_and_objects_reachable_only_through_a_tag(tmp_path: Path) -
     assert {("BSC001", "(tag message v1)"), ("BTR001", "(tag message v1-signed)")} <= ranged
 
 
+@pytest.mark.parametrize("spec", ["..HEAD", "HEAD..", " ..HEAD"])
+@pytest.mark.parametrize("command", ["boundary", "check"])
+def test_a_range_with_an_empty_side_is_refused(tmp_path: Path, spec: str, command: str) -> None:
+    """`--range "$BASE..$HEAD"` with an unset variable: git would read HEAD..HEAD, nothing."""
+    root = repo(tmp_path, CLEAN)
+    commit(root, {"s.jsonl": CLAUDE}, "leak")
+    done = apc(root, command, "--range", spec)
+    assert done.returncode == 2, done.stdout
+    assert "must both be named" in done.stderr
+
+
 def test_refs_straight_at_a_blob_or_a_tree_are_read_by_history(tmp_path: Path) -> None:
     """A lightweight tag (or any ref) can name a blob or a tree, no tag object between:
     `git push origin refs/tags/x` sends it all the same."""
