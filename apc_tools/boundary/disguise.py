@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from apc_tools.boundary.model import BlobView
+from apc_tools.findings import Severity
 
 LIMIT = 1 << 20  # decompressed bytes looked at (the transcript detectors' head)
 SNIFF = 64  # bytes of a blob looked at for the UTF-16/32 NUL pattern
@@ -268,10 +269,15 @@ def yaml_values(blob: BlobView) -> list[tuple[Any, int]] | None:
     if len(text) > YAML_HEAD:
         cut = text.rfind("\n- ", 0, YAML_HEAD)  # end at a top-level list item
         text = text[: cut + 1] if cut > 0 else text[:YAML_HEAD]
-    from apc_tools.core.parse import load_yaml  # only for these few blobs
+    from apc_tools.core.parse import YAML_ALIAS, YAML_TAG, load_yaml  # only for these blobs
 
     located = load_yaml(text)
-    if located.data is None or not located.ok:
+    # An anchor, an alias (read as null, never expanded) or a tag does not make the records
+    # around it any less a session: only a document that does not parse is let go.
+    refused = (YAML_ALIAS, YAML_TAG)
+    if located.data is None or any(
+        p.rule.severity is Severity.ERROR and p.rule not in refused for p in located.problems
+    ):
         return None
     return [(located.data, 1)]
 

@@ -282,6 +282,21 @@ def test_a_session_serialised_as_yaml(tmp_path: Path) -> None:
     assert not [f for f in found if f.path == "site.yml"]
 
 
+def test_a_yaml_session_with_an_anchor_and_an_alias_is_still_a_session(tmp_path: Path) -> None:
+    """An anchor is refused, never expanded, in contract files; in a YAML blob it must not make
+    the records around it pass: the alias is read as null, the rest is judged."""
+    records = [json.loads(line) for line in CLAUDE.splitlines()]
+    text = _yaml_of(records).replace("- type:", "- &first\n  type:", 1) + "- *first\n"
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{n}: &{n} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+        for p, n in zip("abcdefghijklmnop", "bcdefghijklmnopq", strict=True)
+    )
+    files = {"anchored.yaml": text, "laughs.yaml": bomb + "sessionId: x\n"}
+    found = findings(repo(tmp_path, files))
+    assert "BTR001" in errors(found, "anchored.yaml")
+    assert not [f for f in found if f.path == "laughs.yaml"]
+
+
 @pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
 def test_utf16_32_without_a_bom(tmp_path: Path, codec: str) -> None:
     files = {"s.jsonl": CLAUDE.encode(codec), "README.txt": "Just a readme.\n".encode(codec)}
