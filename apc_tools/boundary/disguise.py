@@ -43,6 +43,7 @@ class Unwrapped:
     how: str  # "gzip-compressed", "base64-wrapped", ...
     view: BlobView | None = None
     uninspected: str = ""  # a reason: the wrapper is known but cannot be opened here
+    parts: tuple[BlobView, ...] = ()  # judged one by one instead of ``view`` (notebook outputs)
 
 
 def _bounded(decompress: Callable[[bytes, int], bytes], data: bytes) -> bytes | None:
@@ -208,6 +209,8 @@ def _notebook(blob: BlobView) -> Unwrapped | None:
     parts: list[str] = []
     size = 0
     for cell in cells:
+        if size > LIMIT:
+            break
         outputs = cell.get("outputs") if isinstance(cell, dict) else None
         for output in outputs if isinstance(outputs, list) else ():
             for text in _output_texts(output):
@@ -217,9 +220,17 @@ def _notebook(blob: BlobView) -> Unwrapped | None:
                 break
     if not parts:
         return None
+    # Each output is judged on its own: a session printed by a later cell must not hide behind
+    # the text of the ones before it (the detectors look for a session at the top of a view).
+    pieces = [*parts[: MAX_PARTS - 1], "".join(parts[MAX_PARTS - 1 :])]
     return Unwrapped(
-        "inside a Jupyter notebook's output cells", _view(blob, "".join(parts).encode())
+        "inside a Jupyter notebook's output cells",
+        _view(blob, "".join(parts).encode()),
+        parts=tuple(_view(blob, piece.encode()) for piece in pieces if piece),
     )
+
+
+MAX_PARTS = 4096  # notebook outputs judged one by one; the rest are judged together
 
 
 def _output_texts(output: Any) -> list[str]:

@@ -139,7 +139,8 @@ class Inspector:
             yield inputs.uninspected(inner.how, inner.uninspected)
             return
         keep_lines = inner.how.startswith("UTF")
-        for found in self.content(inner.view, path_hits, depth + 1):
+        views = inner.parts or (inner.view,)
+        for found in (f for view in views for f in self.content(view, path_hits, depth + 1)):
             yield replace(
                 found,
                 message=f"{inner.how}: {found.message}",

@@ -247,6 +247,20 @@ def test_a_session_in_a_notebooks_output_cells(tmp_path: Path) -> None:
     assert not [f for f in found if f.path == "clean.ipynb"]
 
 
+def test_a_session_printed_after_other_output_in_a_notebook(tmp_path: Path) -> None:
+    """The detectors look for a session at the top of what they read: each output is judged
+    on its own, so 900 lines printed before it (or hundreds of outputs) do not hide it."""
+    log = {"output_type": "stream", "name": "stdout", "text": ["x" * 1000 + "\n"] * 900}
+    small = [{"output_type": "stream", "name": "stdout", "text": f"{n}\n"} for n in range(600)]
+    stream = {"output_type": "stream", "name": "stdout", "text": CLAUDE.splitlines(True)}
+    clean = _notebook([log, *small])
+    files = {"after.ipynb": _notebook([log, stream]), "many.ipynb": _notebook([*small, stream])}
+    found = findings(repo(tmp_path, {**files, "clean.ipynb": clean}))
+    assert "BTR001" in errors(found, "after.ipynb")
+    assert "BTR001" in errors(found, "many.ipynb")
+    assert not [f for f in found if f.path == "clean.ipynb"]
+
+
 def _yaml_of(records: list[dict[str, object]]) -> str:
     def scalar(v: object) -> str:
         return json.dumps(v)
