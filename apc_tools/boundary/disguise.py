@@ -46,23 +46,75 @@ class Unwrapped:
     parts: tuple[BlobView, ...] = ()  # judged one by one instead of ``view`` (notebook outputs)
 
 
-def _bounded(decompress: Callable[[bytes, int], bytes], data: bytes) -> bytes | None:
+Reader = Callable[[int], bytes]  # the next at most N decompressed bytes; b"" at the end
+
+
+def _bounded(opener: Callable[[bytes], Reader], data: bytes) -> bytes | None:
+    """At most :data:`LIMIT` decompressed bytes, after any leading blank padding: a session
+    behind 50 MiB of compressed spaces is still read (the padding is decompressed and dropped,
+    up to :data:`PADDING`), and a bomb never costs more than that."""
     try:
-        return decompress(data, LIMIT)
+        read = opener(data)
+        skipped = 0
+        while True:
+            chunk = read(LIMIT)
+            if not chunk:
+                return None
+            out = chunk.lstrip()
+            if out:
+                break
+            skipped += len(chunk)
+            if skipped > PADDING:
+                raise Padded
+        while len(out) < LIMIT:
+            more = read(LIMIT - len(out))
+            if not more:
+                break
+            out += more
+        return out
     except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error):
         return None
 
 
-def _gunzip(data: bytes, limit: int) -> bytes:
-    return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, limit)
+PADDING = 64 * LIMIT  # decompressed blank space skipped before a wrapper's content
 
 
-def _bunzip(data: bytes, limit: int) -> bytes:
-    return bz2.BZ2Decompressor().decompress(data, max_length=limit)
+class Padded(Exception):
+    """More leading blank space than :data:`PADDING`: the content was not reached."""
 
 
-def _unxz(data: bytes, limit: int) -> bytes:
-    return lzma.LZMADecompressor().decompress(data, max_length=limit)
+def _gunzip(data: bytes) -> Reader:
+    stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    pending = [data]
+
+    def read(limit: int) -> bytes:
+        out = stream.decompress(pending[0], limit)
+        pending[0] = stream.unconsumed_tail
+        return out
+
+    return read
+
+
+def _feeding(decompressor: Any, data: bytes) -> Reader:
+    """bz2, lzma and ``compression.zstd`` decompressors: fed once, then drained."""
+    pending = [data]
+
+    def read(limit: int) -> bytes:
+        if decompressor.eof:
+            return b""
+        out: bytes = decompressor.decompress(pending[0], max_length=limit)
+        pending[0] = b""
+        return out
+
+    return read
+
+
+def _bunzip(data: bytes) -> Reader:
+    return _feeding(bz2.BZ2Decompressor(), data)
+
+
+def _unxz(data: bytes) -> Reader:
+    return _feeding(lzma.LZMADecompressor(), data)
 
 
 def zstd_module() -> Any | None:
@@ -75,23 +127,31 @@ def zstd_module() -> Any | None:
     return None
 
 
-def _unzstd(data: bytes, limit: int) -> bytes:
-    """At most ``limit`` bytes out of a zstd stream (never the whole of a zstd bomb)."""
+def _unzstd(data: bytes) -> Reader:
+    """A zstd stream read piece by piece (never the whole of a zstd bomb)."""
     module = zstd_module()
     if module is None:  # pragma: no cover - callers check first
         raise ValueError("no zstd module")
+
+    def guarded(read: Reader) -> Reader:
+        def inner(limit: int) -> bytes:
+            try:
+                return read(limit)
+            except Exception as exc:  # each module has its own ZstdError: "cannot read"
+                raise ValueError(str(exc)) from None
+
+        return inner
+
     try:
         if module.__name__ == "zstandard":
-            with module.ZstdDecompressor().stream_reader(io.BytesIO(data)) as reader:
-                out: bytes = reader.read(limit)
-                return out
-        result: bytes = module.ZstdDecompressor().decompress(data, max_length=limit)
-        return result
-    except Exception as exc:  # each module has its own ZstdError: all mean "cannot read"
+            reader = module.ZstdDecompressor().stream_reader(io.BytesIO(data))
+            return guarded(reader.read)
+        return guarded(_feeding(module.ZstdDecompressor(), data))
+    except Exception as exc:
         raise ValueError(str(exc)) from None
 
 
-_COMPRESSED: tuple[tuple[bytes, str, Callable[[bytes, int], bytes]], ...] = (
+_COMPRESSED: tuple[tuple[bytes, str, Callable[[bytes], Reader]], ...] = (
     (GZIP, "gzip-compressed", _gunzip),
     (BZIP2, "bzip2-compressed", _bunzip),
     (XZ, "xz-compressed", _unxz),
@@ -136,7 +196,10 @@ def unwrap_binary(blob: BlobView) -> Unwrapped | None:
             continue
         if magic == ZSTD and zstd_module() is None:
             return Unwrapped(how, uninspected="no zstd decompressor is installed")
-        out = _bounded(decompress, data)
+        try:
+            out = _bounded(decompress, data)
+        except Padded:
+            return Unwrapped(how, uninspected=f"more than {PADDING >> 20} MiB of blank space")
         if not out:
             return None
         inner = BlobView(_strip_suffix(blob.path), out, len(out), len(out) < LIMIT, blob.contract)
@@ -145,7 +208,24 @@ def unwrap_binary(blob: BlobView) -> Unwrapped | None:
     if codec is not None:
         text = data[: LIMIT * 4].decode(codec, "replace").encode("utf-8", "replace")
         return Unwrapped(f"{codec.upper()} text without a byte-order mark", _view(blob, text))
+    if _text_with_nuls(data):
+        return Unwrapped(WITH_NULS, _view(blob, data[: LIMIT * 2].replace(b"\0", b"")[:LIMIT]))
     return None
+
+
+WITH_NULS = "text with NUL bytes"
+_CONTROL = bytes(b for b in range(32) if b not in (9, 10, 13))
+
+
+def _text_with_nuls(data: bytes) -> bool:
+    """Text made "binary" by NUL bytes put into it (git's test: a NUL in the first 8000 bytes;
+    a session with one NUL appended would pass as binary): all but a few of the other bytes of
+    the head are text (random or compressed data has ~12% control bytes)."""
+    head = data[:8000].replace(b"\0", b"")
+    if len(head) < 64:
+        return False
+    control = len(head) - len(head.translate(None, _CONTROL))
+    return control * 100 <= len(head)
 
 
 _COMPRESSED_SUFFIXES = (".gz", ".gzip", ".bz2", ".xz", ".zst", ".zstd")
@@ -185,7 +265,10 @@ def _base64(blob: BlobView) -> Unwrapped | None:
     except (binascii.Error, ValueError):
         return None
     if decoded.startswith(GZIP):
-        out = _bounded(_gunzip, decoded)
+        try:
+            out = _bounded(_gunzip, decoded)
+        except Padded:
+            return Unwrapped("base64-wrapped gzip", uninspected="too much blank space")
         if not out:
             return None
         return Unwrapped("base64-wrapped gzip", _view(blob, out))

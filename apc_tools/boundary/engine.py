@@ -103,6 +103,12 @@ class Inspector:
             inner = disguise.unwrap_binary(blob) if depth < MAX_WRAPS else None
             if inner is None:
                 yield from stores.detect_store(blob, forced=self._extra("BDB", blob))
+            elif inner.how == disguise.WITH_NULS:  # only a session: no marker noise in data
+                found = list(self._unwrapped(inner, path_hits, depth))
+                if any(f.rule.id.startswith("BTR") for f in found):
+                    yield from found
+                else:
+                    yield from stores.detect_store(blob, forced=self._extra("BDB", blob))
             else:
                 yield from self._unwrapped(inner, path_hits, depth)
             return

@@ -247,6 +247,33 @@ def test_a_session_in_a_notebooks_output_cells(tmp_path: Path) -> None:
     assert not [f for f in found if f.path == "clean.ipynb"]
 
 
+def test_nul_bytes_do_not_make_a_session_binary(tmp_path: Path) -> None:
+    """git calls a blob with a NUL in its first 8000 bytes binary; one NUL appended to a
+    session (or a gzip of session + NULs, or 50 MiB of compressed blank space before it) must
+    not let it pass. Real binary data with NULs stays nothing."""
+    padded = gzip.compress(b" " * (50 << 20) + CLAUDE.encode() + b"\0" * (1 << 20), mtime=0)
+    png = bytes.fromhex("89504e470d0a1a0a0000000d49484452") + bytes(range(256)) * 64
+    files: dict[str, str | bytes] = {
+        "s.jsonl": CLAUDE.encode() + b"\0",
+        "front.txt": b"\0" + CLAUDE.encode(),
+        "padded.gz": padded,
+        "image.png": png,
+        "zeros.bin": b"\0" * 9000,
+        "notes.txt": b"plain notes, then a NUL\0 and more words " * 8,
+    }
+    found = findings(repo(tmp_path, files))
+    for path in ("s.jsonl", "front.txt", "padded.gz"):
+        assert "BTR001" in errors(found, path), path
+    assert not [f for f in found if f.path in ("image.png", "zeros.bin", "notes.txt")]
+
+
+def test_a_wrapper_of_endless_blank_space_is_reported_not_passed(tmp_path: Path) -> None:
+    blank = bz2.compress(b" " * (disguise.PADDING + disguise.LIMIT) + CLAUDE.encode())
+    found = one("s.jsonl.bz2", blank, tmp_path)
+    assert [f.rule for f in found] == ["BIO005"]
+    assert "blank space" in found[0].message
+
+
 def test_a_session_printed_after_other_output_in_a_notebook(tmp_path: Path) -> None:
     """The detectors look for a session at the top of what they read: each output is judged
     on its own, so 900 lines printed before it (or hundreds of outputs) do not hide it."""
