@@ -9,6 +9,8 @@ global and ``include.path`` level, replace refs, grafts, signed commits, symlink
 
 from __future__ import annotations
 
+import base64
+import gzip
 import os
 import subprocess
 import sys
@@ -497,6 +499,29 @@ def test_commit_messages_are_scanned_in_range_and_history(tmp_path: Path) -> Non
         for f in findings(root, mode="range", rev_range=f"{base}..HEAD", paths=(root / "a.txt",))
         if f.path == COMMIT_MESSAGE
     ]
+    done = apc(root, "boundary", "--range", f"{base}..HEAD")
+    assert done.returncode == 1 and "(commit message)" in done.stdout
+
+
+def test_a_wrapped_session_under_a_commit_subject_is_found(tmp_path: Path) -> None:
+    """A message is a subject line, then a body: a base64 (or base64-of-gzip) session in the
+    body, which the wrappers read only at the top of what they are given, is a leak too."""
+    root = repo(tmp_path, CLEAN)
+    base = git(root, "rev-parse", "HEAD").strip()
+    wrapped = base64.encodebytes(gzip.compress(CLAUDE.encode(), mtime=0)).decode()
+    plain = base64.encodebytes(CLAUDE.replace("5d2c", "6e3d").encode()).decode()
+    git(root, "commit", "-q", "--allow-empty", "-m", "notes", "-m", wrapped)
+    git(root, "checkout", "-q", "-b", "side", base)
+    commit(root, {"side.txt": "side\n"}, "side work")
+    git(root, "checkout", "-q", "main")
+    git(root, "merge", "-q", "--no-ff", "-m", f"Merge side\n\n{plain}", "side")
+    git(root, "commit", "-q", "--allow-empty", "-m", "clean", "-m", "a plain body\n\nmore")
+    found = findings(root, mode="history")  # one finding per commit (a range shows the first)
+    hits = [f for f in found if f.path == COMMIT_MESSAGE]
+    assert {f.rule for f in hits} == {"BTR001"}
+    assert len({f.commit for f in hits}) == 2  # "notes" and the merge, not "clean"
+    merge = findings(root, mode="range", rev_range="HEAD~2..HEAD~1")
+    assert [f.rule for f in merge if f.path == COMMIT_MESSAGE] == ["BTR001"]
     done = apc(root, "boundary", "--range", f"{base}..HEAD")
     assert done.returncode == 1 and "(commit message)" in done.stdout
 
