@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from apc_tools.boundary.model import BlobView
+from apc_tools.boundary.records import MAX_PREAMBLE
 from apc_tools.findings import Severity
 
 LIMIT = 1 << 20  # decompressed bytes looked at (the transcript detectors' head)
@@ -249,10 +250,25 @@ _BASE64_HEAD = re.compile(rb"[A-Za-z0-9+/=\r\n]{64,}")
 _BLANK = re.compile(rb"[ \t\r\n]*")
 
 
+def _base64_start(data: bytes) -> int | None:
+    """Where a base64 body starts: after blank space and at most :data:`MAX_PREAMBLE` other
+    lines (a title such as ``# notes`` above it), as for a JSON value."""
+    index = 0
+    for _ in range(MAX_PREAMBLE + 1):
+        blank = _BLANK.match(data, index)
+        index = blank.end() if blank else index
+        if data.startswith(_BASE64_STARTS, index):
+            return index
+        newline = data.find(b"\n", index, index + 4096)
+        if newline < 0:
+            return None
+        index = newline + 1
+    return None
+
+
 def _base64(blob: BlobView) -> Unwrapped | None:
-    blank = _BLANK.match(blob.data)
-    start = blank.end() if blank else 0
-    if not blob.data.startswith(_BASE64_STARTS, start):
+    start = _base64_start(blob.data)
+    if start is None:
         return None
     data = blob.data[start:]
     head = data[:4096]

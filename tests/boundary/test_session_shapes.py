@@ -219,6 +219,17 @@ def test_base64_wrapped_sessions_are_found(tmp_path: Path) -> None:
     assert not [f for f in found if f.path == "config.b64"]
 
 
+def test_a_base64_session_under_a_title_is_found(tmp_path: Path) -> None:
+    """A few lines above the base64 body (``# notes``) are skipped, as before a JSON value;
+    a JWT under a title is not a session."""
+    body = base64.encodebytes(gzip.compress(CLAUDE.encode(), mtime=0)).decode()
+    jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJl"
+    files = {"notes.md": f"# notes\n\n{body}", "auth.md": f"# Token\n\n{jwt}\n"}
+    found = findings(repo(tmp_path, files))
+    assert "BTR001" in errors(found, "notes.md")
+    assert not errors(found, "auth.md")
+
+
 def _notebook(outputs: list[dict[str, object]]) -> str:
     cell = {"cell_type": "code", "execution_count": 1, "metadata": {}, "source": ["x"]}
     return json.dumps(
