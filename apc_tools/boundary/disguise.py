@@ -52,7 +52,7 @@ Reader = Callable[[int], bytes]  # the next at most N decompressed bytes; b"" at
 
 def _bounded(opener: Callable[[bytes], Reader], data: bytes) -> bytes | None:
     """At most :data:`LIMIT` decompressed bytes, after any leading blank padding: a session
-    behind 50 MiB of compressed spaces is still read (the padding is decompressed and dropped,
+    behind 6 MiB of compressed spaces is still read (the padding is decompressed and dropped,
     up to :data:`PADDING`), and a bomb never costs more than that."""
     try:
         read = opener(data)
@@ -77,7 +77,10 @@ def _bounded(opener: Callable[[bytes], Reader], data: bytes) -> bytes | None:
         return None
 
 
-PADDING = 64 * LIMIT  # decompressed blank space skipped before a wrapper's content
+# Decompressed blank space skipped before a wrapper's content: as much as a plain blob may
+# hold under the default read limit. Each MiB costs ~5 ms, and a blob of 8 MiB of compressed
+# spaces is 50 bytes, so more would let a few thousand tiny blobs stall the gate.
+PADDING = 8 * LIMIT
 
 
 class Padded(Exception):

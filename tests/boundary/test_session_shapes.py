@@ -260,9 +260,9 @@ def test_a_session_in_a_notebooks_output_cells(tmp_path: Path) -> None:
 
 def test_nul_bytes_do_not_make_a_session_binary(tmp_path: Path) -> None:
     """git calls a blob with a NUL in its first 8000 bytes binary; one NUL appended to a
-    session (or a gzip of session + NULs, or 50 MiB of compressed blank space before it) must
+    session (or a gzip of session + NULs, or 6 MiB of compressed blank space before it) must
     not let it pass. Real binary data with NULs stays nothing."""
-    padded = gzip.compress(b" " * (50 << 20) + CLAUDE.encode() + b"\0" * (1 << 20), mtime=0)
+    padded = gzip.compress(b" " * (6 << 20) + CLAUDE.encode() + b"\0" * (1 << 20), mtime=0)
     png = bytes.fromhex("89504e470d0a1a0a0000000d49484452") + bytes(range(256)) * 64
     files: dict[str, str | bytes] = {
         "s.jsonl": CLAUDE.encode() + b"\0",
