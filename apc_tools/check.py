@@ -157,7 +157,10 @@ def range_base(repo: Repo, rev_range: str) -> str:
 
     if ".." not in rev_range or "..." in rev_range:
         raise CannotRun(f"--range {rev_range!r}: expected BASE..HEAD (two commits, two dots)")
-    return git.resolve_commit(repo, rev_range.split("..", 1)[0] or "HEAD")
+    left, right = rev_range.split("..", 1)
+    if not left.strip() or not right.strip():
+        raise CannotRun(f"--range {rev_range!r}: BASE and HEAD must both be named (one is empty)")
+    return git.resolve_commit(repo, left)
 
 
 def scope_of(root: Path, cwd: Path, paths: Sequence[Path]) -> tuple[str, ...]:

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from apc_tools.boundary.model import BlobView
+from apc_tools.boundary.records import MAX_PREAMBLE
+from apc_tools.findings import Severity
 
 LIMIT = 1 << 20  # decompressed bytes looked at (the transcript detectors' head)
 SNIFF = 64  # bytes of a blob looked at for the UTF-16/32 NUL pattern
@@ -42,25 +44,81 @@ class Unwrapped:
     how: str  # "gzip-compressed", "base64-wrapped", ...
     view: BlobView | None = None
     uninspected: str = ""  # a reason: the wrapper is known but cannot be opened here
+    parts: tuple[BlobView, ...] = ()  # judged one by one instead of ``view`` (notebook outputs)
 
 
-def _bounded(decompress: Callable[[bytes, int], bytes], data: bytes) -> bytes | None:
+Reader = Callable[[int], bytes]  # the next at most N decompressed bytes; b"" at the end
+
+
+def _bounded(opener: Callable[[bytes], Reader], data: bytes) -> bytes | None:
+    """At most :data:`LIMIT` decompressed bytes, after any leading blank padding: a session
+    behind 6 MiB of compressed spaces is still read (the padding is decompressed and dropped,
+    up to :data:`PADDING`), and a bomb never costs more than that."""
     try:
-        return decompress(data, LIMIT)
+        read = opener(data)
+        skipped = 0
+        while True:
+            chunk = read(LIMIT)
+            if not chunk:
+                return None
+            out = chunk.lstrip()
+            if out:
+                break
+            skipped += len(chunk)
+            if skipped > PADDING:
+                raise Padded
+        while len(out) < LIMIT:
+            more = read(LIMIT - len(out))
+            if not more:
+                break
+            out += more
+        return out
     except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error):
         return None
 
 
-def _gunzip(data: bytes, limit: int) -> bytes:
-    return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, limit)
+# Decompressed blank space skipped before a wrapper's content: as much as a plain blob may
+# hold under the default read limit. Each MiB costs ~5 ms, and a blob of 8 MiB of compressed
+# spaces is 50 bytes, so more would let a few thousand tiny blobs stall the gate.
+PADDING = 8 * LIMIT
 
 
-def _bunzip(data: bytes, limit: int) -> bytes:
-    return bz2.BZ2Decompressor().decompress(data, max_length=limit)
+class Padded(Exception):
+    """More leading blank space than :data:`PADDING`: the content was not reached."""
 
 
-def _unxz(data: bytes, limit: int) -> bytes:
-    return lzma.LZMADecompressor().decompress(data, max_length=limit)
+def _gunzip(data: bytes) -> Reader:
+    stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    pending = [data]
+
+    def read(limit: int) -> bytes:
+        out = stream.decompress(pending[0], limit)
+        pending[0] = stream.unconsumed_tail
+        return out
+
+    return read
+
+
+def _feeding(decompressor: Any, data: bytes) -> Reader:
+    """bz2, lzma and ``compression.zstd`` decompressors: fed once, then drained."""
+    pending = [data]
+
+    def read(limit: int) -> bytes:
+        if decompressor.eof:
+            return b""
+        out: bytes = decompressor.decompress(pending[0], max_length=limit)
+        pending[0] = b""
+        return out
+
+    return read
+
+
+def _bunzip(data: bytes) -> Reader:
+    return _feeding(bz2.BZ2Decompressor(), data)
+
+
+def _unxz(data: bytes) -> Reader:
+    return _feeding(lzma.LZMADecompressor(), data)
 
 
 def zstd_module() -> Any | None:
@@ -73,23 +131,31 @@ def zstd_module() -> Any | None:
     return None
 
 
-def _unzstd(data: bytes, limit: int) -> bytes:
-    """At most ``limit`` bytes out of a zstd stream (never the whole of a zstd bomb)."""
+def _unzstd(data: bytes) -> Reader:
+    """A zstd stream read piece by piece (never the whole of a zstd bomb)."""
     module = zstd_module()
     if module is None:  # pragma: no cover - callers check first
         raise ValueError("no zstd module")
+
+    def guarded(read: Reader) -> Reader:
+        def inner(limit: int) -> bytes:
+            try:
+                return read(limit)
+            except Exception as exc:  # each module has its own ZstdError: "cannot read"
+                raise ValueError(str(exc)) from None
+
+        return inner
+
     try:
         if module.__name__ == "zstandard":
-            with module.ZstdDecompressor().stream_reader(io.BytesIO(data)) as reader:
-                out: bytes = reader.read(limit)
-                return out
-        result: bytes = module.ZstdDecompressor().decompress(data, max_length=limit)
-        return result
-    except Exception as exc:  # each module has its own ZstdError: all mean "cannot read"
+            reader = module.ZstdDecompressor().stream_reader(io.BytesIO(data))
+            return guarded(reader.read)
+        return guarded(_feeding(module.ZstdDecompressor(), data))
+    except Exception as exc:
         raise ValueError(str(exc)) from None
 
 
-_COMPRESSED: tuple[tuple[bytes, str, Callable[[bytes, int], bytes]], ...] = (
+_COMPRESSED: tuple[tuple[bytes, str, Callable[[bytes], Reader]], ...] = (
     (GZIP, "gzip-compressed", _gunzip),
     (BZIP2, "bzip2-compressed", _bunzip),
     (XZ, "xz-compressed", _unxz),
@@ -134,7 +200,10 @@ def unwrap_binary(blob: BlobView) -> Unwrapped | None:
             continue
         if magic == ZSTD and zstd_module() is None:
             return Unwrapped(how, uninspected="no zstd decompressor is installed")
-        out = _bounded(decompress, data)
+        try:
+            out = _bounded(decompress, data)
+        except Padded:
+            return Unwrapped(how, uninspected=f"more than {PADDING >> 20} MiB of blank space")
         if not out:
             return None
         inner = BlobView(_strip_suffix(blob.path), out, len(out), len(out) < LIMIT, blob.contract)
@@ -143,7 +212,24 @@ def unwrap_binary(blob: BlobView) -> Unwrapped | None:
     if codec is not None:
         text = data[: LIMIT * 4].decode(codec, "replace").encode("utf-8", "replace")
         return Unwrapped(f"{codec.upper()} text without a byte-order mark", _view(blob, text))
+    if _text_with_nuls(data):
+        return Unwrapped(WITH_NULS, _view(blob, data[: LIMIT * 2].replace(b"\0", b"")[:LIMIT]))
     return None
+
+
+WITH_NULS = "text with NUL bytes"
+_CONTROL = bytes(b for b in range(32) if b not in (9, 10, 13))
+
+
+def _text_with_nuls(data: bytes) -> bool:
+    """Text made "binary" by NUL bytes put into it (git's test: a NUL in the first 8000 bytes;
+    a session with one NUL appended would pass as binary): all but a few of the other bytes of
+    the head are text (random or compressed data has ~12% control bytes)."""
+    head = data[:8000].replace(b"\0", b"")
+    if len(head) < 64:
+        return False
+    control = len(head) - len(head.translate(None, _CONTROL))
+    return control * 100 <= len(head)
 
 
 _COMPRESSED_SUFFIXES = (".gz", ".gzip", ".bz2", ".xz", ".zst", ".zstd")
@@ -167,10 +253,25 @@ _BASE64_HEAD = re.compile(rb"[A-Za-z0-9+/=\r\n]{64,}")
 _BLANK = re.compile(rb"[ \t\r\n]*")
 
 
+def _base64_start(data: bytes) -> int | None:
+    """Where a base64 body starts: after blank space and at most :data:`MAX_PREAMBLE` other
+    lines (a title such as ``# notes`` above it), as for a JSON value."""
+    index = 0
+    for _ in range(MAX_PREAMBLE + 1):
+        blank = _BLANK.match(data, index)
+        index = blank.end() if blank else index
+        if data.startswith(_BASE64_STARTS, index):
+            return index
+        newline = data.find(b"\n", index, index + 4096)
+        if newline < 0:
+            return None
+        index = newline + 1
+    return None
+
+
 def _base64(blob: BlobView) -> Unwrapped | None:
-    blank = _BLANK.match(blob.data)
-    start = blank.end() if blank else 0
-    if not blob.data.startswith(_BASE64_STARTS, start):
+    start = _base64_start(blob.data)
+    if start is None:
         return None
     data = blob.data[start:]
     head = data[:4096]
@@ -183,7 +284,10 @@ def _base64(blob: BlobView) -> Unwrapped | None:
     except (binascii.Error, ValueError):
         return None
     if decoded.startswith(GZIP):
-        out = _bounded(_gunzip, decoded)
+        try:
+            out = _bounded(_gunzip, decoded)
+        except Padded:
+            return Unwrapped("base64-wrapped gzip", uninspected="too much blank space")
         if not out:
             return None
         return Unwrapped("base64-wrapped gzip", _view(blob, out))
@@ -207,6 +311,8 @@ def _notebook(blob: BlobView) -> Unwrapped | None:
     parts: list[str] = []
     size = 0
     for cell in cells:
+        if size > LIMIT:
+            break
         outputs = cell.get("outputs") if isinstance(cell, dict) else None
         for output in outputs if isinstance(outputs, list) else ():
             for text in _output_texts(output):
@@ -216,9 +322,17 @@ def _notebook(blob: BlobView) -> Unwrapped | None:
                 break
     if not parts:
         return None
+    # Each output is judged on its own: a session printed by a later cell must not hide behind
+    # the text of the ones before it (the detectors look for a session at the top of a view).
+    pieces = [*parts[: MAX_PARTS - 1], "".join(parts[MAX_PARTS - 1 :])]
     return Unwrapped(
-        "inside a Jupyter notebook's output cells", _view(blob, "".join(parts).encode())
+        "inside a Jupyter notebook's output cells",
+        _view(blob, "".join(parts).encode()),
+        parts=tuple(_view(blob, piece.encode()) for piece in pieces if piece),
     )
+
+
+MAX_PARTS = 4096  # notebook outputs judged one by one; the rest are judged together
 
 
 def _output_texts(output: Any) -> list[str]:
@@ -268,10 +382,15 @@ def yaml_values(blob: BlobView) -> list[tuple[Any, int]] | None:
     if len(text) > YAML_HEAD:
         cut = text.rfind("\n- ", 0, YAML_HEAD)  # end at a top-level list item
         text = text[: cut + 1] if cut > 0 else text[:YAML_HEAD]
-    from apc_tools.core.parse import load_yaml  # only for these few blobs
+    from apc_tools.core.parse import YAML_ALIAS, YAML_TAG, load_yaml  # only for these blobs
 
     located = load_yaml(text)
-    if located.data is None or not located.ok:
+    # An anchor, an alias (read as null, never expanded) or a tag does not make the records
+    # around it any less a session: only a document that does not parse is let go.
+    refused = (YAML_ALIAS, YAML_TAG)
+    if located.data is None or any(
+        p.rule.severity is Severity.ERROR and p.rule not in refused for p in located.problems
+    ):
         return None
     return [(located.data, 1)]
 

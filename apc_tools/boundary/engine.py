@@ -103,6 +103,12 @@ class Inspector:
             inner = disguise.unwrap_binary(blob) if depth < MAX_WRAPS else None
             if inner is None:
                 yield from stores.detect_store(blob, forced=self._extra("BDB", blob))
+            elif inner.how == disguise.WITH_NULS:  # only a session: no marker noise in data
+                found = list(self._unwrapped(inner, path_hits, depth))
+                if any(f.rule.id.startswith("BTR") for f in found):
+                    yield from found
+                else:
+                    yield from stores.detect_store(blob, forced=self._extra("BDB", blob))
             else:
                 yield from self._unwrapped(inner, path_hits, depth)
             return
@@ -139,7 +145,8 @@ class Inspector:
             yield inputs.uninspected(inner.how, inner.uninspected)
             return
         keep_lines = inner.how.startswith("UTF")
-        for found in self.content(inner.view, path_hits, depth + 1):
+        views = inner.parts or (inner.view,)
+        for found in (f for view in views for f in self.content(view, path_hits, depth + 1)):
             yield replace(
                 found,
                 message=f"{inner.how}: {found.message}",
@@ -330,9 +337,20 @@ def _messages(
         if not blob.complete:
             yield _finding(entry, inputs.too_large(blob.size, len(blob.data)))
         fix = REWORD if entry.mode == "commit" else RETAG
-        for found in every.content(view, False):
-            if every.keep(view, found):
-                yield _finding(entry, replace(found, message=f"{found.message}; {fix}"))
+        found = [f for f in every.content(view, False) if every.keep(view, f)]
+        cut = text.find(b"\n\n")
+        if cut >= 0 and not any(f.rule.id.startswith("BTR") for f in found):
+            # The body on its own (a base64 or other wrapped session under the subject line,
+            # which the wrappers read only at the top): only a session is added from it.
+            body = BlobView(entry.path, text[cut + 2 :], len(text) - cut - 2, blob.complete)
+            shift = text.count(b"\n", 0, cut + 2)
+            found += [
+                replace(f, line=f.line + shift if f.line else f.line)
+                for f in every.content(body, False)
+                if f.rule.id.startswith("BTR")
+            ]
+        for one in found:
+            yield _finding(entry, replace(one, message=f"{one.message}; {fix}"))
 
 
 def _at_path(entry: Entry, blob: gitio.Blob | None, inspector: Inspector) -> Iterator[Finding]:

@@ -116,8 +116,12 @@ def commit_range(repo: Repo, spec: str, scope: Scope) -> Source:
     if ".." not in spec or "..." in spec:
         raise CannotRun(f"--range {spec!r}: expected BASE..HEAD (two commits, two dots)")
     left, right = spec.split("..", 1)
-    base = gitio.resolve_commit(repo, left or "HEAD")
-    tip = gitio.resolve_commit(repo, right or "HEAD")
+    if not left.strip() or not right.strip():
+        # `--range "$BASE..$HEAD"` with an unset variable: git reads an empty side as HEAD,
+        # an empty range that would pass with exit 0 on nothing read.
+        raise CannotRun(f"--range {spec!r}: BASE and HEAD must both be named (one is empty)")
+    base = gitio.resolve_commit(repo, left)
+    tip = gitio.resolve_commit(repo, right)
     walked = gitio.walk(repo, f"{base}..{tip}")
     boundary = gitio.shallow_commits(repo) if walked else frozenset()
     cut = [c.oid for c in walked if c.oid in boundary]
@@ -132,8 +136,8 @@ def commit_range(repo: Repo, spec: str, scope: Scope) -> Source:
     messages: list[Entry] = []
     if scope.whole:
         messages = [Entry("commit", c.oid, COMMIT_MESSAGE, c.oid) for c in walked]
-        named = gitio.run(repo.root, ["rev-parse", "--verify", "-q", right or "HEAD"])
-        tag, _ = _tags(repo, named.decode().strip(), right or "HEAD", messages)
+        named = gitio.run(repo.root, ["rev-parse", "--verify", "-q", right])
+        tag, _ = _tags(repo, named.decode().strip(), right, messages)
         entries += tag
     return Source(entries, base, tip, tuple(messages))
 
@@ -149,7 +153,7 @@ def history(repo: Repo, scope: Scope) -> Source:
     entries = list(gitio.changes_of(repo, walked))
     messages = [Entry("commit", c.oid, COMMIT_MESSAGE, c.oid) for c in walked]
     for oid, kind, name in gitio.refs(repo):
-        if kind == "tag":
+        if kind != "commit":  # an annotated tag, or a ref straight at a tree or a blob
             entries += _tags(repo, oid, name, messages)[0]
     entries = [e for e in entries if scope.covers(e.path)]
     return Source(entries, messages=tuple(messages) if scope.whole else ())
@@ -174,6 +178,7 @@ def _tags(repo: Repo, oid: str, name: str, messages: list[Entry]) -> tuple[list[
         last, oid, kind = oid, target, target_kind
     if kind == "tag":
         raise CannotRun(f"{name}: a chain of more than 64 tags: not followed to its end")
+    last = last or oid  # a ref straight at a tree or a blob: that object's id
     if kind == "tree":
         entries = [Entry(e.mode, e.oid, e.path, last) for e in gitio.tree_entries(repo, oid)]
     elif kind == "blob":

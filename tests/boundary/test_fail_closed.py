@@ -9,6 +9,8 @@ global and ``include.path`` level, replace refs, grafts, signed commits, symlink
 
 from __future__ import annotations
 
+import base64
+import gzip
 import os
 import subprocess
 import sys
@@ -501,6 +503,29 @@ def test_commit_messages_are_scanned_in_range_and_history(tmp_path: Path) -> Non
     assert done.returncode == 1 and "(commit message)" in done.stdout
 
 
+def test_a_wrapped_session_under_a_commit_subject_is_found(tmp_path: Path) -> None:
+    """A message is a subject line, then a body: a base64 (or base64-of-gzip) session in the
+    body, which the wrappers read only at the top of what they are given, is a leak too."""
+    root = repo(tmp_path, CLEAN)
+    base = git(root, "rev-parse", "HEAD").strip()
+    wrapped = base64.encodebytes(gzip.compress(CLAUDE.encode(), mtime=0)).decode()
+    plain = base64.encodebytes(CLAUDE.replace("5d2c", "6e3d").encode()).decode()
+    git(root, "commit", "-q", "--allow-empty", "-m", "notes", "-m", wrapped)
+    git(root, "checkout", "-q", "-b", "side", base)
+    commit(root, {"side.txt": "side\n"}, "side work")
+    git(root, "checkout", "-q", "main")
+    git(root, "merge", "-q", "--no-ff", "-m", f"Merge side\n\n{plain}", "side")
+    git(root, "commit", "-q", "--allow-empty", "-m", "clean", "-m", "a plain body\n\nmore")
+    found = findings(root, mode="history")  # one finding per commit (a range shows the first)
+    hits = [f for f in found if f.path == COMMIT_MESSAGE]
+    assert {f.rule for f in hits} == {"BTR001"}
+    assert len({f.commit for f in hits}) == 2  # "notes" and the merge, not "clean"
+    merge = findings(root, mode="range", rev_range="HEAD~2..HEAD~1")
+    assert [f.rule for f in merge if f.path == COMMIT_MESSAGE] == ["BTR001"]
+    done = apc(root, "boundary", "--range", f"{base}..HEAD")
+    assert done.returncode == 1 and "(commit message)" in done.stdout
+
+
 def test_tag_messages_and_objects_reachable_only_through_a_tag(tmp_path: Path) -> None:
     root = repo(tmp_path, CLEAN)
     base = git(root, "rev-parse", "HEAD").strip()
@@ -544,6 +569,50 @@ def test_tag_messages_and_objects_reachable_only_through_a_tag(tmp_path: Path) -
     } <= found
     ranged = rules(findings(root, mode="range", rev_range=f"{base}..v1-signed"))
     assert {("BSC001", "(tag message v1)"), ("BTR001", "(tag message v1-signed)")} <= ranged
+
+
+@pytest.mark.parametrize("spec", ["..HEAD", "HEAD..", " ..HEAD"])
+@pytest.mark.parametrize("command", ["boundary", "check"])
+def test_a_range_with_an_empty_side_is_refused(tmp_path: Path, spec: str, command: str) -> None:
+    """`--range "$BASE..$HEAD"` with an unset variable: git would read HEAD..HEAD, nothing."""
+    root = repo(tmp_path, CLEAN)
+    commit(root, {"s.jsonl": CLAUDE}, "leak")
+    done = apc(root, command, "--range", spec)
+    assert done.returncode == 2, done.stdout
+    assert "must both be named" in done.stderr
+
+
+def test_refs_straight_at_a_blob_or_a_tree_are_read_by_history(tmp_path: Path) -> None:
+    """A lightweight tag (or any ref) can name a blob or a tree, no tag object between:
+    `git push origin refs/tags/x` sends it all the same."""
+    root = repo(tmp_path, CLEAN)
+
+    def stored(text: str) -> str:
+        return subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"],
+            cwd=root,
+            input=text,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+
+    blob = stored(CLAUDE.replace("5d2c", "77aa"))
+    git(root, "tag", "light-blob", blob)
+    git(root, "update-ref", "refs/notes/blob", stored(CLAUDE.replace("5d2c", "88bb")))
+    listing = f"100644 blob {stored(CLAUDE.replace('5d2c', '99cc'))}\tnotes.txt\n"
+    tree = subprocess.run(
+        ["git", "mktree"], cwd=root, input=listing, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    git(root, "tag", "light-tree", tree)
+    found = rules(findings(root, mode="history"))
+    assert {
+        ("BTR001", "(tag refs/tags/light-blob)"),
+        ("BTR001", "(tag refs/notes/blob)"),
+        ("BTR001", "notes.txt"),
+    } <= found
+    done = apc(root, "boundary", "--history")
+    assert done.returncode == 1 and "(tag refs/tags/light-blob)" in done.stdout
 
 
 # =========================================================================== item 9: inputs

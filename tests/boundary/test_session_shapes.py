@@ -229,6 +229,17 @@ def test_base64_wrapped_sessions_are_found(tmp_path: Path) -> None:
     assert not [f for f in found if f.path == "config.b64"]
 
 
+def test_a_base64_session_under_a_title_is_found(tmp_path: Path) -> None:
+    """A few lines above the base64 body (``# notes``) are skipped, as before a JSON value;
+    a JWT under a title is not a session."""
+    body = base64.encodebytes(gzip.compress(CLAUDE.encode(), mtime=0)).decode()
+    jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJl"
+    files = {"notes.md": f"# notes\n\n{body}", "auth.md": f"# Token\n\n{jwt}\n"}
+    found = findings(repo(tmp_path, files))
+    assert "BTR001" in errors(found, "notes.md")
+    assert not errors(found, "auth.md")
+
+
 def _notebook(outputs: list[dict[str, object]]) -> str:
     cell = {"cell_type": "code", "execution_count": 1, "metadata": {}, "source": ["x"]}
     return json.dumps(
@@ -254,6 +265,47 @@ def test_a_session_in_a_notebooks_output_cells(tmp_path: Path) -> None:
     assert "BTR001" in errors(found, "analysis.ipynb")
     assert "BTR001" in errors(found, "renamed.json")
     assert "notebook" in next(f.message for f in found if f.path == "analysis.ipynb")
+    assert not [f for f in found if f.path == "clean.ipynb"]
+
+
+def test_nul_bytes_do_not_make_a_session_binary(tmp_path: Path) -> None:
+    """git calls a blob with a NUL in its first 8000 bytes binary; one NUL appended to a
+    session (or a gzip of session + NULs, or 6 MiB of compressed blank space before it) must
+    not let it pass. Real binary data with NULs stays nothing."""
+    padded = gzip.compress(b" " * (6 << 20) + CLAUDE.encode() + b"\0" * (1 << 20), mtime=0)
+    png = bytes.fromhex("89504e470d0a1a0a0000000d49484452") + bytes(range(256)) * 64
+    files: dict[str, str | bytes] = {
+        "s.jsonl": CLAUDE.encode() + b"\0",
+        "front.txt": b"\0" + CLAUDE.encode(),
+        "padded.gz": padded,
+        "image.png": png,
+        "zeros.bin": b"\0" * 9000,
+        "notes.txt": b"plain notes, then a NUL\0 and more words " * 8,
+    }
+    found = findings(repo(tmp_path, files))
+    for path in ("s.jsonl", "front.txt", "padded.gz"):
+        assert "BTR001" in errors(found, path), path
+    assert not [f for f in found if f.path in ("image.png", "zeros.bin", "notes.txt")]
+
+
+def test_a_wrapper_of_endless_blank_space_is_reported_not_passed(tmp_path: Path) -> None:
+    blank = bz2.compress(b" " * (disguise.PADDING + disguise.LIMIT) + CLAUDE.encode())
+    found = one("s.jsonl.bz2", blank, tmp_path)
+    assert [f.rule for f in found] == ["BIO005"]
+    assert "blank space" in found[0].message
+
+
+def test_a_session_printed_after_other_output_in_a_notebook(tmp_path: Path) -> None:
+    """The detectors look for a session at the top of what they read: each output is judged
+    on its own, so 900 lines printed before it (or hundreds of outputs) do not hide it."""
+    log = {"output_type": "stream", "name": "stdout", "text": ["x" * 1000 + "\n"] * 900}
+    small = [{"output_type": "stream", "name": "stdout", "text": f"{n}\n"} for n in range(600)]
+    stream = {"output_type": "stream", "name": "stdout", "text": CLAUDE.splitlines(True)}
+    clean = _notebook([log, *small])
+    files = {"after.ipynb": _notebook([log, stream]), "many.ipynb": _notebook([*small, stream])}
+    found = findings(repo(tmp_path, {**files, "clean.ipynb": clean}))
+    assert "BTR001" in errors(found, "after.ipynb")
+    assert "BTR001" in errors(found, "many.ipynb")
     assert not [f for f in found if f.path == "clean.ipynb"]
 
 
@@ -290,6 +342,21 @@ def test_a_session_serialised_as_yaml(tmp_path: Path) -> None:
     assert "BTR001" in errors(found, "session.yaml")
     assert "as YAML" in next(f.message for f in found if f.path == "session.yaml")
     assert not [f for f in found if f.path == "site.yml"]
+
+
+def test_a_yaml_session_with_an_anchor_and_an_alias_is_still_a_session(tmp_path: Path) -> None:
+    """An anchor is refused, never expanded, in contract files; in a YAML blob it must not make
+    the records around it pass: the alias is read as null, the rest is judged."""
+    records = [json.loads(line) for line in CLAUDE.splitlines()]
+    text = _yaml_of(records).replace("- type:", "- &first\n  type:", 1) + "- *first\n"
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{n}: &{n} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+        for p, n in zip("abcdefghijklmnop", "bcdefghijklmnopq", strict=True)
+    )
+    files = {"anchored.yaml": text, "laughs.yaml": bomb + "sessionId: x\n"}
+    found = findings(repo(tmp_path, files))
+    assert "BTR001" in errors(found, "anchored.yaml")
+    assert not [f for f in found if f.path == "laughs.yaml"]
 
 
 @pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
