@@ -25,8 +25,8 @@ BASIS: dict[str, tuple[Basis, str]] = {
     "AGM002": (A, "Codex reads the first 32 KiB and drops the rest silently"),
     "AGM003": (
         A,
-        "Codex sends the link as text and never follows it (as do the other readers of "
-        "AGENTS.md); an agent told to read the file finds nothing",
+        "Codex sends a Markdown link as text and never follows it (AGENTS.md has no import "
+        "syntax); an agent told to read the file finds nothing",
     ),
     "AGM004": (L, "AGENTS.md is committed and read into every agent's context"),
     "AGM005": (L, "runtime state in a contract file: agents read the marker as instructions"),

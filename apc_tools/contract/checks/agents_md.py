@@ -56,8 +56,9 @@ BROKEN_LINK = _rule(
     "Relative links are resolved from the AGENTS.md folder (a leading `/` from the project "
     "root), after dropping `#fragment` and `?query`; URLs with a scheme, `mailto:` and `#anchors` "
     "are not checked, nor links inside code. An agent told to read a missing file guesses. "
-    "A warning: Codex and the other readers of AGENTS.md send a Markdown link as text and never "
-    "follow it, so the file is loaded as written. Fix the path or remove the link.",
+    "A warning: Codex sends a Markdown link as text and does not load the file it names "
+    "(AGENTS.md has no import syntax), so AGENTS.md itself is read as written. Fix the path or "
+    "remove the link.",
     "See [the style guide](docs/style.md).   (docs/style.md exists)",
     "See [the style guide](docs/styles.md).  (no such file)",
 )
