@@ -24,8 +24,9 @@ BASIS: dict[str, tuple[Basis, str]] = {
     "AGM001": (P, "the APC spec requires AGENTS.md at the root of every APC project"),
     "AGM002": (A, "Codex reads the first 32 KiB and drops the rest silently"),
     "AGM003": (
-        R,
-        "the agent that follows the link finds no file: the instruction points at nothing",
+        A,
+        "Codex sends a Markdown link as text and never follows it (AGENTS.md has no import "
+        "syntax); an agent told to read the file finds nothing",
     ),
     "AGM004": (L, "AGENTS.md is committed and read into every agent's context"),
     "AGM005": (L, "runtime state in a contract file: agents read the marker as instructions"),
@@ -204,6 +205,7 @@ FIX: dict[str, tuple[str, str]] = {
 CC, CX, GM = "Claude Code 2.1.197", "Codex 0.171.0", "Gemini CLI 0.61.0"
 VERIFIED: dict[str, str] = {
     "AGM002": CX,
+    "AGM003": CX,
     "AGT002": CC,
     "AGT010": CC,
     "AGT011": CC,

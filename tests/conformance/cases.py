@@ -156,8 +156,22 @@ def gemini_link(text: str, rel: str) -> dict[str, Any]:
     }
 
 
+LINK_TARGET = "LINKTARGET: the release notes.\n"  # the content of a file AGENTS.md links to
+
+
+def codex_link(text: str, rel: str) -> dict[str, Any]:
+    """A Markdown link in AGENTS.md: kept in the ``<INSTRUCTIONS>`` text Codex sends; followed
+    if the content of the file it links to (``LINK_TARGET``, which exists) was sent too."""
+    match = re.search(r"<INSTRUCTIONS>\n(.*?)\n</INSTRUCTIONS>", text, re.S)
+    return {
+        "kept": match is not None and f"]({rel})" in match.group(1),
+        "followed": LINK_TARGET.strip() in text,
+    }
+
+
 OBSERVERS = {
     "claude-link": claude_link,
+    "codex-link": codex_link,
     "gemini-link": gemini_link,
     "claude-agent": claude_agent,
     "claude-skill": claude_skill,
@@ -338,6 +352,14 @@ CLAUDE_PLUGIN = Tree(
 LINK_ONLY = "# Notes\n\nSee [the guide](docs/nowhere.md) before releasing.\n"
 CLAUDE_LINK = Tree("claude-link", "claude", {"CLAUDE.md": LINK_ONLY})
 GEMINI_LINK = Tree("gemini-link", "gemini", {"GEMINI.md": LINK_ONLY})
+CODEX_LINK = Tree(
+    "codex-link",
+    "codex",
+    {
+        "AGENTS.md": LINK_ONLY + "Read [the notes](docs/notes.md) too.\n",
+        "docs/notes.md": LINK_TARGET,
+    },
+)
 
 TREES = {
     t.name: t
@@ -351,6 +373,7 @@ TREES = {
         CODEX_UNDER,
         GEMINI_MAIN,
         GEMINI_LINK,
+        CODEX_LINK,
     )
 }
 
@@ -663,6 +686,16 @@ CASES: tuple[Case, ...] = (
         ("INS002",),
     ),
     Case(
+        "codex-link-not-followed",
+        "codex",
+        "codex-link",
+        "AGENTS.md",
+        "codex-link",
+        "docs/nowhere.md",
+        {"kept": True},
+        ("AGM003",),
+    ),
+    Case(
         "gemini-import-present",
         "gemini",
         "gemini-main",
@@ -707,7 +740,7 @@ def verdict(case: Case, seen: dict[str, Any]) -> str:
             # Claude Code sends `model:` as written; a display name is no model the API serves
             return "misread" if " " in str(seen.get("model")) else "as-written"
         return "degraded" if not seen.get("tools") else "as-written"  # an allow-list of nothing
-    if case.observe in ("claude-link", "gemini-link"):
+    if case.observe in ("claude-link", "codex-link", "gemini-link"):
         # a link is text: kept as written and never followed (an import would be loaded)
         return "as-written" if seen["kept"] and not seen["followed"] else "misread"
     if not seen.get("listed"):

@@ -83,6 +83,8 @@ def test_links_resolve_against_project_files(tmp_path: Path) -> None:
     ]
     messages = [f.message for f in found if f.rule == "AGM003"]
     assert "'docs/nope.md'" in messages[0]
+    # Codex sends a Markdown link as text and never follows it: a warning, not an error
+    assert {f.severity.value for f in found if f.rule == "AGM003"} == {"warning"}
     assert all("code.md" not in m and "fenced" not in m for m in messages)
 
 
@@ -109,8 +111,10 @@ def test_links_in_a_git_repo_use_tracked_and_untracked_files(
     from apc_tools.contract.validate import validate
 
     root = git_repo({**BASE, "AGENTS.md": "[a](docs/a.md) [b](docs/b.md)\n", "docs/a.md": "a\n"})
-    found = validate([root], cwd=root).findings
-    assert [(f.rule, f.line, f.column) for f in found] == [("AGM003", 1, 20)]
+    result = validate([root], cwd=root)
+    assert [(f.rule, f.line, f.column) for f in result.findings] == [("AGM003", 1, 20)]
+    # a warning: the readers of AGENTS.md never follow a link; only --strict fails on it
+    assert not result.failed() and result.failed(strict=True)
 
 
 def test_secret_in_agents_md_is_an_error_without_echo(tmp_path: Path) -> None:

@@ -11,28 +11,12 @@ from apc_tools.contract.validate import validate
 from apc_tools.findings import Severity
 from tests.conftest import CORPUS, needs_shared
 
-# The corpus holds only agent-context files (SOURCES.md): a link to anything else (docs, tests,
-# CONTRIBUTING.md) points at a file the checkout of the corpus does not have. In the original
-# repositories most of these links resolve; they are judged as what they are here.
-NOT_COPIED = (
-    "link target not copied into the corpus (SOURCES.md caveat); an agent that follows it "
-    "finds nothing"
-)
-
 JUDGED: dict[tuple[str, str], tuple[int, str]] = {
     ("agentprojectcontext__agentprojectcontext/.apc/project.json", "PRJ002"): (
         1,
         "no `apc` (or legacy `apf`) spec-version key: the APC spec requires one, and APX "
         "cannot tell which spec version the project follows",
     ),
-    ("agentprojectcontext__apx/AGENTS.md", "AGM003"): (
-        1,
-        "links spec/repair-and-refactoring-code/SURVEY-2026-08-17.md, which the text itself "
-        "calls local-only: in any fresh checkout the agent is sent to a file that is not there",
-    ),
-    ("openai__openai-agents-js/AGENTS.md", "AGM003"): (1, NOT_COPIED),
-    ("openai__openai-agents-python/AGENTS.md", "AGM003"): (1, NOT_COPIED),
-    ("wshobson__agents/AGENTS.md", "AGM003"): (13, NOT_COPIED),
 }
 
 

@@ -51,12 +51,14 @@ TOO_LARGE = _rule(
 BROKEN_LINK = _rule(
     "AGM003",
     "agents-md-broken-link",
-    Severity.ERROR,
+    Severity.WARNING,
     "A link in AGENTS.md points to a repository file or folder that does not exist.",
     "Relative links are resolved from the AGENTS.md folder (a leading `/` from the project "
     "root), after dropping `#fragment` and `?query`; URLs with a scheme, `mailto:` and `#anchors` "
-    "are not checked, nor links inside code. An agent told to read a missing file guesses. Fix "
-    "the path or remove the link.",
+    "are not checked, nor links inside code. An agent told to read a missing file guesses. "
+    "A warning: Codex sends a Markdown link as text and does not load the file it names "
+    "(AGENTS.md has no import syntax), so AGENTS.md itself is read as written. Fix the path or "
+    "remove the link.",
     "See [the style guide](docs/style.md).   (docs/style.md exists)",
     "See [the style guide](docs/styles.md).  (no such file)",
 )
