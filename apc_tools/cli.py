@@ -253,11 +253,13 @@ def main() -> None:
     is_flag=True,
     help="Before the findings, list each file looked at and what it was recognised as.",
 )
+@click.option("--no-inline-allow", is_flag=True, help="Ignore `apc: allow RULE` comments (CI).")
 @common_options
 def validate(
     paths: tuple[Path, ...],
     profile: str | None,
     list_files: bool,
+    no_inline_allow: bool,
     fmt: str,
     strict: bool,
     config: Path | None,
@@ -275,7 +277,14 @@ def validate(
     from apc_tools.contract.validate import rooted, run_validate
 
     try:
-        outcome = rooted(run_validate(list(paths), profile=profile, config_path=config))
+        outcome = rooted(
+            run_validate(
+                list(paths),
+                profile=profile,
+                config_path=config,
+                inline_allow=not no_inline_allow,
+            )
+        )
     except CannotRun as exc:
         fail(str(exc))
     if list_files:
@@ -439,6 +448,11 @@ def boundary(
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--range", "rev_range", metavar="A..B", help="Scan every commit of A..B (CI).")
 @click.option("--no-inline-allow", is_flag=True, help="Ignore `apc: allow RULE` comments (CI).")
+@click.option(
+    "--write-baseline",
+    is_flag=True,
+    help="Accept every current finding of both halves (the baseline file).",
+)
 @directory_option
 @progress_option
 @common_options
@@ -446,6 +460,7 @@ def check(
     paths: tuple[Path, ...],
     rev_range: str | None,
     no_inline_allow: bool,
+    write_baseline: bool,
     directory: Path | None,
     progress: bool | None,
     fmt: str,
@@ -456,8 +471,7 @@ def check(
     """Validate the checked-out contract and scan HEAD (or every commit of --range) for agent
     runtime state: one report, one exit code. PATHs restrict both; paths in the report are
     relative to the repository root."""
-    from apc_tools.check import CheckOptions
-    from apc_tools.check import check as run_check
+    from apc_tools.check import CheckOptions, run_check
 
     options = CheckOptions(
         cwd=directory if directory is not None else Path.cwd(),
@@ -465,16 +479,22 @@ def check(
         rev_range=rev_range,
         config=config,
         inline_allow=not no_inline_allow,
+        write_baseline=write_baseline,
     )
     bar = progress_line("apc check", progress)
     try:
-        result = run_check(options, progress=bar)
+        outcome = run_check(options, progress=bar)
     except CannotRun as exc:
         fail(str(exc))
     finally:
         if bar is not None:
             bar.close()
-    emit(result, fmt, no_color, strict)
+    if outcome.baseline_written is not None:
+        where = escape(str(outcome.baseline_written))
+        count = outcome.baseline_entries
+        echo(f"wrote {count} accepted finding{'' if count == 1 else 's'} to {where}")
+        sys.exit(0)
+    emit(outcome.result, fmt, no_color, strict)
 
 
 # --------------------------------------------------------------------------------------------
