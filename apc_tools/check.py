@@ -20,10 +20,11 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from apc_tools.core.selection import Selection
 from apc_tools.findings import CannotRun, Finding, Result
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ class CheckOptions:
     config: Path | None = None
     inline_allow: bool = True  # False: `apc: allow RULE` comments are ignored (CI)
     write_baseline: bool = False  # accept every current finding of both halves
+    selection: Selection = field(default_factory=Selection)  # --select / --ignore (CLI wins)
 
 
 def check(options: CheckOptions, *, progress: Callable[[int, int], None] | None = None) -> Result:
@@ -81,11 +83,11 @@ def run_check(
     if options.config is None and options.rev_range is not None:
         with tempfile.TemporaryDirectory(prefix="apc-check-") as tmp:
             config = base_policy(root, options.rev_range, Path(tmp))
-            validated = validate_tree(root, config, options.inline_allow)
+            validated = validate_tree(root, config, options)
             at_base = base_findings(root, options.rev_range, config, options, Path(tmp))
     else:
         own = options.config if options.config is not None else root_policy(root)
-        validated = validate_tree(root, own, options.inline_allow)
+        validated = validate_tree(root, own, options)
         at_base = None
         if options.rev_range is not None:
             with tempfile.TemporaryDirectory(prefix="apc-check-") as tmp:
@@ -100,6 +102,7 @@ def run_check(
             config=options.config,
             inline_allow=options.inline_allow,
             write_baseline=options.write_baseline,
+            selection=options.selection,
         ),
         progress=progress,
     )
@@ -129,11 +132,17 @@ def run_check(
     return CheckOutcome(result)
 
 
-def validate_tree(root: Path, config: Path | None, inline_allow: bool) -> Validation:
+def validate_tree(root: Path, config: Path | None, options: CheckOptions) -> Validation:
     """The validation of the whole tree at ``root`` with the policy ``config``."""
     from apc_tools.contract.validate import run_validate
 
-    return run_validate([root], config_path=config, cwd=root, inline_allow=inline_allow)
+    return run_validate(
+        [root],
+        config_path=config,
+        cwd=root,
+        inline_allow=options.inline_allow,
+        selection=options.selection,
+    )
 
 
 def base_findings(
@@ -150,7 +159,7 @@ def base_findings(
     tree = folder / "base"
     tree.mkdir()
     write_tree_at(repo, base, tree)
-    found = validate_tree(tree, config, options.inline_allow).result.findings
+    found = validate_tree(tree, config, options).result.findings
     return frozenset(f.fingerprint for f in found)
 
 
@@ -216,6 +225,8 @@ def stale_validate_entries(
     out = []
     for entry in accepted:
         if is_boundary_rule(entry.rule) or entry.fingerprint in matched:
+            continue
+        if not options.selection.keeps(entry.rule):  # not looked for in this run
             continue
         if not within(entry.path, scope):
             continue

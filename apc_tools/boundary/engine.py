@@ -20,6 +20,7 @@ from apc_tools.boundary.secrets import detect_secrets
 from apc_tools.boundary.transcripts import HEAD_BYTES, Verdict, classify, detect_transcript
 from apc_tools.core import git as gitio
 from apc_tools.core.git import BlobReader, Entry, Repo
+from apc_tools.core.selection import Selection
 from apc_tools.findings import CannotRun, Finding, Result
 
 Progress = Callable[[int, int], None]
@@ -44,6 +45,7 @@ class Options:
     config: Path | None = None
     inline_allow: bool = True
     write_baseline: bool = False
+    selection: Selection = field(default_factory=Selection)  # --select / --ignore (CLI wins)
 
 
 @dataclass(frozen=True)
@@ -149,6 +151,7 @@ def scan(options: Options, progress: Progress | None = None) -> Outcome:
     scope.check(source.entries)
     with BlobReader(repo) as reader:
         settings, baseline, notes = _policy(repo, options, source, reader)
+        settings = settings.selected(options.selection)
         entries = [e for e in source.entries if not settings.excluded(e.path)]
         secrets = options.secrets or settings.secrets
         inspector = Inspector(
@@ -327,6 +330,8 @@ def _stale(
     out: list[Finding] = []
     for entry in baseline:
         if entry.fingerprint in matched or not scope.covers(entry.path):
+            continue
+        if not settings.selection.keeps(entry.rule):  # not looked for in this run
             continue
         where = Entry("100644", "", settings.baseline, None)
         out.append(_finding(where, policy.stale_detection(entry)))

@@ -30,6 +30,7 @@ from types import MappingProxyType
 from apc_tools.boundary.model import Detection, rule
 from apc_tools.core.globs import compile_glob
 from apc_tools.core.policy import Policy, parse_policy
+from apc_tools.core.selection import Selection
 from apc_tools.findings import CannotRun, Finding, Severity
 
 BASELINE_FILE = ".apc-baseline.json"
@@ -82,6 +83,15 @@ class Settings:
     paths: Mapping[str, tuple[str, ...]] = field(default_factory=_nothing)
     baseline: str = BASELINE_FILE
     source: str | None = None
+    selection: Selection = field(default_factory=Selection)  # --select / --ignore
+
+    def selected(self, selection: Selection) -> Settings:
+        """These settings under ``--select``/``--ignore`` (the command line wins over disable)."""
+        if not selection:
+            return self
+        from dataclasses import replace
+
+        return replace(self, selection=selection, disabled=selection.enabled(self.disabled))
 
     def excluded(self, path: str) -> bool:
         return any_glob(self.exclude, path)
@@ -98,6 +108,8 @@ class Settings:
         out: list[Finding] = []
         for finding in findings:
             if finding.rule in self.disabled or self.allowed(finding.rule, finding.path):
+                continue
+            if not self.selection.keeps(finding.rule):
                 continue
             if finding.rule in self.severities:
                 finding = finding.with_severity(self.severities[finding.rule])

@@ -45,6 +45,7 @@ from apc_tools.core.parse import (
     split_frontmatter,
 )
 from apc_tools.core.policy import Policy, load_policy
+from apc_tools.core.selection import Selection
 from apc_tools.findings import CannotRun, Finding, Result, content_hash
 
 PROFILES = ("default", "agentskills")
@@ -355,6 +356,7 @@ def run_validate(
     config_path: Path | None = None,
     cwd: Path | None = None,
     inline_allow: bool = True,
+    selection: Selection | None = None,
 ) -> Validation:
     """Validate the projects holding ``paths`` (default: the project around ``cwd``) with
     their full context, and keep the findings about files under ``paths``.
@@ -376,6 +378,8 @@ def run_validate(
     targets = [_absolute(cwd / p) for p in paths] or [find_root(cwd)]
     scans = _group(targets)
     policy = load_policy(config_path, scans[0].root)
+    if selection is not None:
+        policy = policy.selected(selection)
     profile = profile or policy.profile or "default"
     found: list[Finding] = []
     listed: list[tuple[str, str]] = []
