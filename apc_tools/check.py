@@ -336,6 +336,31 @@ def baseline_entries(root: Path, options: CheckOptions) -> tuple[BaselineEntry, 
     return parse_baseline(settings.baseline, found, rules=lambda rule: True)
 
 
+def accept_baseline(result: Result, root: Path, config: Path | None) -> Result:
+    """``apc validate``: ``result`` without the validate findings the baseline accepts (the
+    file the policy names at ``root``, written by ``apc check --write-baseline``), so the
+    pre-commit hook and `apc check` agree. A missing baseline accepts nothing."""
+    from apc_tools.boundary.policy import baseline_path, is_boundary_rule, parse_baseline
+
+    try:
+        name = baseline_name(root, CheckOptions(cwd=root, config=config))
+        target = baseline_path(root, name)
+    except CannotRun:
+        return result  # a policy that names an outside baseline: validate reports as before
+    if not target.is_file():
+        return result
+    try:
+        text = target.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CannotRun(f"{target}: cannot read the baseline: {exc}") from None
+    entries = parse_baseline(str(target), text, rules=lambda rule: not is_boundary_rule(rule))
+    if not entries:
+        return result
+    taken = {e.fingerprint for e in entries}
+    kept = [f for f in result.findings if f.fingerprint not in taken]
+    return Result.of(kept, result.files, strict=result.strict, skipped=result.skipped)
+
+
 def twin_accepted(contract: Finding, accepted: Sequence[BaselineEntry]) -> bool:
     """A validate finding whose boundary twin (the same cause at the same path: the same
     secret value, for a secret) is in the baseline: ``apc boundary --write-baseline`` adopts

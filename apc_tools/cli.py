@@ -374,7 +374,11 @@ def validate(
                 selection=cli_selection(),
             )
         )
-        keep_source(report_root(Path.cwd().resolve()), lambda rule: False)
+        root = report_root(Path.cwd().resolve())
+        keep_source(root, lambda rule: False)
+        from apc_tools.check import accept_baseline
+
+        accepted = accept_baseline(outcome.result, root, config)
     except CannotRun as exc:
         fail(str(exc))
     if list_files:
@@ -382,7 +386,7 @@ def validate(
             click.echo(f"{escape(shown)}: {kind}", err=fmt != "text")
         for shown in outcome.skipped:
             click.echo(f"{escape(shown)}: skipped (not an agent-context file)", err=fmt != "text")
-    emit(outcome.result, fmt, no_color, strict)
+    emit(accepted, fmt, no_color, strict)
 
 
 @main.command()

@@ -113,6 +113,10 @@ def test_check_write_baseline_accepts_validate_findings_and_boundary_keeps_them(
     assert "SKL006" in rules
     assert hits(report(cwd=repo)) == []
     assert apc("check", "--strict", cwd=repo).returncode == 0
+    # apc validate (the pre-commit hook) honours the validate entries too, on one file as well
+    assert apc("validate", "--strict", cwd=repo).returncode == 0
+    one = apc("validate", "--strict", "s4/SKILL.md", cwd=repo / "skills")
+    assert one.returncode == 0, one.stdout
     # apc boundary reads only its own entries: no stale BPL001 for the validate ones, and its
     # --write-baseline keeps them
     alone = json.loads(apc("boundary", "--format", "json", cwd=repo).stdout)
@@ -123,6 +127,8 @@ def test_check_write_baseline_accepts_validate_findings_and_boundary_keeps_them(
     # a new warning is not accepted; a fixed one makes its entry stale (BPL001)
     write_tree(repo, {"skills/s0/SKILL.md": skill("s0"), "skills/s1/SKILL.md": skill("s1", "x: 1")})
     now = {(r, p) for r, p, _ in hits(report(cwd=repo))}
+    validated = json.loads(apc("validate", "--format", "json", cwd=repo).stdout)["findings"]
+    assert [(f["rule"], f["path"]) for f in validated] == [("SKL006", "skills/s1/SKILL.md")]
     assert ("SKL006", "skills/s1/SKILL.md") in now
     assert ("BPL001", ".apc-baseline.json") in now
     assert ("SKL006", "skills/s2/SKILL.md") not in now
