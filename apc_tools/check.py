@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -159,8 +160,26 @@ def base_findings(
     tree = folder / "base"
     tree.mkdir()
     write_tree_at(repo, base, tree)
-    found = validate_tree(tree, config, options).result.findings
+    with git_stops_at(folder):
+        found = validate_tree(tree, config, options).result.findings
     return frozenset(f.fingerprint for f in found)
+
+
+@contextmanager
+def git_stops_at(folder: Path) -> Iterator[None]:
+    """git's repository discovery stops below ``folder`` (``GIT_CEILING_DIRECTORIES``): a
+    temporary folder inside some other work tree (a TMPDIR in a checkout) must be validated as
+    the plain folder it is, not as untracked files of that repository."""
+    key = "GIT_CEILING_DIRECTORIES"
+    was = os.environ.get(key)
+    os.environ[key] = str(folder.resolve()) + (os.pathsep + was if was else "")
+    try:
+        yield
+    finally:
+        if was is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = was
 
 
 def write_tree_at(repo: Repo, commit: str, folder: Path) -> None:

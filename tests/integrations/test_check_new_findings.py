@@ -198,3 +198,22 @@ def test_the_boundary_rules_are_exactly_the_rules_starting_with_b() -> None:
 
     gate = {rule.id for rule in RULES}
     assert {rule.id for rule in registry() if is_boundary_rule(rule.id)} == gate
+
+
+def test_the_base_tree_is_validated_as_a_plain_folder_inside_another_work_tree(
+    tmp_path: Path, git_repo: Callable[..., Path]
+) -> None:
+    """A TMPDIR inside some checkout whose .gitignore ignores it: the base tree written there
+    must still be read whole, or every old finding would look new."""
+    outer = tmp_path / "outer"
+    (outer / "tmp").mkdir(parents=True)
+    git(outer, "init", "-q")
+    (outer / ".gitignore").write_text("tmp/\n")
+    repo = old_warnings_repo(git_repo)
+    base = git(repo, "rev-parse", "HEAD").strip()
+    write_tree(repo, {"skills/s3/SKILL.md": skill("s3", "author: me", "version: 2")})
+    head = commit_all(repo, "s3: a version key")
+    env = {"TMPDIR": str(outer / "tmp")}
+    done = apc("check", "--range", f"{base}..{head}", "--format", "github", cwd=repo, env=env)
+    assert len(annotations(done.stdout)) == 1, done.stdout + done.stderr
+    assert list((outer / "tmp").iterdir()) == []  # the temporary tree is removed
