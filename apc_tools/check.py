@@ -13,6 +13,13 @@ same place (a secret on line 3 of AGENTS.md), the validate finding is kept: it i
 specific one (it knows the file's role) and its rule is the one users allow or disable. A
 validate finding whose boundary twin is in the boundary baseline is accepted too, so
 ``apc boundary --write-baseline`` adopts a repository for ``apc check`` as well.
+
+With ``rev_range`` the tree of the range's base is validated too (written from git objects into
+a temporary folder outside the repository, with the same policy): a validate finding whose
+fingerprint is found there is ``preexisting``, and the GitHub format does not annotate it (the
+boundary half reports only the range's commits anyway). ``write_baseline`` accepts the errors
+and warnings of both halves in the one baseline file; each half reads and rewrites only its own
+entries there (:func:`apc_tools.boundary.policy.is_boundary_rule`).
 """
 
 from __future__ import annotations
