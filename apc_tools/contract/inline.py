@@ -19,8 +19,45 @@ from apc_tools.findings import Finding
 ALLOW = re.compile(
     r"apc:[ \t]*allow[ \t]+(?P<ids>[A-Z]{2,5}[0-9]{3}(?:[ \t]*[, ][ \t]*[A-Z]{2,5}[0-9]{3}){0,20})"
 )
-MARKDOWN_COMMENT = re.compile(r"<!--(?P<inside>.*?)-->")
-YAML_COMMENT = re.compile(r"(?:^|[ \t])#(?P<inside>.*)$")
+
+
+def markdown_comments(line: str) -> list[tuple[int, int]]:
+    """(start, end) of each ``<!-- ... -->`` on ``line``: found by literal search (linear; a
+    lazy regex is quadratic on a line of many unclosed ``<!--``)."""
+    out: list[tuple[int, int]] = []
+    start = line.find("<!--")
+    while start >= 0:
+        end = line.find("-->", start + 4)
+        if end < 0:
+            break
+        out.append((start, end + 3))
+        start = line.find("<!--", end + 3)
+    return out
+
+
+def yaml_comment(line: str) -> list[tuple[int, int]]:
+    """(start, end) of the YAML comment of ``line``: from the first ``#`` at the start of the
+    line or after a blank, to the end (a ``#`` inside a quoted value is taken as a comment
+    too: at worst a comment-looking value allows a finding on its own line)."""
+    at = line.find("#")
+    while at >= 0:
+        if at == 0 or line[at - 1] in " \t":
+            return [(at, len(line))]
+        at = line.find("#", at + 1)
+    return []
+
+
+def allowed_ids(comment: str) -> set[str]:
+    """The rule ids the ``apc: allow`` phrases of one comment name: a literal search for
+    ``apc:`` first, then :data:`ALLOW` anchored there (bounded), as the gate does."""
+    out: set[str] = set()
+    start = comment.find("apc:")
+    while start >= 0:
+        found = ALLOW.match(comment, start)
+        if found:
+            out.update(re.split(r"[\s,]+", found.group("ids")))
+        start = comment.find("apc:", start + 4)
+    return out
 
 
 class Allowances:
@@ -36,13 +73,12 @@ class Allowances:
         for number, line in enumerate(doc.text.splitlines(), start=1):
             if "apc:" not in line:
                 continue
-            pattern = YAML_COMMENT if 1 < number < front_end else MARKDOWN_COMMENT
+            spans = yaml_comment(line) if 1 < number < front_end else markdown_comments(line)
             ids: set[str] = set()
             rest = line
-            for comment in pattern.finditer(line):
-                for found in ALLOW.finditer(comment.group("inside")):
-                    ids.update(re.split(r"[\s,]+", found.group("ids")))
-                rest = rest.replace(comment.group(0), "")
+            for start, end in spans:
+                ids |= allowed_ids(line[start:end])
+                rest = rest.replace(line[start:end], "")
             if ids:
                 self.by_line[number] = ids
                 if not rest.strip():
