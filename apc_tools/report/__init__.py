@@ -28,10 +28,9 @@ def render(
     if fmt in ("text", "concise", "full"):
         from apc_tools.report.text import render_text
 
-        shown = line_of if fmt == "full" else None
-        return render_text(
-            result, color=color, line_of=shown or (_no_line if fmt == "full" else None)
-        )
+        if fmt != "full":
+            return render_text(result, color=color)
+        return render_text(result, color=color, line_of=line_of or _no_line)
     if fmt == "json":
         from apc_tools.report.json_out import render_json
 
@@ -52,4 +51,5 @@ def render(
 
 
 def _no_line(finding: Finding) -> str | None:
+    """``full`` without a source of lines (a library caller): the concise lines."""
     return None
