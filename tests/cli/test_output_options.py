@@ -212,3 +212,17 @@ def test_few_findings_are_listed_whole(git_repo: Callable[..., Path], count: int
     listed = [line for line in out.splitlines() if line.startswith("tests/cassettes/")]
     assert len(listed) == (count if count < 5 else 3)
     assert ("repeated advice:" in out) is (count >= 5)
+
+
+def test_full_with_staged_reads_the_index_and_report_file_full_works(
+    git_repo: Callable[..., Path], tmp_path: Path
+) -> None:
+    repo = git_repo(dict(PROJECT))
+    (repo / "docs").mkdir()
+    (repo / "docs/notes.md").write_text(f"# N\n\nstaged {MARKER} line\n")
+    git(repo, "add", "docs/notes.md")
+    (repo / "docs/notes.md").write_text(f"# N\n\nworking tree {MARKER} line\n")
+    out = tmp_path / "full.txt"
+    done = apc("boundary", "--staged", "--format", "full", "--report-file", f"full:{out}", cwd=repo)
+    assert f" 3 | staged {MARKER} line" in done.stdout and "working tree" not in done.stdout
+    assert out.read_text() == done.stdout
