@@ -62,7 +62,11 @@ def render_text(result: Result, *, color: bool, line_of: LineOf | None = None) -
             )
     lines += advice_section(groups, result.findings)
     lines += rule_counts(result.findings)
-    lines.append(summary_line(result.summary, color=color))
+    summary = summary_line(result.summary, color=color)
+    older = sum(1 for f in result.findings if f.preexisting)
+    if older:
+        summary += f" ({older} of them found at the base of the range too)"
+    lines.append(summary)
     return "\n".join(lines) + "\n"
 
 

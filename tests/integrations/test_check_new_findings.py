@@ -59,6 +59,8 @@ def test_a_pull_request_touching_one_file_annotates_only_what_it_introduced(
     summary = render_step_summary(data, "apc.sarif", f"{base}..{head}")
     assert "| warning | 13 | 1 | 12 |" in summary
     assert "12 findings of the table were found at the base of the range too" in summary
+    text = apc("check", "--range", f"{base}..{head}", "--no-color", cwd=repo).stdout
+    assert text.splitlines()[-1].endswith("(12 of them found at the base of the range too)")
     # without --range every finding is annotated as before
     plain = apc("check", "--format", "github", cwd=repo)
     assert len(annotations(plain.stdout)) == 13
