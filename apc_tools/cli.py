@@ -327,6 +327,54 @@ def main() -> None:
         fail("the working folder no longer exists (deleted?); cd into an existing folder")
 
 
+def fix_options(func: F) -> F:
+    """--fix, --unsafe-fixes and --diff (apc validate, apc check)."""
+    func = click.option(
+        "--diff",
+        is_flag=True,
+        help="Show the fixes as a diff and write nothing (exit 1 when there is one).",
+    )(func)
+    func = click.option(
+        "--unsafe-fixes",
+        is_flag=True,
+        help="With --fix or --diff: also the fixes that change an identity or a value.",
+    )(func)
+    return click.option(
+        "--fix", is_flag=True, help="Repair what can be repaired safely, then report the rest."
+    )(func)
+
+
+def run_fixes(
+    paths: tuple[Path, ...],
+    fix: bool,
+    unsafe: bool,
+    diff: bool,
+    profile: str | None,
+    config: Path | None,
+    fmt: str,
+    cwd: Path,
+) -> None:
+    """Apply (--fix) or show (--diff) the contract fixes; --diff exits here."""
+    from apc_tools.contract.fix import fix_paths, summary_lines
+
+    if unsafe and not (fix or diff):
+        fail("--unsafe-fixes needs --fix or --diff")
+    try:
+        outcome = fix_paths(
+            list(paths), unsafe=unsafe, write=not diff, profile=profile, config_path=config, cwd=cwd
+        )
+    except CannotRun as exc:
+        fail(str(exc))
+    if diff:
+        for planned in outcome.files:
+            for line in planned.diff().splitlines():
+                echo(escape(line))
+    for line in summary_lines(outcome, wrote=not diff):
+        echo(escape(line), err=diff or fmt != "text")
+    if diff:
+        sys.exit(1 if outcome.files else 0)
+
+
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
@@ -341,6 +389,7 @@ def main() -> None:
     help="Before the findings, list each file looked at and what it was recognised as.",
 )
 @click.option("--no-inline-allow", is_flag=True, help="Ignore `apc: allow RULE` comments (CI).")
+@fix_options
 @output_options
 @common_options
 def validate(
@@ -348,6 +397,9 @@ def validate(
     profile: str | None,
     list_files: bool,
     no_inline_allow: bool,
+    fix: bool,
+    unsafe_fixes: bool,
+    diff: bool,
     fmt: str,
     strict: bool,
     config: Path | None,
@@ -364,6 +416,8 @@ def validate(
     """
     from apc_tools.contract.validate import report_root, rooted, run_validate
 
+    if fix or diff or unsafe_fixes:
+        run_fixes(paths, fix, unsafe_fixes, diff, profile, config, fmt, Path.cwd())
     try:
         outcome = rooted(
             run_validate(
@@ -392,15 +446,17 @@ def validate(
 @main.command()
 @click.argument("rule_id", required=False)
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text")
-def rules(rule_id: str | None, fmt: str) -> None:
+@click.option("--fixable", is_flag=True, help="Only the rules that --fix repairs (safe, unsafe).")
+def rules(rule_id: str | None, fmt: str, fixable: bool) -> None:
     """List the rules, or explain one (with a passing and a failing example).
 
     `apc rules --format markdown` prints the whole rules reference (docs/rules.md).
     """
     from apc_tools.catalog import registry
     from apc_tools.report.rules_doc import explain_rule, list_rules
+    from apc_tools.report.rules_doc import fixable as only_fixable
 
-    reg = registry()
+    reg = only_fixable(registry()) if fixable else registry()
     if rule_id is not None:
         key = rule_id.upper()
         if key not in reg:
@@ -477,6 +533,11 @@ def _mode_flags(
 )
 @click.option("--write-baseline", is_flag=True, help="Accept every current finding.")
 @click.option("--no-inline-allow", is_flag=True, help="Ignore `apc: allow RULE` comments.")
+@click.option(
+    "--fix",
+    is_flag=True,
+    help="With --staged: untrack each leaked runtime file (kept on disk) and ignore it.",
+)
 @directory_option
 @progress_option
 @output_options
@@ -490,6 +551,7 @@ def boundary(
     secrets: str | None,
     write_baseline: bool,
     no_inline_allow: bool,
+    fix: bool,
     directory: Path | None,
     progress: bool | None,
     fmt: str,
@@ -506,6 +568,14 @@ def boundary(
     if len(modes) > 1:
         fail(f"choose one of --staged, --tracked, --range A..B, --history (got {', '.join(modes)})")
     mode = modes[0].removeprefix("--") if modes else "tracked"
+    if fix and mode != "staged":
+        fail(
+            "--fix works on the index only (--staged): commits are never rewritten; for a leak "
+            "already committed, `git filter-repo --invert-paths --path PATH` removes it from "
+            "history, and any secret it held must be rotated"
+        )
+    if fix and write_baseline:
+        fail("choose one of --fix and --write-baseline")
     cwd = directory if directory is not None else Path.cwd()
     options = Options(
         cwd=cwd,
@@ -531,6 +601,8 @@ def boundary(
         count = outcome.baseline_entries
         echo(f"wrote {count} accepted finding{'' if count == 1 else 's'} to {where}")
         sys.exit(0)
+    if fix:
+        outcome = boundary_fix(options, outcome, fmt)
     from apc_tools.boundary.rules import RULES
     from apc_tools.core.git import toplevel
 
@@ -538,6 +610,22 @@ def boundary(
     if top is not None:
         keep_source(top, lambda rule: True, "" if mode == "staged" else "HEAD")
     emit(outcome.result, fmt, no_color, strict, registry=Registry.of(RULES))
+
+
+def boundary_fix(options: Any, outcome: Any, fmt: str) -> Any:
+    """`apc boundary --staged --fix`: untrack and ignore, say so, and scan the index again."""
+    from apc_tools.boundary import scan
+    from apc_tools.boundary.fix import fix_staged
+
+    try:
+        done = fix_staged(options.cwd, outcome.result)
+        if not done.untracked and not done.problems:
+            return outcome
+        for line in done.lines():
+            echo(escape(line), err=fmt != "text")
+        return scan(options)
+    except CannotRun as exc:
+        fail(str(exc))
 
 
 # --------------------------------------------------------------------------------------------
@@ -553,6 +641,7 @@ def boundary(
     is_flag=True,
     help="Accept every current finding of both halves (the baseline file).",
 )
+@fix_options
 @directory_option
 @progress_option
 @output_options
@@ -562,6 +651,9 @@ def check(
     rev_range: str | None,
     no_inline_allow: bool,
     write_baseline: bool,
+    fix: bool,
+    unsafe_fixes: bool,
+    diff: bool,
     directory: Path | None,
     progress: bool | None,
     fmt: str,
@@ -574,6 +666,20 @@ def check(
     relative to the repository root."""
     from apc_tools.check import CheckOptions, run_check
 
+    if (fix or diff or unsafe_fixes) and rev_range is not None:
+        fail(
+            "--fix and --diff never run with --range: commits are not rewritten; fix the working "
+            "tree (`apc check --fix`) and commit the result"
+        )
+    if fix or diff or unsafe_fixes:
+        from apc_tools.check import repository_root, root_policy
+
+        where = directory if directory is not None else Path.cwd()
+        try:
+            own = config if config is not None else root_policy(repository_root(where))
+        except CannotRun as exc:
+            fail(str(exc))
+        run_fixes(paths, fix, unsafe_fixes, diff, None, own, fmt, where)
     options = CheckOptions(
         cwd=directory if directory is not None else Path.cwd(),
         paths=paths,
@@ -592,9 +698,9 @@ def check(
         if bar is not None:
             bar.close()
     if outcome.baseline_written is not None:
-        where = escape(str(outcome.baseline_written))
+        written = escape(str(outcome.baseline_written))
         count = outcome.baseline_entries
-        echo(f"wrote {count} accepted finding{'' if count == 1 else 's'} to {where}")
+        echo(f"wrote {count} accepted finding{'' if count == 1 else 's'} to {written}")
         sys.exit(0)
     from apc_tools.boundary.policy import is_boundary_rule
     from apc_tools.check import repository_root

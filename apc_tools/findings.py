@@ -76,10 +76,14 @@ class Rule:
     family: str
     basis: Basis | None = None  # why this severity (docs/rules.md states it per rule)
     why: str = ""  # which tool rejects or misreads the file, or which spec says so
+    fix: str | None = None  # None, "safe" (--fix) or "unsafe" (--unsafe-fixes): see FIX_KINDS
+    fix_how: str = ""  # what the fix changes (`apc rules`, docs/rules.md)
 
     def __post_init__(self) -> None:
         if not RULE_ID_RE.match(self.id):
             raise ValueError(f"rule id {self.id!r} does not match {RULE_ID_RE.pattern}")
+        if self.fix not in FIX_KINDS:
+            raise ValueError(f"rule {self.id}: fix must be one of {FIX_KINDS}, not {self.fix!r}")
 
     def finding(
         self,
@@ -123,6 +127,21 @@ def with_basis(rules: Iterable[Rule], table: Mapping[str, tuple[Basis, str]]) ->
     for rule in rules:
         basis, why = table.get(rule.id, (rule.basis, rule.why))
         out.append(replace(rule, basis=basis, why=why))
+    return tuple(out)
+
+
+FIX_KINDS = (None, "safe", "unsafe")
+"""A safe fix cannot change what the file means to the tool that reads it (applied by
+``--fix``); an unsafe one changes an identity or a value (only with ``--unsafe-fixes``)."""
+
+
+def with_fix(rules: Iterable[Rule], table: Mapping[str, tuple[str, str]]) -> tuple[Rule, ...]:
+    """``rules`` with their fix metadata taken from ``table`` (rule ID -> (kind, how)); rules
+    not in the table are kept as they are (no fix)."""
+    out = []
+    for rule in rules:
+        fix, how = table.get(rule.id, (rule.fix, rule.fix_how))
+        out.append(replace(rule, fix=fix, fix_how=how))
     return tuple(out)
 
 

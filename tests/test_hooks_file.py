@@ -116,6 +116,7 @@ def test_hook_shapes() -> None:
         "apc-boundary",
         "apc-boundary-push",
         "apc-boundary-history",
+        "apc-fix",
     }
     for hook in found.values():
         assert hook["language"] == "python"
@@ -131,6 +132,11 @@ def test_hook_shapes() -> None:
     assert found["apc-boundary-push"]["stages"] == ["pre-push"]
     assert found["apc-boundary-history"]["stages"] == ["manual"]
     assert found["apc-boundary-history"]["entry"] == "apc boundary --history --"
+    # apc-fix: the validate hook with --fix (pre-commit fails the commit when a file changed)
+    assert found["apc-fix"]["entry"] == "apc validate --fix --"
+    assert found["apc-fix"]["files"] == found["apc-validate"]["files"]
+    assert found["apc-fix"]["pass_filenames"] is False
+    assert "pre-push" not in found["apc-fix"]["stages"]  # never edit files during a push
 
 
 def test_hooks_file_is_valid_for_pre_commit() -> None:
@@ -160,12 +166,13 @@ def test_version_lives_in_one_place() -> None:
 
 def test_this_repository_runs_its_own_hooks() -> None:
     """.pre-commit-config.yaml runs the published hooks from the development environment:
-    the same entries, `language: system` instead of `python`."""
+    the same entries, `language: system` instead of `python` (apc-fix is off here too, as in
+    the README's snippet: it edits files)."""
     config = YAML(typ="safe").load((REPO_ROOT / ".pre-commit-config.yaml").read_text("utf-8"))
     [local] = config["repos"]
     assert local["repo"] == "local"
     published = hooks()
-    assert [hook["id"] for hook in local["hooks"]] == list(published)
+    assert [hook["id"] for hook in local["hooks"]] == [h for h in published if h != "apc-fix"]
     for hook in local["hooks"]:
         assert hook["language"] == "system"
         assert {**hook, "language": "python"} == published[hook["id"]]

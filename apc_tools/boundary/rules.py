@@ -14,15 +14,30 @@ from apc_tools.boundary import (
     stores,
     transcripts,
 )
-from apc_tools.findings import Rule
+from apc_tools.findings import Rule, with_fix
 
-RULES: tuple[Rule, ...] = (
-    *paths.RULES,
-    *transcripts.RULES,
-    *markers.RULES,
-    *secrets.RULES,
-    *local_paths.RULES,
-    *stores.RULES,
-    *inputs.RULES,
-    *policy.RULES,
+# What `apc boundary --staged --fix` repairs (apc_tools.boundary.fix): a whole file of runtime
+# state is untracked (the working file is kept) and ignored.
+_UNTRACK = (
+    "untracks the file (`git rm --cached`; the working file is kept) and adds its ignore line to "
+    "`.apc/.gitignore` (paths under `.apc/`) or the root `.gitignore`; a file already committed "
+    "is named with the `git filter-repo` command that removes it from history (rotate any "
+    "secret it held)"
+)
+FIX: dict[str, tuple[str, str]] = {
+    rid: ("safe", _UNTRACK) for rid in ("BPA001", "BPA002", "BDB001", "BTR001")
+}
+
+RULES: tuple[Rule, ...] = with_fix(
+    (
+        *paths.RULES,
+        *transcripts.RULES,
+        *markers.RULES,
+        *secrets.RULES,
+        *local_paths.RULES,
+        *stores.RULES,
+        *inputs.RULES,
+        *policy.RULES,
+    ),
+    FIX,
 )

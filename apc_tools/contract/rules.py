@@ -6,7 +6,7 @@ reading tool accepts is at most a warning (APC-NOTES section 2)."""
 from __future__ import annotations
 
 from apc_tools.contract import checks
-from apc_tools.findings import Basis, Rule, with_basis
+from apc_tools.findings import Basis, Rule, with_basis, with_fix
 
 R, P, L = Basis.READER, Basis.APC_SPEC, Basis.LEAK
 S, A, N = Basis.SPEC, Basis.ADVICE, Basis.NOTE
@@ -137,4 +137,51 @@ BASIS: dict[str, tuple[Basis, str]] = {
     "SKL011": (A, "agents pick a flat skill by its frontmatter when there is one"),
 }
 
-RULES: tuple[Rule, ...] = with_basis(checks.RULES, BASIS)
+# What `apc validate --fix` repairs (apc_tools.contract.fix), rule ID -> (safe/unsafe, how).
+# Safe: what the file means to its reader cannot change. Unsafe: an identity or a value changes
+# (only with --unsafe-fixes). A file apc could not parse safely is never fixed.
+FIX: dict[str, tuple[str, str]] = {
+    "GIG001": (
+        "safe",
+        "appends the missing safe-default lines at the end of `.apc/.gitignore`; existing lines "
+        "are kept as they are",
+    ),
+    "GIG002": ("safe", "creates `.apc/.gitignore` holding the spec's safe defaults"),
+    "PRJ002": (
+        "safe",
+        'adds `"apc": "0.1.0"` as the first key when no spec-version key is present (a value of '
+        "the wrong type is left for you to fix)",
+    ),
+    "PRJ003": (
+        "safe",
+        "renames the key `apf` to `apc`, value kept, when `apc` is absent (with both present "
+        "nothing is changed: the two values may differ)",
+    ),
+    "SKL007": (
+        "safe",
+        "replaces a `...` closing fence with `---` (and YML005's quoting repairs the unquoted "
+        "values); the other causes are left for you",
+    ),
+    "AGT004": (
+        "unsafe",
+        "sets `name` to the file slug (the agent's identity changes; the file is never renamed)",
+    ),
+    "SKL004": (
+        "unsafe",
+        "sets `name` to the folder name (the file name for a flat skill); the folder is never "
+        "renamed",
+    ),
+    "SKL005": (
+        "unsafe",
+        "cuts a `description` longer than 1,024 characters at 1,024 (the limit of Codex and "
+        "skills-ref); other causes are left for you",
+    ),
+    "MCP003": (
+        "unsafe",
+        "replaces a literal secret in `env` or `headers` with a `${env:NAME}` placeholder and "
+        "says which variable to set (the value is never printed; rotate it); secrets in `url` "
+        "or `args` are left for you",
+    ),
+}
+
+RULES: tuple[Rule, ...] = with_fix(with_basis(checks.RULES, BASIS), FIX)

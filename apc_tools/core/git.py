@@ -333,6 +333,40 @@ def changed_paths(repo: Repo, base: str, tip: str, paths: Sequence[str]) -> list
     return [os.fsdecode(t) for t in _tokens(out)]
 
 
+# --------------------------------------------------------------------------- the fix's writes
+
+
+def untrack(repo: Repo, paths: Sequence[str]) -> None:
+    """``git rm --cached``: ``paths`` (literal, repository-relative) leave the index; the files
+    in the working tree are never touched. Used by `apc boundary --staged --fix` only."""
+    if not paths:
+        return
+    names = b"\0".join(os.fsencode(p) for p in paths)
+    run(
+        repo.root,
+        [
+            "--literal-pathspecs",
+            "rm",
+            "--cached",
+            "--force",  # the staged content may differ from HEAD and the file: it leaves anyway
+            "--quiet",
+            "--ignore-unmatch",
+            "--pathspec-from-file=-",
+            "--pathspec-file-nul",
+        ],
+        stdin=names,
+    )
+
+
+def ever_committed(repo: Repo, path: str) -> bool:
+    """Whether any commit reachable from a ref holds (or held) ``path`` (literal)."""
+    try:
+        out = run(repo.root, ["--literal-pathspecs", "rev-list", "-1", "--all", "--", path])
+    except GitError:
+        return False
+    return bool(out.strip())
+
+
 # --------------------------------------------------------------------------- blobs
 
 

@@ -4,7 +4,7 @@ each with the reason for its severity (``Basis``, stated in docs/rules.md)."""
 from __future__ import annotations
 
 from apc_tools.core import files, parse
-from apc_tools.findings import Basis, Rule, with_basis
+from apc_tools.findings import Basis, Rule, with_basis, with_fix
 
 R, L, S, A, N = Basis.READER, Basis.LEAK, Basis.SPEC, Basis.ADVICE, Basis.NOTE
 
@@ -62,4 +62,15 @@ BASIS: dict[str, tuple[Basis, str]] = {
     "YML006": (R, "the readers expect a mapping of keys to values and ignore anything else"),
 }
 
-RULES: tuple[Rule, ...] = with_basis((*files.RULES, *parse.RULES), BASIS)
+# What `apc validate --fix` repairs (apc_tools.contract.fix), rule ID -> (safe/unsafe, how).
+FIX: dict[str, tuple[str, str]] = {
+    "FMT002": ("safe", "removes the byte-order mark (the first three bytes); nothing else changes"),
+    "YML005": (
+        "safe",
+        'quotes the value exactly as Cursor and Claude Code read it (`key: "..."`); a `globs` '
+        "string in `.apc/rules/` becomes a YAML list of the same patterns; Cursor's own unquoted "
+        "`globs` in `.cursor/rules/` is left as Cursor writes it (quoting breaks its matching)",
+    ),
+}
+
+RULES: tuple[Rule, ...] = with_fix(with_basis((*files.RULES, *parse.RULES), BASIS), FIX)

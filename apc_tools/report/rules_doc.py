@@ -20,6 +20,7 @@ BACKTICKS = re.compile(r"`+")
 
 
 def rule_dict(rule: Rule) -> dict[str, str]:
+    fix = {"fix": rule.fix, "fix_how": rule.fix_how} if rule.fix else {}
     return {
         "id": rule.id,
         "name": rule.name,
@@ -31,7 +32,29 @@ def rule_dict(rule: Rule) -> dict[str, str]:
         "bad": rule.bad,
         "basis": rule.basis.value if rule.basis else "",
         "why": rule.why,
+        **fix,
     }
+
+
+def fixable(reg: Registry) -> Registry:
+    """The rules of ``reg`` that `apc validate --fix` (or `apc boundary --staged --fix`) repairs."""
+    return Registry.of(r for r in reg if r.fix)
+
+
+def fix_counts(reg: Registry) -> str:
+    """``12 fixable rules (8 safe, 4 unsafe)``: the line the README holds."""
+    safe = sum(1 for r in reg if r.fix == "safe")
+    unsafe = sum(1 for r in reg if r.fix == "unsafe")
+    return f"{plural(safe + unsafe, 'fixable rule')} ({safe} safe, {unsafe} unsafe)"
+
+
+def fix_line(rule: Rule) -> str:
+    """``Fix: **safe** (`apc validate --fix`): how``, or "" for a rule without a fix."""
+    if not rule.fix:
+        return ""
+    flag = "--fix" if rule.fix == "safe" else "--fix --unsafe-fixes"
+    command = "apc boundary --staged --fix" if rule.family == "boundary" else f"apc validate {flag}"
+    return f"Fix: **{rule.fix}** (`{command}`): {rule.fix_how}"
 
 
 # --- apc rules ---------------------------------------------------------------------------------
@@ -47,26 +70,38 @@ def list_rules(reg: Registry, fmt: str) -> str:
 
 
 def text_table(reg: Registry) -> str:
-    rows = [LIST_COLUMNS] + [(r.id, r.severity.value, r.name, r.summary) for r in reg]
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    """The table of ``apc rules``; a FIX column (safe, unsafe) when any rule has a fix."""
+    fixes = any(r.fix for r in reg)
+    head: tuple[str, ...] = (*LIST_COLUMNS[:2], "FIX", *LIST_COLUMNS[2:]) if fixes else LIST_COLUMNS
+    rows = [head] + [
+        (r.id, r.severity.value, *([r.fix or "-"] if fixes else []), r.name, r.summary) for r in reg
+    ]
+    cut = len(head) - 1
+    widths = [max(len(row[i]) for row in rows) for i in range(cut)]
     lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True))
+        "  ".join(cell.ljust(width) for cell, width in zip(row[:cut], widths, strict=True))
         + "  "
-        + row[3]
+        + row[cut]
         for row in rows
     ]
     lines.append(f"{plural(len(reg), 'rule')}; `apc rules RULE-ID` explains one.")
+    if fixes:
+        lines.append(f"{fix_counts(reg)}; `apc rules --fixable` lists them.")
     return "\n".join(lines)
 
 
-def markdown_table(rules: list[Rule]) -> str:
+def markdown_table(rules: list[Rule], *, fixes: bool = False) -> str:
+    """A family's table; with ``fixes`` a Fix column (safe, unsafe or empty)."""
     lines = ["| ID | Severity | Why | Name | Summary |", "|---|---|---|---|---|"]
+    if fixes:
+        lines = ["| ID | Severity | Why | Fix | Name | Summary |", "|---|---|---|---|---|---|"]
     for r in rules:
         why = r.basis.value if r.basis else ""
         cells = (
             f"[{r.id}](#{anchor(r)})",
             r.severity.value,
             why,
+            *([r.fix or ""] if fixes else []),
             f"`{r.name}`",
             table_cell(r.summary),
         )
@@ -92,6 +127,7 @@ def explain_text(rule: Rule) -> str:
         rule.summary,
         "",
         *([severity_reason(rule), ""] if rule.basis else []),
+        *([fix_line(rule).replace("**", ""), ""] if rule.fix else []),
         rule.explanation.strip(),
         "",
         "Passing example:",
@@ -113,8 +149,9 @@ def rules_markdown(reg: Registry) -> str:
     """The whole rules reference (docs/rules.md), one section per family."""
     families = by_family(reg)
     parts = [header(reg, families)]
+    fixes = any(r.fix for r in reg)
     for family, rules in families.items():
-        parts.append(family_section(family, rules))
+        parts.append(family_section(family, rules, fixes=fixes))
     return "\n\n".join(parts) + "\n"
 
 
@@ -136,6 +173,7 @@ def header(reg: Registry, families: dict[str, list[Rule]]) -> str:
         "or misreads (or what the APC spec requires inside `.apc/`, or a leak); a form the tool "
         "accepts is at most a warning. The Why column says which, per rule:\n\n"
         + basis_legend()
+        + (fix_legend(reg) if any(r.fix for r in reg) else "")
         + (f"\n\nFamilies:\n\n{contents}" if contents else "")
     )
 
@@ -148,8 +186,20 @@ def by_family(reg: Registry) -> dict[str, list[Rule]]:
     return families
 
 
-def family_section(family: str, rules: list[Rule]) -> str:
-    head = f'<a id="family-{slug(family)}"></a>\n\n## Family `{family}`\n\n{markdown_table(rules)}'
+def fix_legend(reg: Registry) -> str:
+    """What the Fix column means, and how many rules have each kind of fix."""
+    return (
+        f"\n\n{fix_counts(reg)}. The Fix column says which: `safe` fixes (the meaning of the "
+        "file cannot change) are applied by `apc validate --fix` (and `apc check --fix`); "
+        "`unsafe` ones (an identity or a value changes) only with `--unsafe-fixes`; `--diff` "
+        "shows either without writing. The boundary rules marked `safe` are fixed by "
+        "`apc boundary --staged --fix` (the path is untracked and ignored, the file kept)."
+    )
+
+
+def family_section(family: str, rules: list[Rule], *, fixes: bool = False) -> str:
+    table = markdown_table(rules, fixes=fixes)
+    head = f'<a id="family-{slug(family)}"></a>\n\n## Family `{family}`\n\n{table}'
     return "\n\n".join([head, *(rule_section(r, level=3) for r in rules)])
 
 
@@ -165,6 +215,7 @@ def rule_markdown(rule: Rule) -> str:
         [
             f"Default severity: **{rule.severity.value}**. Family: `{rule.family}`.",
             *([severity_reason(rule)] if rule.basis else []),
+            *([fix_line(rule)] if rule.fix else []),
             rule.summary,
             rule.explanation.strip(),
             "Passing example:",

@@ -1,11 +1,22 @@
 """SARIF 2.1.0 for GitHub code scanning (and any other SARIF consumer).
 
 One run; ``tool.driver.rules`` lists every rule of the registry (plus a bare descriptor for any
-rule a finding names that the registry lacks), each with help text and markdown. A result has a
-``region`` only when its line is known: a file-level finding is still a valid result.
-``partialFingerprints`` carry the finding's content identity (:attr:`Finding.fingerprint`: rule,
-path and a hash of the matched content; never the line, which churns, nor the message, which
-gets reworded), numbered so that equal findings in one file stay distinct.
+rule a finding names that the registry lacks), each with help text and markdown. Every result has
+a ``region`` (GitHub code scanning needs one to place an alert): its line and column as far as
+known, ``startLine: 1`` for a finding about the file as a whole. ``partialFingerprints`` carry
+the finding's content identity (:attr:`Finding.fingerprint`: rule, path and a hash of the matched
+content; never the line, which churns, nor the message, which gets reworded), numbered so that
+equal findings in one file stay distinct.
+
+Code scanning rejects a run of more than :data:`RESULT_LIMIT` results, so a run holds at most that
+many: the most severe first (errors, then warnings, then notes; within a level, the higher
+``security-severity``), and the run's ``properties`` say how many were found and how many left
+out (``resultsTotal``, ``resultsOmitted``, ``resultsLimit``).
+
+Leak and secret rules (the boundary gate's detections, every rule whose severity basis is
+:attr:`Basis.LEAK`) carry ``security-severity`` and the ``security`` tag in their properties, so
+code scanning lists them as security alerts ranked critical (secrets, 9.0), high (other errors,
+7.5) or medium (warnings, 5.0).
 """
 
 from __future__ import annotations
@@ -14,7 +25,7 @@ import json
 import re
 from urllib.parse import quote
 
-from apc_tools.findings import Finding, Registry, Result, Rule, Severity
+from apc_tools.findings import Basis, Finding, Registry, Result, Rule, Severity
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -25,6 +36,12 @@ FINGERPRINT_KEY = "apcFingerprint/v2"
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 DESCRIPTION_LIMIT = 1024  # GitHub's limit for shortDescription and fullDescription
 WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:/")
+RESULT_LIMIT = 25_000  # GitHub code scanning: results per run
+# The boundary gate's rules that are not about the scan itself (BIO: what could not be read,
+# BPL: the policy and baseline) report a leak.
+NOT_LEAKS = ("BIO", "BPL")
+SECRET_SEVERITY = "9.0"  # critical
+LEAK_SEVERITY = {Severity.ERROR: "7.5", Severity.WARNING: "5.0", Severity.INFO: "2.0"}
 
 Json = dict[str, object]
 
@@ -36,6 +53,7 @@ def render_sarif(result: Result, registry: Registry, *, version: str) -> str:
 def sarif_log(result: Result, registry: Registry, *, version: str) -> Json:
     rule_ids = rule_order(result, registry)
     index = {rule_id: i for i, rule_id in enumerate(rule_ids)}
+    kept = ranked(result.findings, registry)[:RESULT_LIMIT]
     driver: Json = {
         "name": TOOL_NAME,
         "version": version,
@@ -49,10 +67,39 @@ def sarif_log(result: Result, registry: Registry, *, version: str) -> Json:
             {
                 "tool": {"driver": driver},
                 "columnKind": "unicodeCodePoints",
-                "results": sarif_results(result.findings, index),
+                "results": sarif_results(kept, index),
+                "properties": {
+                    "resultsTotal": len(result.findings),
+                    "resultsOmitted": len(result.findings) - len(kept),
+                    "resultsLimit": RESULT_LIMIT,
+                },
             }
         ],
     }
+
+
+def ranked(findings: tuple[Finding, ...], registry: Registry) -> tuple[Finding, ...]:
+    """``findings`` most severe first (level, then security severity), otherwise in order."""
+
+    def key(finding: Finding) -> tuple[int, float]:
+        known = finding.rule in registry
+        score = security_severity(registry[finding.rule]) if known else None
+        return finding.severity.rank, -float(score or 0)
+
+    return tuple(sorted(findings, key=key))
+
+
+def security_severity(rule: Rule) -> str | None:
+    """The ``security-severity`` of a leak or secret rule (a CVSS-like score as a string, as
+    code scanning reads it); None for any other rule."""
+    leak = rule.basis is Basis.LEAK or (
+        rule.family == "boundary" and not rule.id.startswith(NOT_LEAKS)
+    )
+    if not leak:
+        return None
+    if "secret" in rule.name:
+        return SECRET_SEVERITY
+    return LEAK_SEVERITY[rule.severity]
 
 
 def rule_order(result: Result, registry: Registry) -> list[str]:
@@ -75,6 +122,11 @@ def descriptor(registry: Registry, rule_id: str) -> Json:
 def rule_descriptor(rule: Rule) -> Json:
     from apc_tools.report.rules_doc import explain_rule, rule_markdown
 
+    properties: Json = {"tags": [rule.family], "family": rule.family}
+    score = security_severity(rule)
+    if score is not None:
+        properties["tags"] = [rule.family, "security"]
+        properties["security-severity"] = score
     return {
         "id": rule.id,
         "name": rule.name,
@@ -82,7 +134,7 @@ def rule_descriptor(rule: Rule) -> Json:
         "fullDescription": {"text": clip(rule.explanation or rule.summary)},
         "help": {"text": explain_rule(rule, "text"), "markdown": rule_markdown(rule)},
         "defaultConfiguration": {"level": LEVEL[rule.severity]},
-        "properties": {"tags": [rule.family], "family": rule.family},
+        "properties": properties,
     }
 
 
@@ -103,10 +155,7 @@ def sarif_result(finding: Finding, rule_index: int, fingerprint_value: str) -> J
     artifact: Json = {"uri": uri}
     if not uri.startswith("file:"):
         artifact["uriBaseId"] = SOURCE_ROOT
-    physical: Json = {"artifactLocation": artifact}
-    region = sarif_region(finding)
-    if region:
-        physical["region"] = region
+    physical: Json = {"artifactLocation": artifact, "region": sarif_region(finding)}
     out: Json = {
         "ruleId": finding.rule,
         "ruleIndex": rule_index,
@@ -121,9 +170,10 @@ def sarif_result(finding: Finding, rule_index: int, fingerprint_value: str) -> J
 
 
 def sarif_region(finding: Finding) -> Json:
-    """``{startLine, startColumn}`` as far as known; empty when the line is unknown."""
+    """``{startLine, startColumn}`` as far as known; ``{startLine: 1}`` for a finding about
+    the whole file (or with no known line)."""
     if finding.line is None or finding.line < 1:
-        return {}
+        return {"startLine": 1}
     region: Json = {"startLine": finding.line}
     if finding.column is not None and finding.column >= 1:
         region["startColumn"] = finding.column

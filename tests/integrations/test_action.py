@@ -111,9 +111,17 @@ class Run:
     sarif: dict[str, object] | None
 
 
-def run_action(work: Path, event_name: str, event: dict[str, object], tmp_path: Path) -> Run:
+def run_action(
+    work: Path,
+    event_name: str,
+    event: dict[str, object],
+    tmp_path: Path,
+    **inputs: str,
+) -> Run:
     event_file = tmp_path / "event.json"
     event_file.write_text(json.dumps(event), encoding="utf-8")
+    runner_temp = tmp_path / "runner-temp"
+    runner_temp.mkdir(exist_ok=True)
     summary, outputs = tmp_path / "summary.md", tmp_path / "output.txt"
     summary.write_text("", encoding="utf-8")
     outputs.write_text("", encoding="utf-8")
@@ -129,20 +137,22 @@ def run_action(work: Path, event_name: str, event: dict[str, object], tmp_path: 
         "GITHUB_OUTPUT": str(outputs),
         "GITHUB_WORKSPACE": str(work),
         "GITHUB_SHA": git(work, "rev-parse", "HEAD").strip(),
+        "RUNNER_TEMP": str(runner_temp),
         "APC_PATHS": "",
         "APC_ARGS": "",
-        "APC_SARIF": "apc.sarif",
+        "APC_SARIF": "",
         "APC_WORKING_DIRECTORY": "",
         "APC_FETCH": "true",
         "APC_PYTHON": sys.executable,
     }
+    env.update({f"APC_{k.upper()}": v for k, v in inputs.items()})
     done = subprocess.run(
         ["bash", str(SCRIPT)], cwd=work, env=env, capture_output=True, text=True, timeout=300
     )
-    sarif_path = work / "apc.sarif"
     values = dict(
         line.split("=", 1) for line in outputs.read_text(encoding="utf-8").splitlines() if line
     )
+    sarif_path = work / values["sarif-file"] if values.get("sarif-file") else work / "none"
     return Run(
         done.returncode,
         done.stdout,
@@ -167,7 +177,11 @@ def test_pull_request_from_a_shallow_checkout(tmp_path: Path) -> None:
     run = run_action(work, "pull_request", event, tmp_path)
     assert run.code == 1, run.stderr
     assert run.outputs["range"] == f"{remote.merge_base}..{remote.head}"
-    assert run.outputs["exit-code"] == "1" and run.outputs["sarif-file"] == "apc.sarif"
+    sarif_file = run.outputs["sarif-file"]
+    assert run.outputs["exit-code"] == "1"
+    # outside the workspace, so no later step can commit it
+    assert Path(sarif_file).is_relative_to(tmp_path / "runner-temp")
+    assert git(work, "status", "--porcelain", "--ignored") == ""
     leaks = [a for a in annotations(run.stdout) if "file=notes/s" in a]
     assert len(leaks) >= LEAKS and all(a.startswith("::error ") for a in leaks)
     assert run.sarif is not None
@@ -176,7 +190,7 @@ def test_pull_request_from_a_shallow_checkout(tmp_path: Path) -> None:
     assert commits == {remote.leak_commit}
     errors = sum(1 for r in results if r["level"] == "error")
     assert f"| error | {errors} | 10 | {errors - 10} |" in run.summary
-    assert f"{errors - 10} more findings are in `apc.sarif`" in run.summary
+    assert f"{errors - 10} more findings are in `{sarif_file}`" in run.summary
     assert f"`{remote.merge_base}..{remote.head}`" in run.summary
 
 
@@ -224,3 +238,263 @@ def test_deleted_branch_checks_nothing(tmp_path: Path) -> None:
     work = shallow_checkout(tmp_path, remote, "refs/heads/main")
     run = run_action(work, "push", {"before": remote.head, "after": ZERO}, tmp_path)
     assert run.code == 0 and "nothing to check" in run.stderr
+
+
+# --------------------------------------------------------------------------- fails closed
+
+
+def commits(repo: Path, count: int, label: str) -> None:
+    for i in range(count):
+        git(repo, "commit", "-q", "--allow-empty", "-m", f"{label} {i}")
+
+
+def add_and_remove(repo: Path, path: str) -> str:
+    """A commit that adds a session at ``path`` and one that removes it; the first's id."""
+    write_tree(repo, {path: CLAUDE_SESSION})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", f"add {path}")
+    leak = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "rm", "-q", path)
+    git(repo, "commit", "-q", "-m", f"remove {path}")
+    return leak
+
+
+@dataclass
+class SideBranch:
+    url: str
+    base: str
+    head: str
+    leak: str
+
+
+def make_side_branch_remote(tmp_path: Path) -> SideBranch:
+    """main, and a pull request whose head merges a long side branch forked far below the
+    merge base: the side branch added and removed a session, then 120 more commits."""
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
+    dev = tmp_path / "dev"
+    git(tmp_path, "init", "-q", "-b", "main", str(dev))
+    write_tree(dev, PROJECT)
+    git(dev, "add", "-A")
+    git(dev, "commit", "-q", "-m", "project")
+    old = git(dev, "rev-parse", "HEAD").strip()
+    commits(dev, 20, "main")
+    git(dev, "checkout", "-q", "-b", "feature")
+    commits(dev, 2, "feature")
+    git(dev, "checkout", "-q", "-b", "side", old)
+    leak = add_and_remove(dev, "notes/side.jsonl")
+    commits(dev, 120, "side")
+    git(dev, "checkout", "-q", "feature")
+    git(dev, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+    head = git(dev, "rev-parse", "HEAD").strip()
+    git(dev, "checkout", "-q", "main")
+    commits(dev, 3, "main moves on")
+    base = git(dev, "rev-parse", "HEAD").strip()
+    git(dev, "push", "-q", origin.as_uri(), "main", "feature")
+    return SideBranch(origin.as_uri(), base, head, leak)
+
+
+def checkout(tmp_path: Path, url: str, ref: str) -> Path:
+    work = tmp_path / "workspace"
+    git(tmp_path, "init", "-q", str(work))
+    git(work, "remote", "add", "origin", url)
+    git(work, "fetch", "-q", "--no-tags", "--depth=1", "origin", f"+{ref}:refs/remotes/checkout")
+    git(work, "checkout", "-q", "--detach", "refs/remotes/checkout")
+    return work
+
+
+def on_shallow_boundary(work: Path, rev_range: str) -> set[str]:
+    shallow = work / ".git" / "shallow"
+    cut = set(shallow.read_text().split()) if shallow.exists() else set()
+    return cut & set(git(work, "rev-list", rev_range, "--").split())
+
+
+def test_a_side_branch_below_the_merge_base_is_fetched_whole(tmp_path: Path) -> None:
+    remote = make_side_branch_remote(tmp_path)
+    work = checkout(tmp_path, remote.url, "refs/heads/feature")
+    event = {"pull_request": {"base": {"sha": remote.base}, "head": {"sha": remote.head}}}
+    run = run_action(work, "pull_request", event, tmp_path)
+    assert run.code == 1, run.stdout + run.stderr
+    rev_range = run.outputs["range"]
+    assert rev_range.endswith(f"..{remote.head}")
+    assert on_shallow_boundary(work, rev_range) == set()
+    assert run.sarif is not None
+    results = run.sarif["runs"][0]["results"]  # type: ignore[index]
+    side = [r for r in results if "notes/side.jsonl" in json.dumps(r["locations"])]
+    assert side and {r["properties"]["commit"] for r in side} == {remote.leak}
+
+
+def test_fetch_false_on_a_shallow_checkout_exits_2(tmp_path: Path) -> None:
+    remote = make_side_branch_remote(tmp_path)
+    work = checkout(tmp_path, remote.url, "refs/heads/feature")
+    git(work, "fetch", "-q", "--no-tags", "--depth=1", "origin", remote.base)
+    event = {"pull_request": {"base": {"sha": remote.base}, "head": {"sha": remote.head}}}
+    run = run_action(work, "pull_request", event, tmp_path, fetch="false")
+    assert run.code == 2, run.stdout + run.stderr
+    assert "shallow" in run.stderr and "fetch-depth: 0" in run.stderr
+    assert "scanning HEAD" not in run.stderr
+    assert run.outputs["exit-code"] == "2"
+    assert "::error title=apc-tools could not run::" in run.stdout
+
+
+def test_fetch_false_with_the_whole_history_checked_out_runs(tmp_path: Path) -> None:
+    remote = make_side_branch_remote(tmp_path)
+    work = tmp_path / "workspace"
+    git(tmp_path, "clone", "-q", "--no-checkout", remote.url, str(work))
+    git(work, "checkout", "-q", "--detach", remote.head)
+    event = {"pull_request": {"base": {"sha": remote.base}, "head": {"sha": remote.head}}}
+    run = run_action(work, "pull_request", event, tmp_path, fetch="false")
+    assert run.code == 1, run.stdout + run.stderr
+    assert any("notes/side.jsonl" in a for a in annotations(run.stdout))
+
+
+@dataclass
+class Unrelated:
+    url: str
+    main: str
+    orphan: str
+    leak: str
+
+
+def make_unrelated_remote(tmp_path: Path) -> Unrelated:
+    """main, and an orphan branch (no commit in common) whose history added and removed a
+    session; its tree at the tip is clean."""
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
+    dev = tmp_path / "dev"
+    git(tmp_path, "init", "-q", "-b", "main", str(dev))
+    write_tree(dev, PROJECT)
+    git(dev, "add", "-A")
+    git(dev, "commit", "-q", "-m", "project")
+    commits(dev, 5, "main")
+    main = git(dev, "rev-parse", "HEAD").strip()
+    git(dev, "checkout", "-q", "--orphan", "pages")
+    git(dev, "rm", "-rq", "--cached", ".")
+    git(dev, "clean", "-qfdx")
+    write_tree(dev, {"index.html": "<p>site</p>\n"})
+    git(dev, "add", "-A")
+    git(dev, "commit", "-q", "-m", "site")
+    leak = add_and_remove(dev, "drafts/s.jsonl")
+    commits(dev, 60, "pages")
+    orphan = git(dev, "rev-parse", "HEAD").strip()
+    git(dev, "push", "-q", origin.as_uri(), "main", "pages")
+    return Unrelated(origin.as_uri(), main, orphan, leak)
+
+
+@pytest.mark.parametrize("kind", ["new-branch", "force-push"])
+def test_a_push_of_unrelated_history_scans_all_of_it(tmp_path: Path, kind: str) -> None:
+    remote = make_unrelated_remote(tmp_path)
+    work = checkout(tmp_path, remote.url, "refs/heads/pages")
+    before = ZERO if kind == "new-branch" else remote.main
+    event = {
+        "ref": "refs/heads/pages",
+        "before": before,
+        "after": remote.orphan,
+        "repository": {"default_branch": "main"},
+    }
+    run = run_action(work, "push", event, tmp_path)
+    assert run.code == 1, run.stdout + run.stderr
+    assert "scanning HEAD" not in run.stderr
+    assert run.outputs["range"].endswith(f"..{remote.orphan}")
+    assert on_shallow_boundary(work, remote.orphan) == set()
+    assert any("file=drafts/s.jsonl" in a for a in annotations(run.stdout)), run.stdout
+    assert f"every commit of `{remote.orphan}`" in run.summary
+
+
+def test_the_first_push_of_the_default_branch_scans_all_of_it(tmp_path: Path) -> None:
+    remote = make_unrelated_remote(tmp_path)
+    work = checkout(tmp_path, remote.url, "refs/heads/pages")
+    event = {
+        "ref": "refs/heads/pages",
+        "before": ZERO,
+        "after": remote.orphan,
+        "repository": {"default_branch": "pages"},
+    }
+    run = run_action(work, "push", event, tmp_path)
+    assert run.code == 1, run.stdout + run.stderr
+    assert any("file=drafts/s.jsonl" in a for a in annotations(run.stdout))
+
+
+def test_a_pull_request_with_no_merge_base_exits_2(tmp_path: Path) -> None:
+    remote = make_unrelated_remote(tmp_path)
+    work = checkout(tmp_path, remote.url, "refs/heads/pages")
+    event = {"pull_request": {"base": {"sha": remote.main}, "head": {"sha": remote.orphan}}}
+    run = run_action(work, "pull_request", event, tmp_path)
+    assert run.code == 2, run.stdout + run.stderr
+    assert "no merge base" in run.stderr and "scanning HEAD" not in run.stderr
+    assert run.outputs["exit-code"] == "2"
+
+
+BAD_VALUES = [
+    "main",
+    "HEAD",
+    "HEAD~1",
+    "--output=/tmp/apc-action-pwned",
+    "-n",
+    "a" * 39,
+    "A" * 40,
+    "a" * 41,
+    "a" * 40 + "\n",
+    "a" * 40 + "\0",
+    " " + "a" * 40,
+    "a" * 40 + "..HEAD",
+    "",
+    17,
+    None,
+]
+
+
+@pytest.mark.parametrize("event_name", ["pull_request", "push", "merge_group"])
+def test_event_values_that_are_not_commit_ids_exit_2(tmp_path: Path, event_name: str) -> None:
+    remote = make_remote(tmp_path)
+    work = shallow_checkout(tmp_path, remote, "refs/heads/feature")
+    for value in BAD_VALUES:
+        events: dict[str, dict[str, object]] = {
+            "pull_request": {
+                "pull_request": {"base": {"sha": remote.base}, "head": {"sha": value}},
+            },
+            "push": {"before": remote.leak_commit, "after": value},
+            "merge_group": {"merge_group": {"base_sha": value, "head_sha": remote.head}},
+        }
+        run = run_action(work, event_name, events[event_name], tmp_path)
+        assert run.code == 2, (value, run.stdout + run.stderr)
+        assert "scanning HEAD" not in run.stderr
+        assert "not a commit id" in run.stderr or "has no" in run.stderr, (value, run.stderr)
+        assert run.outputs["exit-code"] == "2"
+        assert "::error title=apc-tools could not run::" in run.stdout
+    assert not Path("/tmp/apc-action-pwned").exists()
+    assert not (work / "apc-action-pwned").exists()
+
+
+def test_a_hostile_default_branch_name_exits_2(tmp_path: Path) -> None:
+    remote = make_remote(tmp_path)
+    work = shallow_checkout(tmp_path, remote, "refs/heads/feature")
+    for branch in ("--upload-pack=touch pwned", "a..b", "-x"):
+        event = {"before": ZERO, "after": remote.head, "repository": {"default_branch": branch}}
+        run = run_action(work, "push", event, tmp_path)
+        assert run.code == 2 and "not a branch name" in run.stderr, (branch, run.stderr)
+    assert not (work / "pwned").exists()
+
+
+def test_every_git_call_of_the_script_ends_its_options_before_a_revision() -> None:
+    text = SCRIPT.read_text(encoding="utf-8")
+    calls = re.findall(r"\bgit ((?:[^\n]|\\\n)*)", text)
+    with_revisions = [c for c in calls if "$" in c and not c.startswith("rev-parse --git-path")]
+    assert with_revisions
+    for call in with_revisions:
+        words = call.split()
+        if words[0] in ("hash-object", "check-ref-format", "rev-parse") and "--verify" not in call:
+            continue  # no revision: stdin, a branch name checked by check-ref-format
+        assert "--end-of-options" in call or " -- " in call + " ", call
+
+
+def test_a_sarif_file_inside_the_work_tree_is_git_ignored(tmp_path: Path) -> None:
+    remote = make_remote(tmp_path)
+    work = shallow_checkout(tmp_path, remote, "refs/heads/feature")
+    event = {"before": remote.leak_commit, "after": remote.head}
+    run = run_action(work, "push", event, tmp_path, sarif="reports/apc.sarif")
+    assert run.outputs["sarif-file"] == "reports/apc.sarif"
+    assert (work / "reports" / "apc.sarif").is_file()
+    assert git(work, "status", "--porcelain") == ""
+    git(work, "add", "-A")
+    assert git(work, "diff", "--cached", "--name-only") == ""

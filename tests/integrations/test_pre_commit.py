@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from tests.integrations.conftest import Project
 from tests.integrations.leaks import CLAUDE_SESSION, INVALID_AGENT, MARKER, PROJECT
@@ -82,3 +83,128 @@ def test_a_staged_file_named_like_an_option_cannot_switch_the_gate_off(
     assert head_message(project) == "start"
     written = [p.name for p in project.root.rglob("*baseline*") if p.name != "--write-baseline"]
     assert written == []
+
+
+def test_apc_fix_hook_fixes_and_fails_so_the_user_restages(hooked_project: MakeProject) -> None:
+    """apc-fix (off by default) works like ruff's hook with --fix: it repairs the file, and
+    pre-commit fails the commit because a file changed; the retried commit passes."""
+    project = hooked_project(PROJECT, ("apc-fix", *COMMIT_HOOKS))
+    renamed = PROJECT[".apc/project.json"].replace('"demo"', '"demo 2"')
+    project.write({".apc/project.json": renamed.replace('"apc"', '"apf"')})
+    refused = project.commit("legacy key")
+    shown = refused.stdout + refused.stderr
+    assert refused.returncode != 0, shown
+    assert "files were modified by this hook" in shown and "fixed 1 finding" in shown
+    assert head_message(project) == "start"
+    assert (project.root / ".apc/project.json").read_text() == renamed
+    retried = project.commit("legacy key, fixed")
+    assert retried.returncode == 0, retried.stdout + retried.stderr
+    assert head_message(project) == "legacy key, fixed"
+
+
+def remote_for(project: Project, name: str = "remote.git") -> Path:
+    remote = project.root.parent / name
+    project.run("git", "init", "-q", "--bare", "-b", "main", str(remote), check=True)
+    project.run("git", "remote", "add", "origin", remote.as_uri(), check=True)
+    return remote
+
+
+def remote_refs(remote: Path, project: Project) -> str:
+    return project.run("git", "-C", str(remote), "for-each-ref", "--format=%(refname)").stdout
+
+
+def add_and_remove_session(project: Project, path: str) -> None:
+    project.write({path: CLAUDE_SESSION})
+    assert project.commit("add notes", "--no-verify").returncode == 0
+    project.run("git", "rm", "-q", path, check=True)
+    assert project.commit("remove them", "--no-verify").returncode == 0
+
+
+def test_push_of_an_orphan_branch_scans_its_whole_history(hooked_project: MakeProject) -> None:
+    project = hooked_project(PROJECT, ALL_HOOKS)
+    remote = remote_for(project)
+    assert project.run("git", "push", "-q", "origin", "main").returncode == 0
+    project.run("git", "checkout", "-q", "--orphan", "gh-pages", check=True)
+    project.run("git", "rm", "-rq", "--cached", ".", check=True)
+    project.run("git", "clean", "-qfdx", check=True)
+    project.write({"index.html": "<p>site</p>\n"})
+    assert project.commit("site", "--no-verify").returncode == 0
+    add_and_remove_session(project, "drafts/session.jsonl")
+    project.run("git", "checkout", "-q", "main", check=True)  # a clean tree at HEAD
+    refused = project.run("git", "push", "origin", "gh-pages")
+    shown = refused.stdout + refused.stderr
+    assert refused.returncode != 0, shown
+    assert "BTR001" in shown and "drafts/session.jsonl" in shown, shown
+    assert "refs/heads/gh-pages" not in remote_refs(remote, project)
+
+
+def test_a_clean_orphan_branch_is_pushed(hooked_project: MakeProject) -> None:
+    project = hooked_project(PROJECT, ALL_HOOKS)
+    remote = remote_for(project)
+    assert project.run("git", "push", "-q", "origin", "main").returncode == 0
+    project.run("git", "checkout", "-q", "--orphan", "gh-pages", check=True)
+    project.write({"index.html": "<p>site</p>\n"})
+    assert project.commit("site", "--no-verify").returncode == 0
+    project.run("git", "checkout", "-q", "main", check=True)
+    done = project.run("git", "push", "origin", "gh-pages")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "refs/heads/gh-pages" in remote_refs(remote, project)
+
+
+def test_first_push_to_an_empty_remote_scans_every_commit(hooked_project: MakeProject) -> None:
+    project = hooked_project(PROJECT, ALL_HOOKS)
+    remote = remote_for(project)
+    add_and_remove_session(project, "logs/run.jsonl")
+    refused = project.run("git", "push", "origin", "main")
+    shown = refused.stdout + refused.stderr
+    assert refused.returncode != 0, shown
+    assert "BTR001" in shown and "logs/run.jsonl" in shown, shown
+    assert remote_refs(remote, project) == ""
+
+
+def test_a_new_branch_is_scanned_from_where_the_remote_has_it(
+    hooked_project: MakeProject,
+) -> None:
+    project = hooked_project(PROJECT, ALL_HOOKS)
+    remote_for(project)
+    add_and_remove_session(project, "logs/old.jsonl")  # pushed before the hook existed
+    assert project.run("git", "push", "-q", "--no-verify", "origin", "main").returncode == 0
+    project.run("git", "checkout", "-q", "-b", "feature", check=True)
+    project.write({"src/new.py": "z = 3\n"})
+    assert project.commit("clean work", "--no-verify").returncode == 0
+    done = project.run("git", "push", "origin", "feature")
+    shown = done.stdout + done.stderr
+    assert done.returncode == 0, shown  # only the new commit is scanned, not main's past
+    add_and_remove_session(project, "tmp2/s.jsonl")
+    refused = project.run("git", "push", "origin", "feature")
+    shown = refused.stdout + refused.stderr
+    assert refused.returncode != 0 and "tmp2/s.jsonl" in shown and "BTR001" in shown, shown
+    assert "logs/old.jsonl" not in shown
+
+
+def test_two_refs_in_one_push_are_refused_with_what_to_do(hooked_project: MakeProject) -> None:
+    project = hooked_project(PROJECT, ALL_HOOKS)
+    remote = remote_for(project)
+    assert project.run("git", "push", "-q", "origin", "main").returncode == 0
+    project.run("git", "checkout", "-q", "-b", "clean", check=True)
+    project.write({"src/ok.py": "ok = 1\n"})
+    assert project.commit("clean", "--no-verify").returncode == 0
+    project.run("git", "checkout", "-q", "-b", "leaky", "main", check=True)
+    add_and_remove_session(project, "notes/s.jsonl")
+    project.run("git", "checkout", "-q", "main", check=True)
+    for order in (("clean", "leaky"), ("leaky", "clean")):
+        refused = project.run("git", "push", "origin", *order)
+        shown = refused.stdout + refused.stderr
+        assert refused.returncode != 0, (order, shown)
+        assert "pre-commit gives its hooks only the first ref" in shown, shown
+        assert "refs/heads/clean" not in remote_refs(remote, project)
+    everything = project.run("git", "push", "origin", "--all")
+    assert everything.returncode != 0 and "only the first ref" in everything.stdout
+    # one ref at a time: each is scanned
+    assert project.run("git", "push", "origin", "clean").returncode == 0
+    refused = project.run("git", "push", "origin", "leaky")
+    assert refused.returncode != 0 and "notes/s.jsonl" in refused.stdout + refused.stderr
+    assert "refs/heads/leaky" not in remote_refs(remote, project)
+    # a second ref that sends no new commit is no reason to refuse
+    done = project.run("git", "push", "origin", "clean", "main:refs/heads/copy")
+    assert done.returncode == 0, done.stdout + done.stderr

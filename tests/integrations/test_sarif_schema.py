@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
 from jsonschema import Draft4Validator
 
+from apc_tools.report.sarif import RESULT_LIMIT
 from tests.cli.test_cli import apc
-from tests.conftest import git, write_tree
+from tests.conftest import GIT_ENV, git, write_tree
 from tests.integrations.leaks import CLAUDE_SESSION, INVALID_AGENT, MARKER, PROJECT, secret
 
 SCHEMA = Path(__file__).parent / "sarif" / "sarif-schema-2.1.0.json"
@@ -62,3 +65,68 @@ def test_clean_check_sarif_is_valid(git_repo: Callable[..., Path]) -> None:
     assert_valid(sarif)
     assert sarif["runs"][0]["results"] == []
     assert len(sarif["runs"][0]["tool"]["driver"]["rules"]) > 50
+
+
+def commit_many(repo: Path, files: dict[str, str], copies: dict[str, int]) -> None:
+    """One commit that adds ``copies[name]`` files holding ``files[name]`` each (one blob per
+    content, written with plumbing: the files are in the commit, not on disk)."""
+    entries = []
+    for name, content in files.items():
+        oid = (
+            subprocess.run(
+                ["git", "hash-object", "-w", "--stdin"],
+                cwd=repo,
+                input=content.encode(),
+                capture_output=True,
+                check=True,
+            )
+            .stdout.decode()
+            .strip()
+        )
+        entries += [f"100644 {oid}\t{name}/{i:05}.{name}\n" for i in range(copies[name])]
+    subprocess.run(
+        ["git", "update-index", "--index-info"],
+        cwd=repo,
+        input="".join(entries).encode(),
+        check=True,
+        env={**os.environ, **GIT_ENV},
+    )
+    git(repo, "commit", "-q", "--no-verify", "-m", "thousands of leaks")
+
+
+def test_a_run_of_30000_findings_is_capped_valid_and_every_result_has_a_region(
+    git_repo: Callable[..., Path], tmp_path: Path
+) -> None:
+    repo = git_repo(PROJECT)
+    base = git(repo, "rev-parse", "HEAD").strip()
+    errors, warnings = 24_000, 6_000
+    files = {"jsonl": CLAUDE_SESSION, "md": f"Notes.\n\nIt said {MARKER} once.\n"}
+    commit_many(repo, files, {"jsonl": errors, "md": warnings})
+    done = apc(
+        "check",
+        "--range",
+        f"{base}..HEAD",
+        "--format",
+        "json",
+        "--report-file",
+        f"sarif:{tmp_path / 'apc.sarif'}",
+        cwd=repo,
+    )
+    assert done.returncode == 1, done.stderr
+    assert json.loads(done.stdout)["summary"]["error"] >= errors
+    sarif = json.loads((tmp_path / "apc.sarif").read_text(encoding="utf-8"))
+    assert_valid(sarif)
+    run = sarif["runs"][0]
+    results = run["results"]
+    total = run["properties"]["resultsTotal"]
+    assert total >= errors + warnings
+    assert len(results) == RESULT_LIMIT
+    assert run["properties"]["resultsOmitted"] == total - RESULT_LIMIT
+    levels = [r["level"] for r in results]
+    assert levels == sorted(levels, key=["error", "warning", "note"].index)  # most severe first
+    assert levels.count("error") >= errors
+    assert all(r["locations"][0]["physicalLocation"]["region"]["startLine"] >= 1 for r in results)
+    rules = run["tool"]["driver"]["rules"]
+    btr = next(r for r in rules if r["id"] == "BTR001")
+    assert btr["properties"]["security-severity"] == "7.5"
+    assert "security" in btr["properties"]["tags"]

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from apc_tools.findings import Finding, Registry, Result, Rule, Severity
 from apc_tools.report import render
-from apc_tools.report.sarif import FINGERPRINT_KEY, artifact_uri
+from apc_tools.report.sarif import FINGERPRINT_KEY, RESULT_LIMIT, artifact_uri
 from tests.report_rules import EXTENSION, LEGACY, MISSING, REGISTRY
 
 LEVELS = {"error", "warning", "note"}
@@ -62,11 +62,10 @@ def assert_result(result: dict[str, Any], rules: list[dict[str, Any]]) -> None:
     uri = physical["artifactLocation"]["uri"]
     assert isinstance(uri, str) and "\\" not in uri
     assert uri.startswith("file:///") or URI_REF.match(uri), uri
-    if "region" in physical:
-        region = physical["region"]
-        assert set(region) <= {"startLine", "startColumn"}
-        assert isinstance(region["startLine"], int) and region["startLine"] >= 1
-        assert region.get("startColumn", 1) >= 1
+    region = physical["region"]  # code scanning places every alert on a line
+    assert set(region) <= {"startLine", "startColumn"}
+    assert isinstance(region["startLine"], int) and region["startLine"] >= 1
+    assert region.get("startColumn", 1) >= 1
     fingerprints = result["partialFingerprints"]
     assert fingerprints and all(isinstance(v, str) and v for v in fingerprints.values())
 
@@ -129,9 +128,52 @@ def test_results_carry_rule_level_location_and_region() -> None:
     assert results[0]["message"]["text"] == "agent has no name"
 
 
-def test_a_finding_without_a_line_has_no_region() -> None:
+def test_a_finding_about_the_whole_file_is_placed_on_line_one() -> None:
     results = sarif(sample())["runs"][0]["results"]
-    assert "region" not in results[2]["locations"][0]["physicalLocation"]
+    assert results[2]["locations"][0]["physicalLocation"]["region"] == {"startLine": 1}
+    stray = Finding("ZZ999", Severity.WARNING, "x.md", 0, None, "line zero")
+    result = sarif(Result.of([stray], files=1))["runs"][0]["results"][0]
+    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 1}
+
+
+def test_a_run_is_capped_most_severe_first_and_says_how_many_were_left_out() -> None:
+    warnings = [LEGACY.finding(f"w/{i}.md", "w", 1) for i in range(RESULT_LIMIT)]
+    notes = [EXTENSION.finding(f"n/{i}.md", "n") for i in range(5)]
+    errors = [MISSING.finding(f"z/{i}.md", "e", 2) for i in range(7)]
+    run = sarif(Result.of([*notes, *warnings, *errors], files=RESULT_LIMIT + 12))["runs"][0]
+    results = run["results"]
+    assert len(results) == RESULT_LIMIT
+    assert [r["level"] for r in results[:7]] == ["error"] * 7
+    assert {r["level"] for r in results[7:]} == {"warning"}
+    assert run["properties"] == {
+        "resultsTotal": RESULT_LIMIT + 12,
+        "resultsOmitted": 12,
+        "resultsLimit": RESULT_LIMIT,
+    }
+    under = sarif(sample())["runs"][0]["properties"]
+    assert under == {"resultsTotal": 3, "resultsOmitted": 0, "resultsLimit": RESULT_LIMIT}
+
+
+def test_leak_and_secret_rules_are_security_alerts_ranked_by_severity() -> None:
+    from apc_tools.catalog import registry
+
+    rules = {
+        r["id"]: r
+        for r in json.loads(
+            render(Result.of([], 0), "sarif", registry(), color=False, version="1")
+        )["runs"][0]["tool"]["driver"]["rules"]
+    }
+    score = {rid: rule["properties"].get("security-severity") for rid, rule in rules.items()}
+    assert score["BSC001"] == score["SEC001"] == score["MCP003"] == "9.0"  # secrets: critical
+    assert score["BTR001"] == score["BDB001"] == score["AGM005"] == "7.5"  # leaks: high
+    assert score["BTR002"] == "5.0"  # a warning: medium
+    for rid in ("BIO004", "BPL002", "AGT001", "SKL001"):  # not about a leak
+        assert score[rid] is None and "security" not in rules[rid]["properties"]["tags"]
+    for rid, value in score.items():
+        tags = rules[rid]["properties"]["tags"]
+        assert ("security" in tags) == (value is not None), rid
+        if value is not None:
+            assert 0.1 <= float(value) <= 10.0
 
 
 def test_severity_override_changes_level_not_rule_default() -> None:
