@@ -319,47 +319,28 @@ def root_policy(root: Path) -> Path | None:
 def base_policy(root: Path, rev_range: str, folder: Path) -> Path:
     """The policy of the range's base commit, written to ``folder`` (outside the repository):
     a change under review cannot relax the rules it is checked by (the boundary half reads
-    the same blob). A base without a policy gives the defaults."""
+    the same blob, :func:`apc_tools.boundary.trusted.blob_at`). A base without a policy gives
+    the defaults."""
+    from apc_tools.boundary.trusted import blob_at
     from apc_tools.core import git
     from apc_tools.core.policy import MAX_POLICY_BYTES, POLICY_FILE
 
     repo = git.open_repo(root)
-    base = range_base(repo, rev_range)
-    with git.BlobReader(repo) as reader:
-        blob = reader.read(f"{base}:{POLICY_FILE}", MAX_POLICY_BYTES + 1)
+    data = blob_at(repo, range_base(repo, rev_range), POLICY_FILE, MAX_POLICY_BYTES + 1)
     target = folder / POLICY_FILE
-    target.write_bytes(b"version: 1\n" if blob.missing else blob.data)
+    target.write_bytes(b"version: 1\n" if data is None else data)
     return target
 
 
 def baseline_entries(root: Path, options: CheckOptions) -> tuple[BaselineEntry, ...]:
-    """The boundary baseline in force, read as the boundary half reads it: the base commit's
-    with ``rev_range``, else the file at the root (``boundary.baseline`` of the policy)."""
-    from apc_tools.boundary.policy import baseline_path, parse_baseline, parse_settings
+    """The baseline in force (both halves' entries), as the boundary half reads it (one
+    function decides both: :func:`apc_tools.boundary.trusted.gate_inputs`)."""
+    from apc_tools.boundary.trusted import gate_inputs
     from apc_tools.core import git
-    from apc_tools.core.policy import MAX_POLICY_BYTES, POLICY_FILE
 
     repo = git.open_repo(root)
     base = range_base(repo, options.rev_range) if options.rev_range is not None else None
-    with git.BlobReader(repo) as reader:
-
-        def text(rel: str, limit: int) -> str | None:
-            if base is None:
-                target = root / rel
-                return target.read_text("utf-8", "replace") if target.is_file() else None
-            blob = reader.read(f"{base}:{rel}", limit)
-            return None if blob.missing else blob.data.decode("utf-8", "replace")
-
-        if options.config is not None:
-            policy_text: str | None = options.config.read_text("utf-8", "replace")
-        else:
-            policy_text = text(POLICY_FILE, MAX_POLICY_BYTES + 1)
-        settings = parse_settings(POLICY_FILE, policy_text or "version: 1\n")
-        baseline_path(root, settings.baseline)  # confined to the repository, else CannotRun
-        found = text(settings.baseline, 64 << 20)
-    if found is None:
-        return ()
-    return parse_baseline(settings.baseline, found, rules=lambda rule: True)
+    return gate_inputs(repo, base, options.config, rules=lambda rule: True)[1]
 
 
 def accept_baseline(result: Result, root: Path, config: Path | None) -> Result:

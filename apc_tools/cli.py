@@ -937,17 +937,20 @@ def _repair_contract(
     """The contract of --project or of the cwd's project; the project around the resolved
     target (if any other) is checked here too, so no APC project's tree is ever written (and
     the atomic writer refuses one again, for any caller)."""
-    from apc_tools.runtime.store import ensure_outside
+    from apc_tools.runtime.store import ensure_outside, resolve_target
 
     contract = _load_contract(project if project is not None else Path.cwd())
     if project is not None and contract is None:
         raise CannotRun(f"--project {project}: no APC project there (no .apc/ or AGENTS.md)")
     target = out if out is not None else file if in_place else None
     if target is not None:
-        folder = Path(os.path.realpath(target)).parent  # every symlink, the last one too
+        folder = resolve_target(target).parent  # every symlink, the last one too
         while not folder.is_dir() and folder != folder.parent:
             folder = folder.parent
-        around = _load_contract(folder)
+        try:
+            around = _load_contract(folder)
+        except OSError as exc:  # a folder swapped for a link while it is read (a race)
+            raise CannotRun(f"cannot write {target}: {folder}: {exc.strerror or exc}") from None
         if around is not None and (contract is None or around.root != contract.root):
             ensure_outside(around, target)
     return contract

@@ -76,6 +76,7 @@ class Rule:
     family: str
     basis: Basis | None = None  # why this severity (docs/rules.md states it per rule)
     why: str = ""  # which tool rejects or misreads the file, or which spec says so
+    verified: str = ""  # the tool versions the conformance suite checked it against
     fix: str | None = None  # None, "safe" (--fix) or "unsafe" (--unsafe-fixes): see FIX_KINDS
     fix_how: str = ""  # what the fix changes (`apc rules`, docs/rules.md)
 

@@ -11,6 +11,7 @@ optional ``case.json`` changes what is run:
   inside ``.apc/`` is then an ``invalid`` case);
 - ``{"generate": {"AGENTS.md": 1100000}}`` writes a file of that many bytes (``"fifo"``: a FIFO)
   before the run, for inputs that do not belong in git;
+- ``{"command": "boundary", "without": "zstd"}`` runs the gate as where no zstd module imports
 - ``{"command": "repair-check", "wire": "anthropic", "file": "history.json"}`` runs the provider
   conformance checker and the repair report on a history (a JSON array of wire records);
 - ``{"command": "boundary", ...}`` commits the tree into a fresh git repository and runs the
@@ -126,7 +127,13 @@ def _repair_project(work: Path, home: Path, spec: dict[str, object]) -> list[Fin
 
 
 @pytest.mark.parametrize("case", _case_dirs("invalid"), ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_invalid_case_raises_its_rule(case: Path, tmp_path: Path) -> None:
+def test_invalid_case_raises_its_rule(
+    case: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if case_spec(case).get("without") == "zstd":  # as where no zstd module can be imported
+        from apc_tools.boundary import disguise
+
+        monkeypatch.setattr(disguise, "zstd_module", lambda: None)
     found = run_case(case, tmp_path)
     rule = rule_of(case)
     assert rule in registry(), f"{case.name}: no rule {rule} in the registry"

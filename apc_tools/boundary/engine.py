@@ -3,23 +3,26 @@
 Order of work, cheapest first: the listing (one git command), the path rules over every path,
 then each distinct blob read once through one persistent ``cat-file --batch`` process, and only
 as much of it as the detectors need (:data:`Settings.max_blob_bytes`). Content detectors run
-on text only; binary blobs get the magic-byte test of BDB and nothing else.
+on text only; binary blobs get the magic-byte tests of BDB and of the wrappers a session may
+hide in (:mod:`.disguise`: compressed, UTF-16/32 without a BOM), whose content is then
+inspected as its own text; text wrappers (base64, notebook outputs) are opened only when the
+text itself is no session.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from apc_tools.boundary import inputs, markers, paths, policy, sources, stores
+from apc_tools.boundary import disguise, inputs, markers, paths, policy, sources, stores, trusted
 from apc_tools.boundary.local_paths import detect_local_paths
 from apc_tools.boundary.model import BlobView, Detection
 from apc_tools.boundary.policy import BaselineEntry, Settings
-from apc_tools.boundary.secrets import detect_secrets
+from apc_tools.boundary.secrets import detect_secrets, is_agent_config
 from apc_tools.boundary.transcripts import HEAD_BYTES, Verdict, classify, detect_transcript
 from apc_tools.core import git as gitio
-from apc_tools.core.git import BlobReader, Entry, Repo
+from apc_tools.core.git import BlobReader, Entry, GitError, Repo
 from apc_tools.core.selection import Selection
 from apc_tools.findings import CannotRun, Finding, Result
 
@@ -75,6 +78,7 @@ def is_contract(path: str) -> bool:
 
 
 WHOLE_FILE_RULES = ("BTR", "BPA", "BDB")
+MAX_WRAPS = 2  # wrappers opened one inside another (base64 of gzip of a session)
 
 
 @dataclass
@@ -85,14 +89,24 @@ class Inspector:
     secrets_all: bool
     inline_allow: bool
     extra_paths: paths.Compiled | None = None
-    partial: bool = True  # a partial clone: a missing blob is expected (BIO004), else damage
+    partial: bool = True  # a partial clone: missing blobs are not fetched; else damage
+    homes: Mapping[str, paths.HomeFolder] = field(default_factory=dict)  # committed tool homes
+    missing: list[Entry] = field(default_factory=list)  # blobs the scan could not read
 
     def path_detections(self, path: str) -> list[Detection]:
-        return list(paths.detect_path(path.casefold(), self.extra_paths))
+        low = path.casefold()
+        found = list(paths.detect_path(low, self.extra_paths))
+        if not found and self.homes:
+            found = list(paths.detect_home(low, self.homes))
+        return found
 
-    def content(self, blob: BlobView, path_hits: bool) -> Iterator[Detection]:
+    def content(self, blob: BlobView, path_hits: bool, depth: int = 0) -> Iterator[Detection]:
         if blob.binary:
-            yield from stores.detect_store(blob, forced=self._extra("BDB", blob))
+            inner = disguise.unwrap_binary(blob) if depth < MAX_WRAPS else None
+            if inner is None:
+                yield from stores.detect_store(blob, forced=self._extra("BDB", blob))
+            else:
+                yield from self._unwrapped(inner, path_hits, depth)
             return
         head = blob if blob.size <= HEAD_BYTES else _head(blob)
         verdict = classify(head)
@@ -104,12 +118,36 @@ class Inspector:
         if verdict is not None:
             blob.flagged = True
             yield from detect_transcript(blob, verdict)
+        elif depth < MAX_WRAPS:
+            inner = disguise.unwrap_text(blob if blob.suffix == ".ipynb" else head)
+            found = list(self._unwrapped(inner, path_hits, depth)) if inner else []
+            if any(f.rule.id.startswith("BTR") for f in found):
+                blob.flagged = True
+                yield from found
         blob.flagged = blob.flagged or path_hits
         yield from markers.detect_markers(blob)
-        if self.secrets_all or blob.flagged or blob.contract:
-            yield from detect_secrets(blob)
+        config = is_agent_config(blob.low)
+        if self.secrets_all or blob.flagged or blob.contract or config:
+            yield from detect_secrets(blob, config)
         if blob.contract:
             yield from detect_local_paths(blob)
+
+    def _unwrapped(
+        self, inner: disguise.Unwrapped, path_hits: bool, depth: int
+    ) -> Iterator[Detection]:
+        """The detections inside a wrapper (compressed, base64, a notebook's outputs, UTF-16
+        without a BOM), each message saying where; lines only where they are the blob's own."""
+        if inner.view is None:
+            yield inputs.uninspected(inner.how, inner.uninspected)
+            return
+        keep_lines = inner.how.startswith("UTF")
+        for found in self.content(inner.view, path_hits, depth + 1):
+            yield replace(
+                found,
+                message=f"{inner.how}: {found.message}",
+                line=found.line if keep_lines else None,
+                column=found.column if keep_lines else None,
+            )
 
     def _extra(self, family: str, blob: BlobView) -> bool:
         globs = self.settings.paths.get(family, ())
@@ -146,24 +184,39 @@ def _skipped_lines(blob: BlobView) -> int:
 def scan(options: Options, progress: Progress | None = None) -> Outcome:
     """Scan one repository; raise :class:`CannotRun` when it cannot (exit 2)."""
     repo = gitio.open_repo(options.cwd)
+    try:
+        return _scan(repo, options, progress)
+    except GitError as exc:
+        partial = " (a partial clone: objects the scan needs are not here)"
+        raise CannotRun(
+            f"{repo.root}: git cannot list what the scan covers: {exc}"
+            + (partial if gitio.is_partial_clone(repo) else "")
+        ) from None
+
+
+def _scan(repo: Repo, options: Options, progress: Progress | None) -> Outcome:
     scope = sources.scope_of(repo, options.cwd, options.paths)
     source = sources.read_source(repo, options.mode, scope, options.rev_range)
     scope.check(source.entries)
+    settings, baseline, notes = _policy(repo, options, source)
+    settings = settings.selected(options.selection)
+    entries = [e for e in source.entries if not settings.excluded(e.path)]
+    secrets = options.secrets or settings.secrets
+    inspector = Inspector(
+        settings,
+        secrets == "all",
+        options.inline_allow,
+        paths.extra_rules(settings.paths.get("BPA", ()), "boundary.paths.BPA"),
+        gitio.is_partial_clone(repo),
+        paths.home_folders(e.path for e in entries),
+    )
     with BlobReader(repo) as reader:
-        settings, baseline, notes = _policy(repo, options, source, reader)
-        settings = settings.selected(options.selection)
-        entries = [e for e in source.entries if not settings.excluded(e.path)]
-        secrets = options.secrets or settings.secrets
-        inspector = Inspector(
-            settings,
-            secrets == "all",
-            options.inline_allow,
-            paths.extra_rules(settings.paths.get("BPA", ()), "boundary.paths.BPA"),
-            gitio.is_partial_clone(repo),
-        )
-        found = list(_run(entries, reader, inspector, progress))
+        found = list(_run(repo, entries, reader, inspector, progress))
+        found += _messages(source.messages, reader, inspector)
+    _refuse_missing(inspector)
     files = len({e.path for e in entries})
-    findings = Result.of(_dedupe(settings.apply(found)), files).findings
+    per_blob = options.mode == "history"
+    findings = Result.of(_dedupe(settings.apply(found), per_blob), files).findings
     if options.write_baseline:
         return _write_baseline(repo, settings, findings, files)
     kept = [f for f in findings if f.fingerprint not in {e.fingerprint for e in baseline}]
@@ -174,32 +227,115 @@ def scan(options: Options, progress: Progress | None = None) -> Outcome:
     return Outcome(result)
 
 
+def _refuse_missing(inspector: Inspector) -> None:
+    """A blob the scan could not read is never a pass: exit 2, with how many and the fix."""
+    missing = inspector.missing
+    if not missing:
+        return
+    count = len({e.oid for e in missing})
+    some = f"{count} blob{'s' if count > 1 else ''} (first: {missing[0].path}, {missing[0].oid})"
+    if inspector.partial:
+        raise CannotRun(
+            f"{some} of what this scan covers {'are' if count > 1 else 'is'} missing from this "
+            "partial clone, and apc never fetches (GIT_NO_LAZY_FETCH=1): scan a clone made "
+            "without a blob filter (no `--filter` for git clone, no `filter:` for "
+            "actions/checkout), or fetch every blob first (`git fetch --refetch --no-filter "
+            "origin`)"
+        )
+    raise CannotRun(
+        f"{some} missing and this is not a partial clone: the repository is damaged "
+        "(run `git fsck`, or scan a fresh clone)"
+    )
+
+
 def _run(
-    entries: list[Entry], reader: BlobReader, inspector: Inspector, progress: Progress | None
+    repo: Repo,
+    entries: list[Entry],
+    reader: BlobReader,
+    inspector: Inspector,
+    progress: Progress | None,
 ) -> Iterator[Finding]:
     by_oid: dict[str, list[Entry]] = {}
     for entry in entries:
         by_oid.setdefault(entry.oid, []).append(entry)
     wanted = [o for o, g in by_oid.items() if any(_readable(e) for e in g)]
-    blobs = reader.read_many(wanted, inspector.settings.max_blob_bytes)
+    # A partial clone's cat-file stops at a missing promisor blob: ask only for those present.
+    absent = gitio.absent_objects(repo, wanted) if inspector.partial and wanted else set()
+    blobs = reader.read_many(
+        [o for o in wanted if o not in absent], inspector.settings.max_blob_bytes
+    )
     total = len(by_oid)
-    for done, group in enumerate(by_oid.values(), start=1):
+    for done, (oid, group) in enumerate(by_oid.items(), start=1):
         first: dict[str, Entry] = {}
         for entry in group:
             first.setdefault(entry.path, entry)
-        blob = next(blobs)[1] if any(_readable(e) for e in group) else None
+        blob = None
+        if oid in absent:
+            blob = gitio.Blob(b"", 0, missing=True)
+        elif any(_readable(e) for e in group):
+            blob = next(blobs)[1]
         for entry in first.values():
             if entry.is_submodule:
                 yield _finding(entry, inputs.submodule())
+            elif entry.is_symlink:
+                yield from _link(entry, blob, inspector)
             else:
-                yield from _at_path(entry, blob if _readable(entry) else None, inspector)
+                yield from _at_path(entry, blob, inspector)
         if progress is not None:
             progress(done, total)
 
 
 def _readable(entry: Entry) -> bool:
-    """A regular blob (not a submodule's commit, not a symlink's target text)."""
-    return not (entry.is_submodule or entry.is_symlink)
+    """A blob: a file's content or a symlink's target (not a submodule's commit)."""
+    return not entry.is_submodule
+
+
+def _link(entry: Entry, blob: gitio.Blob | None, inspector: Inspector) -> Iterator[Finding]:
+    """A symlink: its path, and its target (the blob git stores and a push carries) through
+    the secret detectors, and in a contract file the local-path detector too."""
+    for found in inspector.path_detections(entry.path):
+        yield _finding(entry, found)
+    if blob is None:
+        return
+    if blob.missing:
+        inspector.missing.append(entry)
+        return
+    view = BlobView(entry.path, blob.data, blob.size, blob.complete, is_contract(entry.path))
+    hits = [*detect_secrets(view), *(detect_local_paths(view) if view.contract else ())]
+    for found in hits:
+        yield _finding(entry, replace(found, message=f"symlink target: {found.message}"))
+
+
+REWORD = "it is in the commit's message: reword the commit (`git rebase -i`, `reword`)"
+RETAG = "it is in the tag's message: delete the tag and make it again"
+
+
+def _messages(
+    messages: tuple[Entry, ...], reader: BlobReader, inspector: Inspector
+) -> Iterator[Finding]:
+    """Commit and tag messages: a session or a token pasted into one is pushed with it. Read
+    as text through the session, marker and secret detectors (secrets whatever the scope)."""
+    unique: dict[str, Entry] = {}
+    for message in messages:
+        unique.setdefault(message.oid, message)  # a tag of a tag: the first name it came by
+    kinds = (b"commit", b"tag")
+    every = replace(inspector, secrets_all=True)
+    limit = inspector.settings.max_blob_bytes
+    for oid, blob in reader.read_many(list(unique), limit, kinds):
+        entry = unique[oid]
+        if blob.missing:
+            inspector.missing.append(entry)
+            continue
+        text = gitio.message_of(blob.data)
+        if not text.strip():
+            continue
+        view = BlobView(entry.path, text, len(text), blob.complete)
+        if not blob.complete:
+            yield _finding(entry, inputs.too_large(blob.size, len(blob.data)))
+        fix = REWORD if entry.mode == "commit" else RETAG
+        for found in every.content(view, False):
+            if every.keep(view, found):
+                yield _finding(entry, replace(found, message=f"{found.message}; {fix}"))
 
 
 def _at_path(entry: Entry, blob: gitio.Blob | None, inspector: Inspector) -> Iterator[Finding]:
@@ -209,12 +345,7 @@ def _at_path(entry: Entry, blob: gitio.Blob | None, inspector: Inspector) -> Ite
     if blob is None:
         return
     if blob.missing:
-        if not inspector.partial:
-            raise CannotRun(
-                f"{entry.path}: blob {entry.oid} is missing and this is not a partial clone: "
-                "the repository is damaged (run `git fsck`, or scan a fresh clone)"
-            )
-        yield _finding(entry, inputs.missing())
+        inspector.missing.append(entry)
         return
     if blob.data.startswith(inputs.LFS_HEADER) and blob.size < 1024:
         yield _finding(entry, inputs.lfs_pointer())
@@ -239,12 +370,16 @@ def _finding(entry: Entry, found: Detection) -> Finding:
     )
 
 
-def _dedupe(findings: list[Finding]) -> list[Finding]:
-    """One finding per (rule, path, fingerprint): the first (oldest commit) wins."""
-    seen: set[tuple[str, str, str, int | None]] = set()
+def _dedupe(findings: list[Finding], per_blob: bool = False) -> list[Finding]:
+    """One finding per (rule, path, fingerprint): the first (oldest commit) wins. With
+    ``per_blob`` (``--history``) one per distinct blob at the path, each with the commit that
+    added it: a history file changed in seven commits is seven findings (the text report
+    collapses them to one line with the count)."""
+    seen: set[tuple[str, str, str, str | None]] = set()
     out: list[Finding] = []
     for finding in findings:
-        key = (finding.rule, finding.path, finding.identity or finding.message, None)
+        version = finding.commit if per_blob else None
+        key = (finding.rule, finding.path, finding.identity or finding.message, version)
         if key in seen:
             continue
         seen.add(key)
@@ -256,69 +391,20 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 
 
 def _policy(
-    repo: Repo, options: Options, source: sources.Source, reader: BlobReader
+    repo: Repo, options: Options, source: sources.Source
 ) -> tuple[Settings, tuple[BaselineEntry, ...], list[Finding]]:
-    """The settings and baseline in force, and BPL002 notes (range mode)."""
+    """The settings and baseline in force (:func:`trusted.gate_inputs`), and BPL002 notes
+    (range mode)."""
+    settings, baseline = trusted.gate_inputs(repo, source.base, options.config)
     notes: list[Finding] = []
-    if options.config is not None:
-        settings = _settings_from_file(options.config)
-    elif source.base is not None:
-        settings = _settings_at(reader, source.base)
-    else:
-        settings = _settings_from_file(repo.root / POLICY_FILE, optional=True)
-    where = policy.baseline_path(repo.root, settings.baseline)
     if source.base is not None:
-        baseline = _baseline_at(reader, source.base, settings.baseline)
         changed = gitio.changed_paths(
             repo, source.base, source.tip or "HEAD", [POLICY_FILE, settings.baseline]
         )
         for path in changed:
             entry = Entry("100644", "", path, source.tip)
             notes.append(_finding(entry, policy.changed_detection(path)))
-    else:
-        baseline = _baseline_file(where)
     return settings, baseline, notes
-
-
-def _settings_from_file(path: Path, optional: bool = False) -> Settings:
-    if optional and not path.is_file():
-        return Settings()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CannotRun(f"{path}: cannot read the policy file: {exc}") from None
-    return policy.parse_settings(str(path), text)
-
-
-def _settings_at(reader: BlobReader, commit: str) -> Settings:
-    blob = reader.read(f"{commit}:{POLICY_FILE}", 1 << 20)
-    if blob.missing:
-        return Settings()
-    return policy.parse_settings(f"{POLICY_FILE} (at {commit[:12]})", _decode(blob.data))
-
-
-def _baseline_file(path: Path) -> tuple[BaselineEntry, ...]:
-    if not path.is_file():
-        return ()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CannotRun(f"{path}: cannot read the baseline: {exc}") from None
-    return policy.parse_baseline(str(path), text)
-
-
-def _baseline_at(reader: BlobReader, commit: str, name: str) -> tuple[BaselineEntry, ...]:
-    blob = reader.read(f"{commit}:{name}", 64 << 20)
-    if blob.missing:
-        return ()
-    return policy.parse_baseline(f"{name} (at {commit[:12]})", _decode(blob.data))
-
-
-def _decode(data: bytes) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CannotRun(f"not valid UTF-8: {exc}") from None
 
 
 def _stale(

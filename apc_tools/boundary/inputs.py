@@ -1,5 +1,7 @@
 """BIO: what the gate could not read in full (info): a blob too large to read whole, a
-submodule, a Git LFS pointer, a blob missing from a partial clone."""
+submodule, a Git LFS pointer; and (a warning) a compressed blob it cannot open here. A blob it
+cannot read at all (missing from a partial or damaged clone) is no finding but exit 2: see
+``engine._refuse_missing``."""
 
 from __future__ import annotations
 
@@ -35,18 +37,20 @@ LFS_POINTER = rule(
     "a regular file",
     "version https://git-lfs.github.com/spec/v1\\noid sha256:...",
 )
-MISSING = rule(
-    "BIO004",
-    "missing-blob",
-    Severity.INFO,
-    "A blob is missing from this partial clone: not scanned.",
-    "The gate never fetches over the network (GIT_NO_LAZY_FETCH=1). Fetch the blobs "
-    "(`git fetch --refetch` or a full clone) to scan them. Outside a partial clone a missing "
-    "blob means a damaged repository: the gate stops (exit 2) and says so.",
-    "a full clone",
-    "git clone --filter=blob:none ...",
+UNINSPECTED = rule(
+    "BIO005",
+    "compressed-blob-not-inspected",
+    Severity.WARNING,
+    "A compressed blob the gate cannot open here (zstd without a zstd module): its content "
+    "was not scanned.",
+    "Agent tools compress sessions (Codex writes `rollout-*.jsonl.zst`), so a compressed blob "
+    "may hide one. The gate opens gzip, bzip2 and xz with the standard library; zstd needs "
+    "Python 3.14's `compression.zstd` or the `zstandard` package. Install it, or check the "
+    "file by hand (`zstd -dc FILE | head`), then allow its path for BIO005 in `.apc-tools.yaml`.",
+    "a gzip-compressed JSON file (opened and scanned)",
+    "data/export.jsonl.zst (28 b5 2f fd ...) without a zstd module",
 )
-RULES = (TOO_LARGE, SUBMODULE, LFS_POINTER, MISSING)
+RULES = (TOO_LARGE, SUBMODULE, LFS_POINTER, UNINSPECTED)
 
 LFS_HEADER = b"version https://git-lfs.github.com/spec/v1"
 
@@ -67,5 +71,5 @@ def lfs_pointer() -> Detection:
     return Detection(LFS_POINTER, "Git LFS pointer: the content is not scanned")
 
 
-def missing() -> Detection:
-    return Detection(MISSING, "blob missing from this clone (not fetched): not scanned")
+def uninspected(how: str, reason: str) -> Detection:
+    return Detection(UNINSPECTED, f"{how} blob: {reason}, so its content was not scanned")

@@ -41,7 +41,9 @@ TOOL_PATH = rule(
     "A file sits where an agent tool keeps its own runtime state (`.claude/projects/`, "
     "`.claude/settings.local.json`, `CLAUDE.local.md`, `.codex/sessions/`, `rollout-*.jsonl`, "
     "`.aider.chat.history.md`, `.gemini/tmp/`, `.continue/sessions/`, "
-    "`.specstory/history/`, `state.vscdb`, `.apx/`, ...).",
+    "`.specstory/history/`, `state.vscdb`, `.apx/`, `.claude/ide/*.lock`, `.codex/*.sqlite`, "
+    "`.continue/dev_data/`, ...), or any file of a tool's home folder committed whole (a "
+    "`.claude/` holding `projects/`) other than the settings shared on purpose.",
     "These files are written by Claude Code, Codex, Gemini CLI, Cursor, Aider, Cline, Continue, "
     "OpenCode, Copilot, Windsurf, SpecStory or APX for one machine and one person: sessions, "
     "prompt logs, local permissions, caches. Remove the file from the index (`git rm --cached`), "
@@ -56,11 +58,14 @@ RULES = (APC_PATH, TOOL_PATH)
 
 @dataclass(frozen=True)
 class PathRule:
-    """A glob over the case-folded repository path, the tool that writes there, and what it is."""
+    """A glob over the case-folded repository path, the tool that writes there, what it is,
+    the version (or source) it was seen in, and why it is runtime state rather than config."""
 
     glob: str
     tool: str
     what: str
+    seen: str = ""
+    why: str = ""
 
 
 # The spec's forbidden paths, relative to the `.apc/` folder that holds them.
@@ -82,64 +87,402 @@ APC_FORBIDDEN: tuple[PathRule, ...] = (
     PathRule("**/.env", "APC", "an environment file (.env)"),
 )
 
+_SESSION = "prompts, tool inputs and outputs of one person's sessions"
+_CREDENTIAL = "a credential of one account"
+_CACHE = "a cache the tool rebuilds"
+_CC = "Claude Code 2.x (~/.claude layout, reference §5.1)"
+_CC_RUN = "Claude Code 2.1.197 (written by a run under the conformance harness)"
+
 # Other tools' runtime state, anywhere in the tree (reference §5.1-5.12, §5.11 deny-list).
+# A `ui_messages.json` is judged by its content (BTR001: Cline's ts/type/say records), not by
+# its name: it is also an ordinary internationalisation file name.
 TOOL_PATHS: tuple[PathRule, ...] = (
-    PathRule("**/.claude/projects/**", "Claude Code", "session transcripts"),
-    PathRule("**/.claude/settings.local.json", "Claude Code", "personal local settings"),
-    PathRule("**/claude.local.md", "Claude Code", "personal local memory"),
-    PathRule("**/.claude/agent-memory-local/**", "Claude Code", "local agent memory"),
-    PathRule("**/.claude/sessions/**", "Claude Code", "sessions"),
-    PathRule("**/.claude/history.jsonl", "Claude Code", "the prompt history"),
-    PathRule("**/.claude/.credentials.json", "Claude Code", "credentials"),
-    PathRule("**/.claude/todos/**", "Claude Code", "session todo lists"),
-    PathRule("**/.claude/shell-snapshots/**", "Claude Code", "shell snapshots"),
-    PathRule("**/.claude/session-env/**", "Claude Code", "session environments"),
-    PathRule("**/.claude/file-history/**", "Claude Code", "file edit history"),
-    PathRule("**/.claude/paste-cache/**", "Claude Code", "the paste cache"),
-    PathRule("**/.claude/statsig/**", "Claude Code", "telemetry state"),
-    PathRule("**/.claude.json", "Claude Code", "the user state file (OAuth, trust, MCP)"),
-    PathRule("**/.codex/sessions/**", "Codex", "session rollouts"),
-    PathRule("**/.codex/archived_sessions/**", "Codex", "archived session rollouts"),
-    PathRule("**/rollout-*.jsonl", "Codex", "a session rollout"),
-    PathRule("**/rollout-*.jsonl.zst", "Codex", "a compressed session rollout"),
-    PathRule("**/.codex/history.jsonl", "Codex", "the prompt history"),
-    PathRule("**/.codex/auth.json", "Codex", "credentials"),
-    PathRule("**/.gemini/tmp/**", "Gemini CLI", "sessions and checkpoints"),
-    PathRule("**/.gemini/history/**", "Gemini CLI", "the checkpoint shadow repository"),
-    PathRule("**/.gemini/sessions/**", "Gemini CLI", "sessions"),
-    PathRule("**/.cursor/chats/**", "Cursor", "chats"),
-    PathRule("**/.cursor/projects/**", "Cursor", "agent transcripts"),
-    PathRule("**/.cursor/snapshots/**", "Cursor", "snapshots"),
-    PathRule("**/.cursor/ide_state.json", "Cursor", "IDE state"),
-    PathRule("**/agent-transcripts/**", "Cursor", "agent transcripts"),
-    PathRule("**/state.vscdb", "Cursor / VS Code", "the chat database"),
-    PathRule("**/state.vscdb.backup", "Cursor / VS Code", "a chat database backup"),
-    PathRule("**/.specstory/history/**", "SpecStory", "saved chat sessions"),
-    PathRule("**/.specstory/.project.json", "SpecStory", "the project identity file"),
-    PathRule("**/.aider.chat.history.md", "Aider", "the chat history"),
-    PathRule("**/.aider.input.history", "Aider", "the prompt history"),
-    PathRule("**/.aider.llm.history", "Aider", "the LLM conversation log"),
-    PathRule("**/.aider.tags.cache.v*/**", "Aider", "the repository map cache"),
-    PathRule("**/api_conversation_history.json", "Cline / Roo Code", "a task's API history"),
-    PathRule("**/ui_messages.json", "Cline / Roo Code", "a task's UI messages"),
-    PathRule("**/task_metadata.json", "Cline / Roo Code", "a task's metadata"),
-    PathRule("**/cline_task_*.md", "Cline", "an exported task"),
-    PathRule("**/roo_task_*.md", "Roo Code", "an exported task"),
-    PathRule("**/.cline/tasks/**", "Cline", "tasks"),
-    PathRule("**/.continue/sessions/**", "Continue", "sessions"),
-    PathRule("**/opencode/storage/session/**", "OpenCode", "session records"),
-    PathRule("**/opencode/storage/message/**", "OpenCode", "message records"),
-    PathRule("**/opencode/storage/part/**", "OpenCode", "message parts"),
-    PathRule("**/opencode.db", "OpenCode", "the session database"),
-    PathRule("**/.copilot/session-state/**", "Copilot CLI", "session events"),
-    PathRule("**/.copilot/session-store.db", "Copilot CLI", "the session database"),
-    PathRule("**/github.copilot-chat/transcripts/**", "Copilot Chat", "transcripts"),
-    PathRule("**/chatsessions/*.jsonl", "Copilot Chat", "chat sessions"),
-    PathRule("**/chateditingsessions/**", "Copilot Chat", "chat editing sessions"),
-    PathRule("**/.codeium/windsurf/cascade/**", "Windsurf", "conversations"),
-    PathRule("**/.codeium/windsurf/**/*.pb", "Windsurf", "conversation or memory state"),
-    PathRule("**/.apx/**", "APX", "APX's home (runtime state, tokens, memory)"),
+    # Claude Code
+    PathRule("**/.claude/projects/**", "Claude Code", "session transcripts", _CC_RUN, _SESSION),
+    PathRule(
+        "**/.claude/settings.local.json",
+        "Claude Code",
+        "personal local settings",
+        _CC,
+        "the file Claude Code writes for one person's permission grants (not shared)",
+    ),
+    PathRule("**/claude.local.md", "Claude Code", "personal local memory", _CC, "personal notes"),
+    PathRule(
+        "**/.claude/agent-memory-local/**", "Claude Code", "local agent memory", _CC, "memory"
+    ),
+    PathRule("**/.claude/sessions/**", "Claude Code", "sessions", _CC, _SESSION),
+    PathRule("**/.claude/history.jsonl", "Claude Code", "the prompt history", _CC, _SESSION),
+    PathRule("**/.claude/.credentials.json", "Claude Code", "credentials", _CC, _CREDENTIAL),
+    PathRule("**/.claude/todos/**", "Claude Code", "session todo lists", _CC, "per-session state"),
+    PathRule(
+        "**/.claude/shell-snapshots/**",
+        "Claude Code",
+        "shell snapshots",
+        _CC,
+        "a dump of one shell's functions, aliases and environment",
+    ),
+    PathRule(
+        "**/.claude/session-env/**", "Claude Code", "session environments", _CC, "per-session"
+    ),
+    PathRule(
+        "**/.claude/file-history/**",
+        "Claude Code",
+        "file edit history",
+        _CC,
+        "copies of edited files, per session (checkpoints)",
+    ),
+    PathRule("**/.claude/paste-cache/**", "Claude Code", "the paste cache", _CC, _CACHE),
+    PathRule("**/.claude/statsig/**", "Claude Code", "telemetry state", _CC, "feature-flag cache"),
+    PathRule("**/.claude/telemetry/**", "Claude Code", "telemetry", _CC, "queued usage events"),
+    PathRule("**/.claude/debug/**", "Claude Code", "debug logs", _CC, "logs of one machine"),
+    PathRule("**/.claude/image-cache/**", "Claude Code", "the image cache", _CC, _CACHE),
+    PathRule(
+        "**/.claude/ide/*.lock",
+        "Claude Code",
+        "an IDE connection lock file",
+        _CC + "; the IDE extension writes <port>.lock with pid, workspaceFolders, authToken",
+        "it holds the auth token of a live IDE connection",
+    ),
+    PathRule(
+        "**/.claude/backups/.claude.json.backup*",
+        "Claude Code",
+        "a backup of the user state file",
+        _CC_RUN,
+        "a copy of ~/.claude.json (OAuth account, project trust, MCP servers)",
+    ),
+    PathRule(
+        "**/.claude.json",
+        "Claude Code",
+        "the user state file (OAuth, trust, MCP)",
+        _CC_RUN,
+        "the OAuth account, per-project trust and history of one user",
+    ),
+    PathRule(
+        "**/.claude.json.backup*",
+        "Claude Code",
+        "a backup of the user state file",
+        _CC,
+        "a copy of ~/.claude.json",
+    ),
+    # Codex
+    PathRule("**/.codex/sessions/**", "Codex", "session rollouts", "codex-rs rollout/", _SESSION),
+    PathRule(
+        "**/.codex/archived_sessions/**", "Codex", "archived session rollouts", "codex-rs", _SESSION
+    ),
+    PathRule("**/rollout-*.jsonl", "Codex", "a session rollout", "codex-rs rollout/", _SESSION),
+    PathRule(
+        "**/rollout-*.jsonl.zst", "Codex", "a compressed session rollout", "codex-rs", _SESSION
+    ),
+    PathRule("**/.codex/history.jsonl", "Codex", "the prompt history", "codex-rs", _SESSION),
+    PathRule(
+        "**/.codex/auth.json",
+        "Codex",
+        "credentials",
+        "codex-rs login/ (auth.json: OPENAI_API_KEY, tokens)",
+        _CREDENTIAL,
+    ),
+    PathRule(
+        "**/.codex/log/**", "Codex", "logs", "codex-rs tui (log/codex-tui.log)", "one machine's log"
+    ),
+    PathRule(
+        "**/.codex/*.sqlite",
+        "Codex",
+        "a state database",
+        "codex 0.171.0 (state_5, logs_2, goals_1, memories_1, queue_1, thread_history_1 .sqlite)",
+        "threads, logs and memories of one user",
+    ),
+    PathRule(
+        "**/.codex/*.sqlite-wal",
+        "Codex",
+        "a state database's write-ahead log",
+        "codex-rs state/",
+        "uncommitted pages of a state database (WAL mode)",
+    ),
+    PathRule(
+        "**/.codex/*.sqlite-shm",
+        "Codex",
+        "a state database's shared memory",
+        "codex-rs state/",
+        "the WAL index of a state database",
+    ),
+    PathRule(
+        "**/.codex/installation_id",
+        "Codex",
+        "the installation id",
+        "codex 0.171.0 (written on first run, conformance harness)",
+        "one installation's identity",
+    ),
+    PathRule("**/.codex/.tmp/**", "Codex", "temporary files and locks", "codex 0.171.0", "locks"),
+    PathRule("**/.codex/thread-writer-locks/**", "Codex", "thread locks", "codex 0.171.0", "locks"),
+    # Gemini CLI
+    PathRule(
+        "**/.gemini/tmp/**", "Gemini CLI", "sessions and checkpoints", "gemini-cli 0.x", _SESSION
+    ),
+    PathRule(
+        "**/.gemini/history/**",
+        "Gemini CLI",
+        "the checkpoint shadow repository",
+        "gemini-cli 0.x",
+        "git snapshots of the working tree",
+    ),
+    PathRule("**/.gemini/sessions/**", "Gemini CLI", "sessions", "gemini-cli 0.x", _SESSION),
+    PathRule(
+        "**/.gemini/oauth_creds.json",
+        "Gemini CLI",
+        "OAuth credentials",
+        "gemini-cli 0.56 (config/storage.ts OAUTH_FILE)",
+        _CREDENTIAL,
+    ),
+    PathRule(
+        "**/.gemini/google_accounts.json",
+        "Gemini CLI",
+        "the signed-in Google accounts",
+        "gemini-cli 0.56 (config/storage.ts GOOGLE_ACCOUNTS_FILENAME)",
+        "the e-mail addresses of one user",
+    ),
+    PathRule(
+        "**/.gemini/projects.json",
+        "Gemini CLI",
+        "the project registry",
+        "gemini-cli 0.61.0 (written on first run, conformance harness)",
+        "the absolute paths of one machine's projects",
+    ),
+    PathRule(
+        "**/.gemini/installation_id",
+        "Gemini CLI",
+        "the installation id",
+        "gemini-cli 0.56 (config/storage.ts getInstallationIdPath)",
+        "one installation's identity",
+    ),
+    # Cursor, VS Code
+    PathRule("**/.cursor/chats/**", "Cursor", "chats", "Cursor (reference §5.6)", _SESSION),
+    PathRule("**/.cursor/projects/**", "Cursor", "agent transcripts", "Cursor", _SESSION),
+    PathRule("**/.cursor/snapshots/**", "Cursor", "snapshots", "Cursor", "file snapshots"),
+    PathRule("**/.cursor/ide_state.json", "Cursor", "IDE state", "Cursor", "one editor's state"),
+    PathRule("**/agent-transcripts/**", "Cursor", "agent transcripts", "Cursor CLI", _SESSION),
+    PathRule("**/state.vscdb", "Cursor / VS Code", "the chat database", "VS Code", _SESSION),
+    PathRule(
+        "**/state.vscdb.backup", "Cursor / VS Code", "a chat database backup", "VS Code", _SESSION
+    ),
+    # SpecStory
+    PathRule(
+        "**/.specstory/history/**", "SpecStory", "saved chat sessions", "SpecStory 0.x", _SESSION
+    ),
+    PathRule(
+        "**/.specstory/.project.json",
+        "SpecStory",
+        "the project identity file",
+        "specstory-cli (lore fixtures .specstory/.project.json)",
+        "a workspace id and the git identity of one machine",
+    ),
+    PathRule(
+        "**/.specstory/statistics.json",
+        "SpecStory",
+        "session statistics",
+        "specstory-cli",
+        "counts of one person's sessions",
+    ),
+    # Aider
+    PathRule("**/.aider.chat.history.md", "Aider", "the chat history", "aider 0.86", _SESSION),
+    PathRule("**/.aider.input.history", "Aider", "the prompt history", "aider 0.86", _SESSION),
+    PathRule("**/.aider.llm.history", "Aider", "the LLM conversation log", "aider 0.86", _SESSION),
+    PathRule(
+        "**/.aider.tags.cache.v*/**",
+        "Aider",
+        "the repository map cache",
+        "aider 0.86 (repomap.py TAGS_CACHE_DIR)",
+        _CACHE,
+    ),
+    PathRule(
+        "**/.aider/oauth-keys.env",
+        "Aider",
+        "OAuth keys",
+        "aider 0.86 (main.py, onboarding.py)",
+        _CREDENTIAL,
+    ),
+    PathRule(
+        "**/.aider/caches/**",
+        "Aider",
+        "model and help caches",
+        "aider 0.86 (models.py, help.py)",
+        _CACHE,
+    ),
+    PathRule(
+        "**/.aider/analytics.json",
+        "Aider",
+        "the analytics identity",
+        "aider 0.86 (analytics.py)",
+        "one installation's id",
+    ),
+    PathRule(
+        "**/.aider/installs.json",
+        "Aider",
+        "the install record",
+        "aider 0.86 (main.py)",
+        "one installation's record",
+    ),
+    # Cline, Roo Code
+    PathRule(
+        "**/api_conversation_history.json",
+        "Cline / Roo Code",
+        "a task's API history",
+        "cline 3.x (core/storage/disk.ts GlobalFileNames)",
+        _SESSION,
+    ),
+    PathRule(
+        "**/task_metadata.json",
+        "Cline / Roo Code",
+        "a task's metadata",
+        "cline 3.x (core/storage/disk.ts)",
+        "files and models of one task",
+    ),
+    PathRule("**/cline_task_*.md", "Cline", "an exported task", "cline 3.x", _SESSION),
+    PathRule("**/roo_task_*.md", "Roo Code", "an exported task", "Roo Code 3.x", _SESSION),
+    PathRule("**/.cline/tasks/**", "Cline", "tasks", "cline 4.x", _SESSION),
+    # Continue
+    PathRule(
+        "**/.continue/sessions/**",
+        "Continue",
+        "sessions",
+        "continue 1.3 (core/util/paths.ts getSessionsFolderPath)",
+        _SESSION,
+    ),
+    PathRule(
+        "**/.continue/dev_data/**",
+        "Continue",
+        "development data (prompt and completion logs)",
+        "continue 1.3 (core/util/paths.ts getDevDataPath: devdata.sqlite, <schema>/*.jsonl)",
+        "logs of every prompt, completion and edit one person made",
+    ),
+    PathRule(
+        "**/.continue/index/**",
+        "Continue",
+        "the code index (LanceDB and SQLite)",
+        "continue 1.3 (core/util/paths.ts getIndexFolderPath: index.sqlite, lancedb/)",
+        _CACHE + " (embeddings and chunks of one checkout)",
+    ),
+    # OpenCode, Copilot, Windsurf, APX
+    PathRule("**/opencode/storage/session/**", "OpenCode", "session records", "opencode", _SESSION),
+    PathRule("**/opencode/storage/message/**", "OpenCode", "message records", "opencode", _SESSION),
+    PathRule("**/opencode/storage/part/**", "OpenCode", "message parts", "opencode", _SESSION),
+    PathRule("**/opencode.db", "OpenCode", "the session database", "opencode", _SESSION),
+    PathRule(
+        "**/.copilot/session-state/**", "Copilot CLI", "session events", "copilot-cli", _SESSION
+    ),
+    PathRule(
+        "**/.copilot/session-store.db",
+        "Copilot CLI",
+        "the session database",
+        "copilot-cli",
+        _SESSION,
+    ),
+    PathRule(
+        "**/github.copilot-chat/transcripts/**", "Copilot Chat", "transcripts", "VS Code", _SESSION
+    ),
+    PathRule("**/chatsessions/*.jsonl", "Copilot Chat", "chat sessions", "VS Code", _SESSION),
+    PathRule(
+        "**/chateditingsessions/**", "Copilot Chat", "chat editing sessions", "VS Code", _SESSION
+    ),
+    PathRule("**/.codeium/windsurf/cascade/**", "Windsurf", "conversations", "Windsurf", _SESSION),
+    PathRule(
+        "**/.codeium/windsurf/**/*.pb",
+        "Windsurf",
+        "conversation or memory state",
+        "Windsurf",
+        _SESSION,
+    ),
+    PathRule(
+        "**/.apx/**", "APX", "APX's home (runtime state, tokens, memory)", "APX", "runtime state"
+    ),
 )
+
+
+@dataclass(frozen=True)
+class HomeFolder:
+    """A tool's home folder committed whole (a dotfiles repository): the folder, the sub-path
+    whose presence shows it is the home and not a project's shared config, and what a user may
+    share from it on purpose (globs relative to the folder). Every other file in it is runtime
+    state of the tool."""
+
+    folder: str
+    tool: str
+    marker: str
+    shared: tuple[str, ...]
+
+
+HOME_FOLDERS: tuple[HomeFolder, ...] = (
+    HomeFolder(
+        ".claude",
+        "Claude Code",
+        "projects",
+        (
+            "settings.json",
+            "agents/**",
+            "commands/**",
+            "skills/**",
+            "rules/**",
+            "claude.md",
+            "output-styles/**",
+            "hooks/**",
+            "statusline*",
+            "keybindings.json",
+            "plugins/**",
+        ),
+    ),
+    HomeFolder(
+        ".codex",
+        "Codex",
+        "sessions",
+        ("config.toml", "agents.md", "prompts/**", "skills/**", "rules/**", "themes/**"),
+    ),
+    HomeFolder(
+        ".gemini",
+        "Gemini CLI",
+        "tmp",
+        ("settings.json", "gemini.md", "commands/**", "extensions/**", "policies/**"),
+    ),
+)
+
+
+def home_folders(paths: Iterable[str]) -> dict[str, HomeFolder]:
+    """The committed tool home folders among ``paths`` (case-folded prefix -> its rule): a
+    `.claude/` that holds `projects/`, a `.codex/` that holds `sessions/`, ..."""
+    found: dict[str, HomeFolder] = {}
+    wanted = {f"{h.folder}/{h.marker}/": h for h in HOME_FOLDERS}
+    for path in paths:
+        low = "/" + path.casefold()
+        for needle, home in wanted.items():
+            at = low.find("/" + needle)
+            if at >= 0:
+                found.setdefault(low[1 : at + 1] + home.folder + "/", home)
+    return found
+
+
+@cache
+def _shared(home: HomeFolder) -> tuple[tuple[str, ...], ...]:
+    return tuple(_split_rooted(g) for g in home.shared)
+
+
+def _split_rooted(glob: str) -> tuple[str, ...]:
+    return tuple(glob.split("/"))
+
+
+def detect_home(low: str, homes: Mapping[str, HomeFolder]) -> Iterator[Detection]:
+    """BPA002 for a file inside a committed tool home folder that is not shared config."""
+    for prefix, home in homes.items():
+        if low.startswith(prefix):
+            inner = tuple(low[len(prefix) :].split("/"))
+            if any(segments_match(g, inner) for g in _shared(home)):
+                return
+            yield Detection(
+                TOOL_PATH,
+                f"a file of a committed {home.tool} home folder ({home.folder}/ holding "
+                f"{home.marker}/): runtime state of one machine; `git rm --cached` it and "
+                "keep only the shared settings",
+                match=f"{home.folder}/ (home)",
+            )
+            return
+
 
 _LITERAL = re.compile(r"[^*?\[\]{}]+")
 

@@ -1,15 +1,22 @@
 """BSC: API keys and tokens, with the shared secret detectors.
 
-Scanned in contract files and in every blob another detector flagged (a session, a runtime
-path), and in every text blob with ``--secrets all`` (the policy's ``boundary.secrets``). The
+Scanned in contract files, in agent-tool configuration (:data:`AGENT_CONFIG`: the files agents
+read at run time, where keys get pasted: Continue's config, `.mcp.json` and the other MCP
+server lists, `.claude/settings*.json`, `.codex/auth.json`, ...), in every blob another detector
+flagged (a session, a runtime path), and in every text blob with ``--secrets all`` (the
+policy's ``boundary.secrets``). In agent configuration the values of an MCP server's ``env``
+and ``headers`` blocks are also judged by their name (``"BRAVE_API_KEY": "<literal>"``). The
 message names the detector and shows at most a public token prefix: never the secret.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
+from typing import Any
 
+from apc_tools.boundary import paths
 from apc_tools.boundary.model import BlobView, Detection, rule
 from apc_tools.core import detect
 from apc_tools.findings import Severity
@@ -18,8 +25,9 @@ SECRET = rule(
     "BSC001",
     "committed-secret",
     Severity.ERROR,
-    "An API key, token, private key or password in a contract file, in a file another boundary "
-    "rule flags, or (with `--secrets all`) in any committed file.",
+    "An API key, token, private key or password in a contract file, in agent-tool "
+    "configuration (`.mcp.json`, `.continue/config.*`, `.claude/settings*.json`, ...), in a "
+    "file another boundary rule flags, or (with `--secrets all`) in any committed file.",
     "A committed secret is leaked to everyone who can read the repository and its history. "
     "Revoke and rotate it first, then remove it (`git rm --cached`, or edit the file) and, if "
     "it was pushed, rewrite the branch. Reference secrets by name (`${env:API_KEY}`).",
@@ -27,6 +35,43 @@ SECRET = rule(
     'env: {"API_KEY": "sk-proj-<48 random characters>"}',
 )
 RULES = (SECRET,)
+
+# Agent-tool configuration, always scanned for secrets (case-folded globs, like the path rules).
+_CONFIG = "agent configuration"
+AGENT_CONFIG: tuple[paths.PathRule, ...] = tuple(
+    paths.PathRule(glob, tool, _CONFIG)
+    for glob, tool in (
+        ("**/.continue/config.json", "Continue"),
+        ("**/.continue/config.yaml", "Continue"),
+        ("**/.continue/config.yml", "Continue"),
+        ("**/.continue/*/*.yaml", "Continue"),  # hub blocks: models/, mcpServers/, assistants/
+        ("**/.continue/*/*.json", "Continue"),
+        ("**/.codex/auth.json", "Codex"),
+        ("**/.codex/config.toml", "Codex"),
+        ("**/.claude.json", "Claude Code"),
+        ("**/.claude/settings*.json", "Claude Code"),
+        ("**/.mcp.json", "Claude Code"),
+        ("**/.cursor/mcp.json", "Cursor"),
+        ("**/.vscode/mcp.json", "VS Code"),
+        ("**/.gemini/settings.json", "Gemini CLI"),
+        ("**/opencode.json", "OpenCode"),
+        ("**/opencode.jsonc", "OpenCode"),
+        ("**/.roo/mcp.json", "Roo Code"),
+        ("**/cline_mcp_settings.json", "Cline"),
+        ("**/.kiro/settings/mcp.json", "Kiro"),
+        ("**/.amazonq/mcp.json", "Amazon Q"),
+        ("**/claude_desktop_config.json", "Claude Desktop"),
+        ("**/.windsurf/mcp_config.json", "Windsurf"),
+        ("**/.codeium/windsurf/mcp_config.json", "Windsurf"),
+    )
+)
+CONFIG_TABLE = paths.compile_table(AGENT_CONFIG)
+
+
+def is_agent_config(low: str) -> bool:
+    """Is the case-folded path ``low`` a file of agent-tool configuration?"""
+    return paths.match_table(CONFIG_TABLE, low) is not None
+
 
 # "Authorization: Bearer <token>" and "bearer <token>": gated by randomness, so an example
 # ("Bearer YOUR_TOKEN", "Bearer <token>", "Bearer ${TOKEN}") never counts.
@@ -55,17 +100,64 @@ def _bearer(text: str) -> Iterator[detect.Hit]:
             yield detect.Hit("bearer-token", found.start(1), found.end(1))
 
 
-def detect_secrets(blob: BlobView) -> Iterator[Detection]:
+# The blocks of an MCP server (or a tool's own config) whose values are credentials by name.
+ENV_BLOCKS = frozenset({"env", "environment", "headers", "http_headers", "env_vars"})
+_MAX_NODES = 5000
+
+
+def _named_values(value: Any) -> Iterator[tuple[str, str]]:
+    """(name, value) of every string in an ``env``/``headers`` block of a parsed config
+    (bounded: at most :data:`_MAX_NODES` values are visited)."""
+    queue: list[tuple[Any, bool]] = [(value, False)]
+    for seen, (node, in_block) in enumerate(queue):
+        if seen > _MAX_NODES:
+            return
+        if isinstance(node, dict):
+            for key, child in node.items():
+                if in_block and isinstance(child, str):
+                    yield str(key), child
+                elif isinstance(child, dict | list):
+                    queue.append((child, str(key).casefold() in ENV_BLOCKS))
+        elif isinstance(node, list):
+            queue.extend((child, False) for child in node if isinstance(child, dict | list))
+
+
+def _config_hits(text: str) -> Iterator[detect.Hit]:
+    """Literal credentials in the env/headers blocks of a JSON agent config (by name)."""
+    if not any(f'"{key}"' in text for key in ENV_BLOCKS):
+        return
+    try:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        return
+    for name, value in _named_values(parsed):
+        why = detect.literal_secret(name, value)
+        if why is None:
+            continue
+        quoted = json.dumps(value)[1:-1]
+        at = text.find(quoted)
+        if at >= 0:
+            yield detect.Hit(why, at, at + len(quoted))
+
+
+def detect_secrets(blob: BlobView, config: bool = False) -> Iterator[Detection]:
+    """BSC001 for each secret in the blob; ``config``: a file of :data:`AGENT_CONFIG`."""
     if blob.binary:
         return
     text = blob.text
     hits = [h for h in detect.find_secrets(text) if not _digest(text, h)]
     taken = [(h.start, h.end) for h in hits]
     hits += [h for h in _bearer(text) if not any(s < h.end and h.start < e for s, e in taken)]
+    if config:
+        taken = [(h.start, h.end) for h in hits]
+        hits += [
+            h for h in _config_hits(text) if not any(s < h.end and h.start < e for s, e in taken)
+        ]
     for hit in sorted(hits, key=lambda h: h.start):
         value = text[hit.start : hit.end]
         shown = detect.hint(hit.detector, value)
         what = "a bearer token" if hit.detector == "bearer-token" else detect.describe(hit.detector)
         hint = f' ("{shown}")' if shown else ""
-        message = f"{what}{hint}: revoke and rotate it, then remove it from the repository"
+        where = " in agent configuration" if config else ""
+        message = f"{what}{hint}{where}: revoke and rotate it, then remove it from the repository"
         yield blob.detection(SECRET, message, hit.start, value)

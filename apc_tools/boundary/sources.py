@@ -4,9 +4,15 @@
   commit); with PATHs, those paths' index blobs whether changed or not (``pre-commit run
   --all-files`` and ``--files X`` really scan what is committed).
 - ``tracked`` (the default): every blob of the tree at HEAD.
-- ``range A..B``: every blob a commit reachable from B and not from A adds or modifies (merge
-  commits against their first parent), each with its commit.
-- ``history``: the same over every reachable commit.
+- ``range A..B``: every blob (and symlink target) a commit reachable from B and not from A
+  adds or modifies (merge commits against their first parent), each with its commit; the
+  message of each of those commits, and of B's tags when B names an annotated tag. A commit of
+  the walk on the shallow boundary (its parents not fetched) stops the scan: part of the range
+  is not in the clone.
+- ``history``: the same over every commit reachable from any ref, plus every annotated tag's
+  message and the trees and blobs that are reachable only through a tag.
+
+Messages are scanned only when no PATH narrows the scan (a message has no path).
 """
 
 from __future__ import annotations
@@ -83,6 +89,11 @@ class Source:
     entries: list[Entry]
     base: str | None = None  # range mode: the base commit (policy and baseline come from it)
     tip: str | None = None
+    messages: tuple[Entry, ...] = ()  # commit and tag objects whose messages are scanned
+
+
+COMMIT_MESSAGE = "(commit message)"
+UNSHALLOW = "fetch the history (`git fetch --unshallow`, or `fetch-depth: 0` in actions/checkout)"
 
 
 def staged(repo: Repo, scope: Scope) -> Source:
@@ -107,20 +118,67 @@ def commit_range(repo: Repo, spec: str, scope: Scope) -> Source:
     left, right = spec.split("..", 1)
     base = gitio.resolve_commit(repo, left or "HEAD")
     tip = gitio.resolve_commit(repo, right or "HEAD")
-    entries = [e for e in gitio.commit_changes(repo, f"{base}..{tip}") if scope.covers(e.path)]
-    return Source(entries, base, tip)
+    walked = gitio.walk(repo, f"{base}..{tip}")
+    boundary = gitio.shallow_commits(repo) if walked else frozenset()
+    cut = [c.oid for c in walked if c.oid in boundary]
+    if cut:
+        raise CannotRun(
+            f"--range {spec}: {len(cut)} commit{'s' if len(cut) > 1 else ''} of the range "
+            f"({cut[0][:12]}{', ...' if len(cut) > 1 else ''}) lie on the shallow boundary of "
+            "this clone (their parents were not fetched), so commits of the range are "
+            f"missing (a merged side branch is cut off): {UNSHALLOW}"
+        )
+    entries = [e for e in gitio.changes_of(repo, walked) if scope.covers(e.path)]
+    messages: list[Entry] = []
+    if scope.whole:
+        messages = [Entry("commit", c.oid, COMMIT_MESSAGE, c.oid) for c in walked]
+        named = gitio.run(repo.root, ["rev-parse", "--verify", "-q", right or "HEAD"])
+        tag, _ = _tags(repo, named.decode().strip(), right or "HEAD", messages)
+        entries += tag
+    return Source(entries, base, tip, tuple(messages))
 
 
 def history(repo: Repo, scope: Scope) -> Source:
-    if gitio.head(repo) is None:
+    if gitio.head(repo) is None and not gitio.refs(repo):
         return Source([])
     if gitio.is_shallow(repo):
         raise CannotRun(
-            "--history in a shallow clone would scan only the fetched commits: fetch the "
-            "history (`git fetch --unshallow`, or `fetch-depth: 0` in actions/checkout)"
+            f"--history in a shallow clone would scan only the fetched commits: {UNSHALLOW}"
         )
-    entries = [e for e in gitio.commit_changes(repo, "--all") if scope.covers(e.path)]
-    return Source(entries)
+    walked = gitio.walk(repo, "--all")
+    entries = list(gitio.changes_of(repo, walked))
+    messages = [Entry("commit", c.oid, COMMIT_MESSAGE, c.oid) for c in walked]
+    for oid, kind, name in gitio.refs(repo):
+        if kind == "tag":
+            entries += _tags(repo, oid, name, messages)[0]
+    entries = [e for e in entries if scope.covers(e.path)]
+    return Source(entries, messages=tuple(messages) if scope.whole else ())
+
+
+def _tags(repo: Repo, oid: str, name: str, messages: list[Entry]) -> tuple[list[Entry], str]:
+    """Follow a chain of annotated tags from ``oid``: each tag's message goes to ``messages``;
+    a tree or blob at its end is returned as entries (a commit is walked anyway), each with
+    the id of the last tag in place of a commit."""
+    entries: list[Entry] = []
+    seen: set[str] = set()
+    last = ""
+    kind = gitio.object_type(repo, oid)
+    while kind == "tag" and oid not in seen and len(seen) < 64:
+        seen.add(oid)
+        raw = gitio.read_objects(repo, [oid]).get(oid)
+        if raw is None:
+            raise CannotRun(f"{name}: tag object {oid} is missing: the repository is damaged")
+        target, target_kind, own = gitio.tag_target(raw[1])
+        label = name if not last else own  # the ref's name, then each inner tag's own name
+        messages.append(Entry("tag", oid, f"(tag message {label})", oid))
+        last, oid, kind = oid, target, target_kind
+    if kind == "tag":
+        raise CannotRun(f"{name}: a chain of more than 64 tags: not followed to its end")
+    if kind == "tree":
+        entries = [Entry(e.mode, e.oid, e.path, last) for e in gitio.tree_entries(repo, oid)]
+    elif kind == "blob":
+        entries = [Entry("100644", oid, f"(tag {name})", last)]
+    return entries, kind
 
 
 def _unique(entries: Iterable[Entry]) -> list[Entry]:

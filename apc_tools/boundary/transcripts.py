@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
+from apc_tools.boundary.disguise import yaml_values
 from apc_tools.boundary.model import BlobView, Detection, rule
 from apc_tools.boundary.records import Record, opens_json, records, top_values
 from apc_tools.findings import Severity
@@ -187,6 +188,28 @@ def _cline_ui(r: Mapping[str, Any]) -> bool:
     return "ts" in r and kind in ("say", "ask") and kind in r
 
 
+CLINE_MARKS = ("<environment_details>", "[TASK RESUMPTION]")
+
+
+def _cline_api(r: Mapping[str, Any]) -> bool:
+    """A message of Cline's `api_conversation_history.json` (Anthropic MessageParam + `ts`):
+    Cline wraps the first prompt in `<task>`, appends `<environment_details>` to each user
+    turn (core/task getEnvironmentDetails) and writes `[TASK RESUMPTION]` on resume
+    (core/prompts/responses.ts taskResumptionMessage)."""
+    if _str(r, "role") not in ("user", "assistant"):
+        return False
+    content = r.get("content")
+    if isinstance(content, str):
+        return any(m in content for m in CLINE_MARKS)
+    if not isinstance(content, list):
+        return False
+    for block in content[:16]:
+        text = block.get("text") if isinstance(block, dict) else None
+        if isinstance(text, str) and any(m in text for m in CLINE_MARKS):
+            return True
+    return False
+
+
 def _copilot(r: Mapping[str, Any]) -> bool:
     kind = _str(r, "type")
     return "." in kind and kind.split(".", 1)[0] in COPILOT_PREFIXES and "data" in r
@@ -296,6 +319,14 @@ RECORD_FORMATS: tuple[RecordFormat, ...] = (
     ),
     RecordFormat(
         "Cline/Roo task UI messages", True, _cline_ui, 2, "ts/type say|ask", frozenset({"ts"})
+    ),
+    RecordFormat(
+        "Cline/Roo task API history",
+        True,
+        _cline_api,
+        1,
+        "role/content with <environment_details> or [TASK RESUMPTION]",
+        frozenset({"role"}),
     ),
     RecordFormat(
         "Copilot CLI session events",
@@ -477,6 +508,11 @@ _TOOL_CALL = re.compile(
     r"|^[ \t#]*(?:🔧[ \t]*)?tool:|\"tool_use\"",
     _M,
 )
+_TOOL_RESULT = re.compile(
+    r"(?i)<tool-result\b|\btool[ _-]?(?:result|output)s?\b|\*\*(?:result|output):?\*\*"
+    r"|\"tool_result\"",
+    _M,
+)
 
 TEXT_FORMATS: tuple[TextFormat, ...] = (
     TextFormat(
@@ -508,6 +544,50 @@ TEXT_FORMATS: tuple[TextFormat, ...] = (
         (
             re.compile(r"^\*\*User:\*\*", _M),
             re.compile(r"^\*\*Assistant:\*\*", _M),
+        ),
+        suffixes=_EXPORT_SUFFIXES,
+    ),
+    TextFormat(  # SpecStory's speaker lines without its header (the header cut or renamed)
+        "SpecStory session export",
+        True,
+        (b"_**User",),
+        (
+            re.compile(r"^_\*\*User(?:[ \t]*\([^)\n]{0,80}\))?\*\*_[ \t]*\r?$", _M),
+            re.compile(r"^_\*\*(?:Assistant|Agent)(?:[ \t]*\([^)\n]{0,80}\))?\*\*_[ \t]*\r?$", _M),
+        ),
+        suffixes=_EXPORT_SUFFIXES,
+    ),
+    TextFormat(  # ZeroSumQuant/claude-conversation-extractor save_as_markdown
+        "Claude Code conversation export (claude-conversation-extractor)",
+        True,
+        (b"# Claude Conversation Log",),
+        (
+            re.compile(r"^# Claude Conversation Log[ \t]*\r?$", _M),
+            re.compile(r"^## [^\w\s]{0,3}[ \t]*User[ \t]*\r?$", _M),
+            re.compile(r"^## [^\w\s]{0,3}[ \t]*Claude[ \t]*\r?$", _M),
+        ),
+        suffixes=_EXPORT_SUFFIXES,
+        head=512,
+    ),
+    TextFormat(  # Claude Code's `/export` text: `> ` prompts, `⏺` replies and tool lines, `⎿`
+        "Claude Code /export transcript",
+        True,
+        ("\u23fa".encode(),),
+        (
+            re.compile(r"^> \S", _M),
+            re.compile(r"^\u23fa [^\n]", _M),
+            re.compile(r"^[ \t]{1,6}\u23bf ", _M),
+        ),
+        suffixes=_EXPORT_SUFFIXES,
+    ),
+    TextFormat(  # the same with only the welcome box (a reply without a tool line)
+        "Claude Code /export transcript",
+        True,
+        (b"Welcome to Claude Code",),
+        (
+            re.compile(r"^> \S", _M),
+            re.compile(r"^\u23fa [^\n]", _M),
+            re.compile(r"\u273b Welcome to Claude Code"),
         ),
         suffixes=_EXPORT_SUFFIXES,
     ),
@@ -553,7 +633,7 @@ def classify(blob: BlobView) -> Verdict | None:
     """What kind of session content the blob holds, if any (agent formats win over generic)."""
     if blob.binary:
         return None
-    return _classify_json(blob) or _classify_text(blob)
+    return _classify_json(blob) or _classify_text(blob) or _classify_yaml(blob)
 
 
 def _classify_json(blob: BlobView) -> Verdict | None:
@@ -563,6 +643,11 @@ def _classify_json(blob: BlobView) -> Verdict | None:
     if not values:
         return None
     blob.structured = True
+    return classify_values(values)
+
+
+def classify_values(values: list[tuple[Any, int]]) -> Verdict | None:
+    """The session format of parsed values (a JSON document, JSON Lines, a YAML document)."""
     for value, line in values[:1]:
         if isinstance(value, dict):
             for fmt in DOCUMENT_FORMATS:
@@ -570,6 +655,15 @@ def _classify_json(blob: BlobView) -> Verdict | None:
                     return Verdict(fmt.name, fmt.session, line, 1, fmt.keys)
     found = list(records(values))
     return _first(RECORD_FORMATS, found) or _first(GENERIC_FORMATS, found)
+
+
+def _classify_yaml(blob: BlobView) -> Verdict | None:
+    """A session serialised as YAML (parsed only when the blob names a session key)."""
+    values = yaml_values(blob)
+    if not values:
+        return None
+    verdict = classify_values(values)
+    return replace(verdict, name=f"{verdict.name} (as YAML)") if verdict else None
 
 
 def _first(table: tuple[RecordFormat, ...], found: list[Record]) -> Verdict | None:
@@ -629,9 +723,17 @@ def _export(blob: BlobView) -> Verdict | None:
     if not humans:
         return None
     models = list(_MODEL.finditer(text))
-    if not models or len(humans) + len(models) < 3:
+    if not models:
         return None
-    if not (_SESSION_ID.search(text) or _TOOL_CALL.search(text)):
+    if len(humans) + len(models) < 3:
+        # One exchange: the prompt first, then a session id or a tool call with its result.
+        if humans[0].start() > models[0].start():
+            return None
+        if not (
+            _SESSION_ID.search(text) or (_TOOL_CALL.search(text) and _TOOL_RESULT.search(text))
+        ):
+            return None
+    elif not (_SESSION_ID.search(text) or _TOOL_CALL.search(text)):
         return None
     first = min(humans[0].start(), models[0].start())
     count = len(humans) + len(models)

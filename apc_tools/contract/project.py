@@ -9,8 +9,10 @@ a walk that skips VCS and dependency folders.
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Collection, Iterable, Iterator, Mapping, Set
+import posixpath
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
@@ -124,15 +126,18 @@ def classify(rel: str) -> str | None:
     return None
 
 
-def kinds_of(rels: Iterable[str]) -> dict[str, str]:
+def kinds_of(
+    rels: Iterable[str], read: Callable[[str], str | None] | None = None
+) -> dict[str, str]:
     """The kind of each contract file among ``rels`` (files of one project).
 
     A ``SKILL.md`` below another skill's folder is a reference file of that skill (a document
     the parent links to), not a skill: kind ``skill-reference``, read but not checked as a skill.
+    ``read`` gives the text of a file of the project (for plugin marketplaces), or None.
     """
     rels = list(rels)
     kinds = {rel: kind for rel in rels if (kind := classify(rel)) is not None}
-    kinds.update(plugin_kinds(rels, kinds))
+    kinds.update(plugin_kinds(rels, kinds, read))
     skill_dirs = {PurePosixPath(r).parent for r, k in kinds.items() if k == "skill"}
     skill_dirs.discard(PurePosixPath("."))  # a SKILL.md at the root does not own the tree
     for rel, kind in kinds.items():
@@ -142,12 +147,48 @@ def kinds_of(rels: Iterable[str]) -> dict[str, str]:
 
 
 PLUGIN_MANIFEST = ".claude-plugin/plugin.json"
+MARKETPLACE = ".claude-plugin/marketplace.json"
 PLUGIN_FOLDERS = {"agents": "claude-agent", "commands": "claude-command"}
 
 
-def plugin_kinds(rels: Iterable[str], known: Mapping[str, str]) -> dict[str, str]:
-    """Claude Code plugins: a folder holding ``.claude-plugin/plugin.json`` has its subagents
-    in ``agents/*.md`` and its slash commands in ``commands/**/*.md`` (read as the ones under
+def marketplace_roots(rels: Iterable[str], read: Callable[[str], str | None]) -> set[str]:
+    """Plugin folders a ``.claude-plugin/marketplace.json`` names by a relative ``source`` (with
+    ``metadata.pluginRoot``): Claude Code loads them as plugins even without a
+    ``.claude-plugin/plugin.json`` of their own. Each root ends with ``/`` (or is empty)."""
+    roots: set[str] = set()
+    for rel in rels:
+        if not (rel == MARKETPLACE or rel.endswith("/" + MARKETPLACE)):
+            continue
+        text = read(rel)
+        try:
+            data = json.loads(text) if text else None
+        except ValueError:
+            continue  # a marketplace that is not JSON names no plugin here
+        if not isinstance(data, dict) or not isinstance(data.get("plugins"), list):
+            continue
+        base = rel[: -len(MARKETPLACE)]
+        meta = data.get("metadata")
+        prefix = meta.get("pluginRoot") if isinstance(meta, dict) else None
+        for plugin in data["plugins"]:
+            source = plugin.get("source") if isinstance(plugin, dict) else None
+            if not isinstance(source, str) or "://" in source or source.startswith(("/", "~")):
+                continue
+            if isinstance(prefix, str) and not source.startswith(("./", "../")):
+                source = f"{prefix.rstrip('/')}/{source}"
+            folder = posixpath.normpath(posixpath.join(base or ".", source))
+            if folder == "." or not folder.startswith(".."):
+                roots.add("" if folder == "." else folder + "/")
+    return roots
+
+
+def plugin_kinds(
+    rels: Iterable[str],
+    known: Mapping[str, str],
+    read: Callable[[str], str | None] | None = None,
+) -> dict[str, str]:
+    """Claude Code plugins: a folder holding ``.claude-plugin/plugin.json``, or named by a
+    ``source`` entry of a ``.claude-plugin/marketplace.json``, has its subagents in
+    ``agents/*.md`` and its slash commands in ``commands/**/*.md`` (read as the ones under
     ``.claude/``)."""
     rels = list(rels)
     roots = {
@@ -155,6 +196,8 @@ def plugin_kinds(rels: Iterable[str], known: Mapping[str, str]) -> dict[str, str
         for r in rels
         if r == PLUGIN_MANIFEST or r.endswith("/" + PLUGIN_MANIFEST)
     }
+    if read is not None:
+        roots |= marketplace_roots(rels, read)
     out: dict[str, str] = {}
     if not roots:
         return out

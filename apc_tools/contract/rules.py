@@ -5,6 +5,8 @@ reading tool accepts is at most a warning (APC-NOTES section 2)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from apc_tools.contract import checks
 from apc_tools.findings import Basis, Rule, with_basis, with_fix
 
@@ -13,8 +15,9 @@ S, A, N = Basis.SPEC, Basis.ADVICE, Basis.NOTE
 
 _NAME_RULE = (
     "the Agent Skills spec, an error inside `.apc/` (the APC spec reads the skill) and under "
-    "`--profile agentskills` (skills-ref rejects it); elsewhere a warning, because Claude Code, "
-    "Codex and Gemini CLI load the skill under its folder name"
+    "`--profile agentskills` (skills-ref rejects it); elsewhere a warning, because the tools load "
+    "the skill anyway: Claude Code under its folder name, Codex and Gemini CLI under the "
+    "frontmatter `name`"
 )
 
 BASIS: dict[str, tuple[Basis, str]] = {
@@ -31,7 +34,7 @@ BASIS: dict[str, tuple[Basis, str]] = {
     "AGT002": (
         R,
         "APX identifies an agent by its frontmatter; without it the file is not "
-        "loaded (among Claude Code subagents it is a document: info)",
+        "loaded (Claude Code skips it too: a warning among its subagents, info for a README)",
     ),
     "AGT003": (
         P,
@@ -48,8 +51,12 @@ BASIS: dict[str, tuple[Basis, str]] = {
     "AGT011": (A, "Claude Code loads it; not portable to APX slugs"),
     "AGT012": (A, "Claude Code may ignore a value of another shape"),
     "AGT013": (N, ""),
-    "AGT014": (A, "Claude Code loads the subagent, but not on the model meant"),
-    "AGT015": (A, "Claude Code loads the subagent, with no tools"),
+    "AGT014": (
+        R,
+        "Claude Code sends the value as the model id of the subagent's requests, which the API "
+        "rejects (in `.apc/agents/`: a warning, the APC spec's form)",
+    ),
+    "AGT015": (A, "Claude Code loads the subagent and runs it with no tools"),
     "DSC001": (N, ""),
     "GIG001": (S, "the APC spec's safe defaults; the boundary gate checks what is committed"),
     "GIG002": (S, "the APC spec's safe defaults; the boundary gate checks what is committed"),
@@ -61,12 +68,17 @@ BASIS: dict[str, tuple[Basis, str]] = {
         "the instructions meant to be there never reach the agent",
     ),
     "INS002": (
-        R,
-        "the agent that follows the link finds no file: the instruction points at nothing",
+        A,
+        "Claude Code, Gemini CLI and Copilot send the link as text and never follow it; an "
+        "agent told to read the file finds nothing (an error only for `@` imports: INS001)",
     ),
     "INS003": (L, "instruction files are committed and sent to the model with every request"),
     "INS004": (L, "runtime state in an instructions file: agents read the marker as instructions"),
-    "INS005": (A, "the reader truncates the file or warns about it"),
+    "INS005": (
+        A,
+        "Copilot code review reads the first 4,000 characters; Claude Code sends a long "
+        "CLAUDE.md whole and warns about it",
+    ),
     "INS006": (
         R,
         "Copilot and VS Code read `applyTo` as a string; another shape never "
@@ -121,7 +133,9 @@ BASIS: dict[str, tuple[Basis, str]] = {
     ),
     "SKL005": (
         R,
-        "Codex skips a skill whose description is over 1,024 characters; skills-ref rejects it",
+        "skills-ref rejects a blank or non-string value; a description over 1,024 characters is "
+        "a warning by default (Codex loads it cut to 1,024 characters, Claude Code to 1,536) and "
+        "an error under `--profile agentskills` and inside `.apc/`",
     ),
     "SKL006": (
         S,
@@ -184,4 +198,26 @@ FIX: dict[str, tuple[str, str]] = {
     ),
 }
 
-RULES: tuple[Rule, ...] = with_fix(with_basis(checks.RULES, BASIS), FIX)
+# The tool versions each rule was checked against by the conformance suite (tests/conformance:
+# the case's verdict is read from what the real tool loaded; docs/conformance.md). A test holds
+# this table equal to the suite's cases.
+CC, CX, GM = "Claude Code 2.1.197", "Codex 0.171.0", "Gemini CLI 0.61.0"
+VERIFIED: dict[str, str] = {
+    "AGM002": CX,
+    "AGT002": CC,
+    "AGT010": CC,
+    "AGT014": CC,
+    "AGT015": CC,
+    "INS001": f"{CC}, {GM}",
+    "INS002": f"{CC}, {GM}",
+    "INS005": CC,
+    "SKL001": f"{CC}, {CX}, {GM}",
+    "SKL002": f"{CC}, {CX}, {GM}",
+    "SKL004": f"{CC}, {CX}, {GM}",
+    "SKL005": f"{CC}, {CX}, {GM}",
+}
+
+RULES: tuple[Rule, ...] = tuple(
+    replace(rule, verified=VERIFIED.get(rule.id, rule.verified))
+    for rule in with_fix(with_basis(checks.RULES, BASIS), FIX)
+)

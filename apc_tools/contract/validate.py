@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 
 from apc_tools.contract.build import build_contract
 from apc_tools.contract.checks import CHECKS, PROJECT_CHECKS
+from apc_tools.contract.checks.agents import claude_yaml_outcome
 from apc_tools.contract.checks.discovery import NOTHING_RECOGNISED
 from apc_tools.contract.inline import split_allowed
 from apc_tools.contract.model import Contract
@@ -38,6 +39,7 @@ from apc_tools.core import files as io
 from apc_tools.core.parse import (
     FM_BOM,
     YAML_NOT_MAPPING,
+    YAML_SYNTAX,
     Located,
     Problem,
     load_frontmatter_yaml,
@@ -71,13 +73,25 @@ def parse_doc(kind: str, rel: str, text_file: io.TextFile) -> tuple[Doc, list[Fi
         if front.yaml is not None:
             doc.has_frontmatter = True
             doc.meta = load_frontmatter_yaml(front.yaml, line_offset=front.yaml_line)
-            found += _problem_findings(doc.path, doc.meta.problems)
+            found += _problem_findings(doc.path, _told(kind, rel, front.yaml, doc.meta.problems))
             found += _not_mapping(doc, doc.meta)
     elif kind in JSON_KINDS:
         doc.meta = load_json(text_file.text)
         found += _problem_findings(doc.path, doc.meta.problems)
         found += _not_mapping(doc, doc.meta)
     return doc, found
+
+
+def _told(kind: str, rel: str, yaml_text: str, problems: Iterable[Problem]) -> list[Problem]:
+    """A YAML syntax error on a Claude Code subagent says what Claude Code does with the file:
+    skips it, or loads it through its line-by-line fallback (issue 16)."""
+    problems = list(problems)
+    if kind != "claude-agent" or not any(p.rule is YAML_SYNTAX for p in problems):
+        return problems
+    outcome = claude_yaml_outcome(yaml_text, rel)
+    return [
+        replace(p, message=p.message + outcome) if p.rule is YAML_SYNTAX else p for p in problems
+    ]
 
 
 def _not_mapping(doc: Doc, meta: Located) -> list[Finding]:
@@ -107,7 +121,7 @@ def load_project(
     """Read and parse the contract files ``rels`` (relative to ``root``) of one project."""
     project = Project(root, display, profile, files=all_files, tracked=tracked)
     found: list[Finding] = []
-    kinds = kinds_of(rels)
+    kinds = kinds_of(rels, lambda rel: _text_of(root, rel))
     for rel in rels:
         kind = kinds.get(rel)
         if kind is None:
@@ -122,6 +136,13 @@ def load_project(
         project.docs.append(doc)
         found += problems
     return project, redact(project, found)
+
+
+def _text_of(root: Path, rel: str) -> str | None:
+    """A project file's text for discovery (a plugin marketplace), or None when unreadable (it
+    is no contract file itself, so nothing is reported about it)."""
+    read = io.read_text(root / rel, root, rel)
+    return None if isinstance(read, Finding) else read.text
 
 
 def check_project(project: Project) -> list[Finding]:

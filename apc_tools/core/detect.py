@@ -16,6 +16,7 @@ runs every pattern against pathological input under a hang guard.
 
 from __future__ import annotations
 
+import base64
 import math
 import re
 from bisect import bisect_right
@@ -108,9 +109,31 @@ def _class_changes(value: str) -> int:
     return sum(1 for a, b in pairwise(value) if kind(a) != kind(b))
 
 
+_BASE64 = re.compile(r"[A-Za-z0-9+/]{8,}={0,2}|[A-Za-z0-9_-]{8,}={0,2}")
+
+
+def _base64_words(value: str) -> bool:
+    """True when ``value`` is base64 of a placeholder or a phrase of words (an example's
+    ``bXlzZWNyZXRwYXNzd29yZA==`` is "mysecretpassword", not a random secret)."""
+    if len(value) % 4 == 1 or not _BASE64.fullmatch(value):
+        return False
+    padded = value.replace("-", "+").replace("_", "/") + "=" * (-len(value) % 4)
+    try:
+        decoded = base64.b64decode(padded, validate=True).decode("ascii")
+    except (ValueError, UnicodeDecodeError):
+        return False
+    if not decoded.isprintable():
+        return False
+    bare = decoded.strip()
+    return is_placeholder(bare) or bool(_WORDS_ONLY.fullmatch(bare) or _WORD_DIGITS.fullmatch(bare))
+
+
 def looks_random(value: str, min_length: int = 12) -> bool:
-    """True when ``value`` has the shape of a generated credential (not a word, not a name)."""
+    """True when ``value`` has the shape of a generated credential (not a word, not a name,
+    not the base64 of a word or phrase)."""
     if len(value) < min_length or is_placeholder(value) or _WORD_DIGITS.fullmatch(value):
+        return False
+    if _base64_words(value):
         return False
     has_digit = any(c.isdigit() for c in value)
     has_alpha = any(c.isalpha() for c in value)
@@ -271,7 +294,10 @@ _KEYWORD = (
 )
 GENERIC_SECRET = _d(
     "generic-secret",
-    r"[:=][ \t]{0,4}(?:\"([^\"\s]{12,200})\"|'([^'\s]{12,200})'|([^\s\"'`,;(){}\[\]]{12,200}))",
+    # A value ends at a JSON-escaped control character (``\n``, ``\t``): in a JSON string
+    # ``"total_tokens: 9229\ntool_uses: 3"`` the value is ``9229``, not ``9229\ntool_uses:``.
+    r"[:=][ \t]{0,4}(?:\"((?:[^\"\s\\]|\\[^nrtbfu\s]){12,200})\""
+    r"|'((?:[^'\s\\]|\\[^nrtbfu\s]){12,200})'|([^\s\"'`,;(){}\[\]\\]{12,200}))",
     "a password, secret, token or API key assigned a literal, random-looking value",
     gate=looks_random,
     before=r"(?i)" + _KEYWORD + r"[A-Za-z0-9_.-]{0,30}[\"'`]?[ \t]{0,4}\Z",

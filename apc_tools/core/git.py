@@ -12,14 +12,20 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from apc_tools.findings import CannotRun
 
-# Settings that keep a scanned repository's configuration from running anything.
+# Settings that keep a scanned repository's configuration (or the user's, or one reached through
+# ``include.path``) from running anything or changing what git answers: no fsmonitor command,
+# no hooks, no signature checks (``log.showSignature`` would run ``gpg.program``; the signing
+# programs point at a path that cannot exist, so nothing runs even if a check were asked for),
+# root commits shown, replace refs ignored. Listings use plumbing (rev-list, diff-tree, ls-tree,
+# cat-file), which porcelain settings do not reach anyway.
+NO_PROGRAM = "/nonexistent/apc-tools-never-runs-a-configured-program"
 SAFE_CONFIG: tuple[str, ...] = (
     "-c",
     "core.fsmonitor=false",
@@ -27,6 +33,20 @@ SAFE_CONFIG: tuple[str, ...] = (
     "core.hooksPath=/dev/null",
     "-c",
     "core.untrackedCache=false",
+    "-c",
+    "core.useReplaceRefs=false",
+    "-c",
+    "log.showSignature=false",
+    "-c",
+    "log.showRoot=true",
+    "-c",
+    f"gpg.program={NO_PROGRAM}",
+    "-c",
+    f"gpg.openpgp.program={NO_PROGRAM}",
+    "-c",
+    f"gpg.x509.program={NO_PROGRAM}",
+    "-c",
+    f"gpg.ssh.program={NO_PROGRAM}",
 )
 TIMEOUT = 300
 
@@ -37,6 +57,8 @@ class GitError(Exception):
 
 SAFE_ENV: dict[str, str] = {
     "GIT_NO_LAZY_FETCH": "1",
+    "GIT_NO_REPLACE_OBJECTS": "1",  # refs/replace/ cannot swap a clean commit for a leaking one
+    "GIT_GRAFT_FILE": os.devnull,  # .git/info/grafts cannot cut or rewire history
     "GIT_TERMINAL_PROMPT": "0",
     "GIT_PAGER": "cat",
     "GIT_OPTIONAL_LOCKS": "0",
@@ -293,44 +315,163 @@ def staged_changes(repo: Repo, against: str) -> Iterator[Entry]:
         yield Entry(mode, oid, os.fsdecode(name))
 
 
+@dataclass(frozen=True)
+class Commit:
+    """One commit of a walk and its parents as this clone knows them: a commit on the shallow
+    boundary (its parents not fetched) has none."""
+
+    oid: str
+    parents: tuple[str, ...] = ()
+
+
+def walk(repo: Repo, *revs: str) -> list[Commit]:
+    """Every commit of ``git rev-list REVS`` (plumbing), oldest first."""
+    out = run(repo.root, ["rev-list", "--reverse", "--parents", *revs, "--"])
+    commits: list[Commit] = []
+    for line in out.decode("ascii").splitlines():
+        ids = line.split()
+        if ids:
+            commits.append(Commit(ids[0], tuple(ids[1:])))
+    return commits
+
+
+def shallow_commits(repo: Repo) -> frozenset[str]:
+    """The commits on this clone's shallow boundary (``.git/shallow``): their parents are
+    missing, so a walk that reaches one has not seen all of its history."""
+    where = os.fsdecode(run(repo.root, ["rev-parse", "--git-path", "shallow"]).strip())
+    path = Path(where) if os.path.isabs(where) else repo.root / where
+    try:
+        text = path.read_text("ascii", "replace")
+    except FileNotFoundError:
+        return frozenset()
+    except OSError as exc:
+        raise GitError(f"{path}: cannot read the shallow list: {exc.strerror or exc}") from None
+    return frozenset(line.strip() for line in text.splitlines() if line.strip())
+
+
 def commit_changes(repo: Repo, *revs: str) -> Iterator[Entry]:
-    """Each blob a commit of ``git log REVS`` adds or modifies (merges: against the first
-    parent), oldest commit first, with the commit's id."""
+    """Each blob a commit of ``git rev-list REVS`` adds or modifies (merges: against the
+    first parent), oldest commit first, with the commit's id (:func:`walk`, then
+    :func:`changes_of`)."""
+    return changes_of(repo, walk(repo, *revs))
+
+
+def changes_of(repo: Repo, commits: Sequence[Commit]) -> Iterator[Entry]:
+    """Each blob (or gitlink) a commit of ``commits`` adds or modifies, against its first
+    parent (a root commit: against the empty tree), in the order given, with the commit's id.
+    One ``git diff-tree --stdin`` (plumbing: no ``log.*`` setting, no external diff)."""
+    if not commits:
+        return
+    request = "".join(f"{c.oid} {c.parents[0]}\n" if c.parents else f"{c.oid}\n" for c in commits)
     out = run(
         repo.root,
         [
-            "log",
-            "--format=%x01%H",
+            "diff-tree",
+            "--stdin",
+            "--root",
+            "-r",
             "-z",
             "--raw",
             "--no-renames",
             "--no-abbrev",
-            "--no-ext-diff",
-            "--no-textconv",
-            "--diff-merges=first-parent",
             "--diff-filter=AMT",
-            "--reverse",
-            *revs,
-            "--",
         ],
+        stdin=request.encode("ascii"),
     )
     commit: str | None = None
     tokens = iter(_tokens(out))
     for token in tokens:
-        token = token.lstrip(b"\n")
-        if token.startswith(b"\x01"):
-            commit = token[1:].decode()
-            continue
+        token = token.strip(b"\n")
         if token.startswith(b":"):
             name = next(tokens, b"")
             _, mode, _, oid, _ = token.decode().lstrip(":").split(" ")
             yield Entry(mode, oid, os.fsdecode(name), commit)
+        elif token:
+            commit = token.decode()
 
 
 def changed_paths(repo: Repo, base: str, tip: str, paths: Sequence[str]) -> list[str]:
     """Which of ``paths`` differ between commits ``base`` and ``tip``."""
-    out = run(repo.root, ["diff", "--name-only", "-z", "--no-renames", base, tip, "--", *paths])
+    out = run(
+        repo.root, ["diff-tree", "-r", "--name-only", "-z", "--no-renames", base, tip, "--", *paths]
+    )
     return [os.fsdecode(t) for t in _tokens(out)]
+
+
+def path_entries(repo: Repo, rev: str, paths: Sequence[str]) -> dict[str, Entry]:
+    """The blobs at ``paths`` (from the top level) in the tree of ``rev``, by path; a path
+    absent there is absent here."""
+    out = run(repo.root, ["ls-tree", "-z", "--full-tree", rev, "--", *paths])
+    found: dict[str, Entry] = {}
+    for token in _tokens(out):
+        meta, _, name = token.partition(b"\t")
+        mode, kind, oid = meta.decode().split(" ")
+        if kind == "blob":
+            found[os.fsdecode(name)] = Entry(mode, oid, os.fsdecode(name))
+    return found
+
+
+def refs(repo: Repo) -> list[tuple[str, str, str]]:
+    """(object id, object type, ref name) of every ref (``for-each-ref``)."""
+    out = run(repo.root, ["for-each-ref", "--format=%(objectname) %(objecttype) %(refname)"])
+    rows: list[tuple[str, str, str]] = []
+    for line in out.decode("utf-8", "surrogateescape").splitlines():
+        oid, kind, name = line.split(" ", 2)
+        rows.append((oid, kind, name))
+    return rows
+
+
+def object_type(repo: Repo, oid: str) -> str:
+    return run(repo.root, ["cat-file", "-t", oid]).decode().strip()
+
+
+def read_objects(repo: Repo, oids: Sequence[str]) -> dict[str, tuple[str, bytes]]:
+    """(type, content) of each of ``oids`` present (one ``cat-file --batch``; for a few small
+    objects such as tags: content is held whole)."""
+    if not oids:
+        return {}
+    out = run(repo.root, ["cat-file", "--batch"], stdin="".join(o + "\n" for o in oids).encode())
+    found: dict[str, tuple[str, bytes]] = {}
+    at = 0
+    for oid in oids:
+        end = out.index(b"\n", at)
+        header = out[at:end].split()
+        at = end + 1
+        if len(header) != 3:
+            continue
+        size = int(header[2])
+        found[oid] = (header[1].decode(), out[at : at + size])
+        at += size + 1
+    return found
+
+
+def message_of(raw: bytes) -> bytes:
+    """The message of a commit or tag object: what follows its headers (and, for a commit,
+    its ``gpgsig`` header, which is a header line)."""
+    _, sep, message = raw.partition(b"\n\n")
+    return message if sep else b""
+
+
+def tag_target(raw: bytes) -> tuple[str, str, str]:
+    """(object id, type, tag name) of a tag object: what it points at, and its own name."""
+    found: dict[bytes, str] = {}
+    for line in raw.split(b"\n\n", 1)[0].split(b"\n"):
+        key, _, value = line.partition(b" ")
+        if key in (b"object", b"type", b"tag") and key not in found:
+            found[key] = value.decode("utf-8", "replace")
+    return found.get(b"object", ""), found.get(b"type", ""), found.get(b"tag", "")
+
+
+def absent_objects(repo: Repo, oids: Iterable[str]) -> set[str]:
+    """Which of ``oids`` are not in this clone's object store. Asked of a partial clone,
+    where ``cat-file --batch`` would stop at the first missing object (it cannot fetch it:
+    ``GIT_NO_LAZY_FETCH``): the store's own listing is read instead, which never fetches."""
+    out = run(
+        repo.root,
+        ["cat-file", "--batch-check=%(objectname)", "--batch-all-objects", "--unordered"],
+    )
+    present = set(out.split())
+    return {oid for oid in oids if oid.encode("ascii") not in present}
 
 
 # --------------------------------------------------------------------------- the fix's writes
@@ -423,50 +564,77 @@ class BlobReader:
         self._cmd.set_persistent_git_options(c=list(SAFE_CONFIG[1::2]))
 
     def read(self, ref: str, limit: int) -> Blob:
-        """Up to ``limit`` bytes of object ``ref`` (an id or ``rev:path``); the rest is
-        drained in bounded chunks, never held."""
-        try:
-            _, kind, size, stream = self._cmd.stream_object_data(ref)
-        except ValueError:  # "<ref> missing": absent from a partial or damaged clone
+        """Up to ``limit`` bytes of object ``ref`` (an id or ``rev:path`` without a newline);
+        the rest is drained in bounded chunks, never held."""
+        if "\n" in ref:
             return Blob(b"", 0, missing=True)
-        data = stream.read(min(size, limit))
-        while stream.read(self.CHUNK):
-            pass
-        if kind not in (b"blob", "blob"):
-            return Blob(b"", 0, missing=True)
-        return Blob(data, size)
+        for _, blob in self.read_many([ref], limit):
+            return blob
+        return Blob(b"", 0, missing=True)
 
-    def read_many(self, oids: Sequence[str], limit: int) -> Iterator[tuple[str, Blob]]:
-        """``(oid, blob)`` for each of ``oids`` in order, each read as :meth:`read` does.
+    def read_many(
+        self, oids: Sequence[str], limit: int, kinds: tuple[bytes, ...] = (b"blob",)
+    ) -> Iterator[tuple[str, Blob]]:
+        """``(oid, blob)`` for each of ``oids`` in order, each read as :meth:`read` does (an
+        object of another type than ``kinds`` counts as missing).
 
         A writer thread feeds every id to the process while this generator reads the answers,
-        so git never waits for the next request. Left unfinished, the process is ended (the
-        next read starts a fresh one)."""
+        so git never waits for the next request. An object git cannot give is answered
+        ``<oid> missing`` and the reading goes on; should the process end instead (a partial
+        clone's promisor object, which git will not fetch), that object counts as missing and
+        a fresh process answers the rest. Left unfinished, the process is ended (the next read
+        starts a fresh one)."""
+        at = 0
+        while at < len(oids):
+            answered = 0
+            for _oid, blob in self._batch(oids[at:], limit, kinds):
+                answered += 1
+                yield oids[at + answered - 1], blob
+            at += answered
+            if at < len(oids):  # the process ended before answering oids[at]
+                self._cmd.clear_cache()
+                yield oids[at], Blob(b"", 0, missing=True)
+                at += 1
+
+    def _batch(
+        self, oids: Sequence[str], limit: int, kinds: tuple[bytes, ...]
+    ) -> Iterator[tuple[str, Blob]]:
+        """Answers of one ``cat-file --batch`` process, until the process ends."""
         process = self._cmd._get_persistent_cmd("cat_file_all", "cat_file", batch=True)
-        request = b"".join(oid.encode("ascii") + b"\n" for oid in oids)
+        request = b"".join(os.fsencode(oid) + b"\n" for oid in oids)
         writer = threading.Thread(target=_feed, args=(process.stdin, request), daemon=True)
         writer.start()
         done = False
         try:
             for oid in oids:
-                yield oid, self._answer(process.stdout, limit)
+                blob = self._answer(process.stdout, limit, kinds)
+                if blob is None:
+                    break
+                yield oid, blob
             done = True
         finally:
             if not done:
                 self._cmd.clear_cache()  # ends the process: the writer stops with it
             writer.join()
 
-    def _answer(self, out: Any, limit: int) -> Blob:
-        header = out.readline().split()
+    def _answer(self, out: Any, limit: int, kinds: tuple[bytes, ...]) -> Blob | None:
+        """One answer; None when the process ended (end of its output)."""
+        line = out.readline()
+        if not line:
+            return None
+        header = line.split()
         if len(header) != 3:  # "<oid> missing" (or ambiguous)
             return Blob(b"", 0, missing=True)
         size = int(header[2])
         data = out.read(min(size, limit))
         left = size - len(data)
         while left > 0:
-            left -= len(out.read(min(self.CHUNK, left)))
+            chunk = out.read(min(self.CHUNK, left))
+            if not chunk:
+                return None
+            left -= len(chunk)
         out.read(1)  # the newline after the content
-        if header[1] != b"blob":
+        if header[1] not in kinds:
             return Blob(b"", 0, missing=True)
         return Blob(data, size)
 

@@ -3,6 +3,8 @@ each with the reason for its severity (``Basis``, stated in docs/rules.md)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from apc_tools.core import files, parse
 from apc_tools.findings import Basis, Rule, with_basis, with_fix
 
@@ -73,4 +75,15 @@ FIX: dict[str, tuple[str, str]] = {
     ),
 }
 
-RULES: tuple[Rule, ...] = with_fix(with_basis((*files.RULES, *parse.RULES), BASIS), FIX)
+# The tool versions the conformance suite checked each rule against (tests/conformance; the
+# contract rules' table is apc_tools.contract.rules.VERIFIED).
+VERIFIED: dict[str, str] = {
+    "FMT001": "Claude Code 2.1.197",
+    "YML001": "Claude Code 2.1.197, Codex 0.171.0, Gemini CLI 0.61.0",
+    "YML002": "Claude Code 2.1.197",
+}
+
+RULES: tuple[Rule, ...] = tuple(
+    replace(rule, verified=VERIFIED.get(rule.id, rule.verified))
+    for rule in with_fix(with_basis((*files.RULES, *parse.RULES), BASIS), FIX)
+)

@@ -32,6 +32,7 @@ def rule_dict(rule: Rule) -> dict[str, str]:
         "bad": rule.bad,
         "basis": rule.basis.value if rule.basis else "",
         "why": rule.why,
+        "verified": rule.verified,
         **fix,
     }
 
@@ -127,6 +128,7 @@ def explain_text(rule: Rule) -> str:
         rule.summary,
         "",
         *([severity_reason(rule), ""] if rule.basis else []),
+        *([verified_line(rule), ""] if rule.verified else []),
         *([fix_line(rule).replace("**", ""), ""] if rule.fix else []),
         rule.explanation.strip(),
         "",
@@ -215,6 +217,7 @@ def rule_markdown(rule: Rule) -> str:
         [
             f"Default severity: **{rule.severity.value}**. Family: `{rule.family}`.",
             *([severity_reason(rule)] if rule.basis else []),
+            *([verified_line(rule)] if rule.verified else []),
             *([fix_line(rule)] if rule.fix else []),
             rule.summary,
             rule.explanation.strip(),
@@ -231,6 +234,11 @@ def severity_reason(rule: Rule) -> str:
     assert rule.basis is not None
     detail = f" In detail: {rule.why}." if rule.why else ""
     return f"Why this severity: {rule.basis.label}.{detail}"
+
+
+def verified_line(rule: Rule) -> str:
+    """``Verified against: Claude Code 2.1.197, Codex 0.171.0`` (docs/conformance.md)."""
+    return f"Verified against: {rule.verified} (the conformance suite, docs/conformance.md)."
 
 
 def basis_legend() -> str:

@@ -16,6 +16,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from apc_tools.findings import Finding, Result, Severity, Summary
 from apc_tools.report.escape import escape
@@ -41,11 +42,12 @@ POLICY_FILE = ".apc-tools.yaml"
 
 def render_text(result: Result, *, color: bool, line_of: LineOf | None = None) -> str:
     """The ``text``/``concise`` format, or ``full`` when ``line_of`` gives source lines."""
-    groups = repeated(result.findings)
+    shown = collapse_versions(result.findings)
+    groups = repeated(shown)
     member = {id(f): key for key, found in groups.items() for f in found}
     seen: Counter[tuple[str, str, str]] = Counter()
     lines: list[str] = []
-    for finding in result.findings:
+    for finding in shown:
         key = member.get(id(finding))
         if key is not None:
             seen[key] += 1
@@ -60,7 +62,7 @@ def render_text(result: Result, *, color: bool, line_of: LineOf | None = None) -
                 f"  ... and {more} more {key[0]} {plural_word(more, key[1])} with this "
                 "message (see repeated advice below)"
             )
-    lines += advice_section(groups, result.findings)
+    lines += advice_section(groups, shown)
     lines += rule_counts(result.findings)
     summary = summary_line(result.summary, color=color)
     older = sum(1 for f in result.findings if f.preexisting)
@@ -153,6 +155,28 @@ def excerpt(finding: Finding, text: str | None) -> list[str]:
     before = len(escape(text[:column]))
     caret = " " * before + "^" if finding.column is not None else ""
     return [f" {pad} |", f" {number} | {safe}", f" {pad} | {caret}".rstrip(), ""]
+
+
+def collapse_versions(findings: Sequence[Finding]) -> list[Finding]:
+    """One line per rule and path for the findings of several commits (``boundary --history``
+    reports each version of a file): one of them, its message ending with how many versions."""
+    groups: dict[tuple[str, str, Severity], list[Finding]] = {}
+    for finding in findings:
+        key = (finding.rule, finding.path, finding.severity)
+        groups.setdefault(key, []).append(finding)
+    out: list[Finding] = []
+    for group in groups.values():
+        commits = {f.commit for f in group if f.commit}
+        if len(commits) < 2:
+            out.extend(group)
+            continue
+        first = group[0]
+        message = (
+            f"{first.message} (in {len(commits)} versions of the file, each added by its own "
+            "commit: --format json lists them)"
+        )
+        out.append(replace(first, message=message, commit=None))
+    return out
 
 
 def rule_counts(findings: Sequence[Finding]) -> list[str]:

@@ -247,10 +247,19 @@ def _check_options(
         raise RepairUsageError(f"--in-place {file}: not a regular file; write with -o OUT")
     if out is not None and out.is_dir():
         raise RepairUsageError(f"-o {out}: is a folder; name the file to write")
-    if out is not None and out.exists() and file.exists() and out.samefile(file):
+    if out is not None and file.exists() and _same_file(out, file):
         raise RepairUsageError(
             f"-o {out} is the input file; use --in-place to replace it (outside the project)"
         )
+
+
+def _same_file(out: Path, file: Path) -> bool:
+    """Is ``out`` the input file? Not when it is missing or cannot be read (a folder that
+    changes meanwhile): the atomic writer judges the target again when it writes."""
+    try:
+        return out.samefile(file)
+    except OSError:
+        return False
 
 
 def _target(file: Path, out: Path | None, in_place: bool, contract: Contract | None) -> Path | None:

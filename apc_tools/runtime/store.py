@@ -43,8 +43,20 @@ def ensure_outside(contract: Contract | None, target: Path) -> Path:
     return _ensure_outside_root(contract.root if contract is not None else None, target)
 
 
+def resolve_target(target: Path) -> Path:
+    """``target`` with every symlink resolved (the last one too); a link that changes while
+    it is read (a folder swapped for a link meanwhile) is a :class:`StoreError`."""
+    try:
+        return Path(os.path.realpath(os.path.abspath(target)))
+    except OSError as exc:
+        raise StoreError(
+            f"cannot write {target}: a folder of the path changed while it was resolved "
+            f"({exc.strerror or exc}); nothing was written"
+        ) from None
+
+
 def _ensure_outside_root(root: Path | None, target: Path) -> Path:
-    resolved = Path(os.path.abspath(target)).resolve()
+    resolved = resolve_target(target)
     if root is None:
         return resolved
     real_root = root.resolve()
@@ -90,7 +102,11 @@ def atomic_write(
 
     ``path`` is resolved first (every symlink, the last one too), and a resolved target inside
     an APC project (a folder above it holds ``.apc/`` or ``AGENTS.md``) is refused with
-    :class:`InsideProject`, whoever calls: the runtime never writes into the contract.
+    :class:`InsideProject`, whoever calls: the runtime never writes into the contract. The
+    folder is then opened from ``/`` one component at a time without following a symlink, and
+    must be the folder the guard judged (``st_dev``/``st_ino``); the temporary file is created,
+    renamed and swept through that descriptor, never by path, so a folder swapped for a link
+    into a project after the guard ran is refused, not written into (issue 14, item 7).
 
     The text goes to a temporary file in the same folder, which is flushed, fsynced and renamed
     over ``path`` (the folder is fsynced after). An existing file keeps its permission bits. On
@@ -105,20 +121,151 @@ def atomic_write(
     ``before_replace``, if given, runs right before the rename; an exception it raises leaves
     ``path`` as it is (a live session file that changed meanwhile).
     """
-    named, path = path, Path(os.path.realpath(path))
-    _ensure_no_project_around(named, path)
-    info = _stat(path)
-    if info is not None and not stat.S_ISREG(info.st_mode):
-        return _write_through(named, path, info, chunks, keep)
+    named, path = path, resolve_target(path)
     folder = path.parent
-    if not folder.is_dir():
-        raise StoreError(f"cannot write {named}: the folder {folder} does not exist")
-    mode = stat.S_IMODE(info.st_mode) if info is not None else _default_mode()
-    _sweep(folder, path.name)
+    _ensure_no_project_around(named, path)
+    judged = _judged(named, folder)
+    if not _BY_DESCRIPTOR:  # no dir_fd here (not POSIX): by path, as the guard judged it
+        return _write_by_path(named, path, chunks, keep, before_replace)
+    dfd = _open_folder(named, folder, judged)
     try:
-        fd, tmp = _new_temporary(folder, path.name)
+        return _write_in(dfd, named, path, chunks, keep, before_replace)
+    finally:
+        os.close(dfd)
+
+
+def _judged(named: Path, folder: Path) -> os.stat_result:
+    """The guard's answer about the target's folder: its identity as the path resolved."""
+    try:
+        info = os.stat(folder)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise StoreError(f"cannot write {named}: {exc.strerror or exc}") from None
+    if info is None or not stat.S_ISDIR(info.st_mode):
+        raise StoreError(f"cannot write {named}: the folder {folder} does not exist")
+    return info
+
+
+_BY_DESCRIPTOR = (
+    os.name == "posix" and {os.open, os.rename, os.stat, os.unlink} <= os.supports_dir_fd
+)
+_O_PATH = getattr(os, "O_PATH", 0)
+_WALK_FLAGS = os.O_DIRECTORY if hasattr(os, "O_DIRECTORY") else 0
+_WALK_FLAGS |= getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _open_folder(named: Path, folder: Path, judged: os.stat_result) -> int:
+    """Open ``folder`` (a resolved path) from ``/`` one component at a time, never following a
+    symlink (``O_NOFOLLOW|O_DIRECTORY``), and check it is the folder the guard judged (same
+    ``st_dev``/``st_ino``): a folder swapped for a link, or for another folder, after the guard
+    ran is refused instead of written into. Every later step goes through the descriptor."""
+    changed = StoreError(
+        f"cannot write {named}: the folder {folder} changed while it was written (a folder "
+        "of the path was replaced, by a symlink or another folder); nothing was written"
+    )
+    parts = folder.parts
+    try:
+        fd = os.open(parts[0], _WALK_FLAGS | (_O_PATH or os.O_RDONLY))
+    except OSError as exc:
+        raise StoreError(f"cannot write {named}: {exc.strerror or exc}") from None
+    try:
+        for i, part in enumerate(parts[1:], start=2):
+            last = i == len(parts)
+            try:
+                nfd = _open_at(fd, part, last)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT):
+                    raise changed from None  # realpath saw a folder there, now it is not one
+                raise StoreError(f"cannot write {named}: {exc.strerror or exc}") from None
+            os.close(fd)
+            fd = nfd
+        if not os.path.samestat(os.fstat(fd), judged):
+            raise changed
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _open_at(fd: int, name: str, last: bool) -> int:
+    """Open one folder below ``fd``; the last one readable when allowed (to sweep and fsync it),
+    the ones above only for lookup where the system can (``O_PATH``, no read permission)."""
+    if last:
+        try:
+            return os.open(name, _WALK_FLAGS | os.O_RDONLY, dir_fd=fd)
+        except PermissionError:
+            if not _O_PATH:
+                raise
+    return os.open(name, _WALK_FLAGS | (_O_PATH or os.O_RDONLY), dir_fd=fd)
+
+
+def _write_in(
+    dfd: int,
+    named: Path,
+    path: Path,
+    chunks: Iterable[str | bytes],
+    keep: Callable[[], bool] | None,
+    before_replace: Callable[[], None] | None,
+) -> bool:
+    """:func:`atomic_write` through the descriptor of the target's folder."""
+    name, folder = path.name, path.parent
+    try:
+        info: os.stat_result | None = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise StoreError(f"cannot write {named}: {exc.strerror or exc}") from None
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        raise StoreError(  # realpath followed every link: this one appeared since
+            f"cannot write {named}: {path} became a symlink while it was written; "
+            "nothing was written"
+        )
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        return _write_through(named, path, info, chunks, keep, dfd)
+    mode = stat.S_IMODE(info.st_mode) if info is not None else _default_mode()
+    _sweep(dfd, name)
+    try:
+        fd, tmp = _new_temporary(dfd, name)
     except OSError as exc:
         raise StoreError(f"cannot write in {folder}: {exc.strerror or exc}") from None
+    try:
+        os.fchmod(fd, mode)
+        _write_all(fd, chunks)
+        if keep is not None and not keep():
+            os.unlink(tmp, dir_fd=dfd)
+            return False
+        if before_replace is not None:
+            before_replace()
+        os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+    except BaseException as exc:
+        with suppress(FileNotFoundError):
+            os.unlink(tmp, dir_fd=dfd)
+        if isinstance(exc, OSError) and not isinstance(exc, StoreError):
+            raise StoreError(f"cannot write {named}: {exc.strerror or exc}") from None
+        raise
+    _fsync_folder(dfd)
+    return True
+
+
+def _write_by_path(
+    named: Path,
+    path: Path,
+    chunks: Iterable[str | bytes],
+    keep: Callable[[], bool] | None,
+    before_replace: Callable[[], None] | None,
+) -> bool:
+    """:func:`atomic_write` where folders cannot be opened (no ``dir_fd``): by path."""
+    info = _stat(path)
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        return _write_through(named, path, info, chunks, keep, None)
+    folder = path.parent
+    mode = stat.S_IMODE(info.st_mode) if info is not None else _default_mode()
+    try:
+        fd, name = _new_temporary(None, path.name, folder)
+    except OSError as exc:
+        raise StoreError(f"cannot write in {folder}: {exc.strerror or exc}") from None
+    tmp = folder / name
     try:
         _write_all(fd, chunks)
         if keep is not None and not keep():
@@ -134,7 +281,6 @@ def atomic_write(
         if isinstance(exc, OSError) and not isinstance(exc, StoreError):
             raise StoreError(f"cannot write {named}: {exc.strerror or exc}") from None
         raise
-    _fsync_folder(folder)
     return True
 
 
@@ -186,8 +332,10 @@ def _write_through(
     info: os.stat_result,
     chunks: Iterable[str | bytes],
     keep: Callable[[], bool] | None,
+    dfd: int | None,
 ) -> bool:
-    """Write into a character device or a FIFO that has a reader, never replacing it."""
+    """Write into a character device or a FIFO that has a reader, never replacing it (opened
+    below the folder's descriptor ``dfd`` when there is one, never through a symlink)."""
     fifo, device = stat.S_ISFIFO(info.st_mode), stat.S_ISCHR(info.st_mode)
     if keep is not None or not (fifo or device):
         raise StoreError(
@@ -196,7 +344,13 @@ def _write_through(
         )
     flags = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0) | (os.O_NONBLOCK if fifo else 0)
     try:
-        fd = os.open(path, flags)  # a FIFO without a reader fails (ENXIO) instead of hanging
+        if dfd is None:
+            fd = os.open(path, flags)
+        else:  # a FIFO without a reader fails (ENXIO) instead of hanging
+            fd = os.open(path.name, flags | getattr(os, "O_NOFOLLOW", 0), dir_fd=dfd)
+        if not os.path.samestat(os.fstat(fd), info):
+            os.close(fd)
+            raise StoreError(f"cannot write {named}: it was replaced while it was written")
         if fifo:
             os.set_blocking(fd, True)
         with os.fdopen(fd, "wb", buffering=WRITE_BUFFER) as fh:
@@ -215,19 +369,23 @@ STALE_SECONDS = 5.0
 """A temporary file unlocked and unmodified for this long belongs to no live writer."""
 
 
-def _new_temporary(folder: Path, name: str) -> tuple[int, Path]:
-    """Create ``.<name>.<random>.apc-tmp`` in ``folder``, readable by its owner only, as
-    ``tempfile.mkstemp`` does (without importing tempfile, shutil and random on every run),
-    and hold an advisory lock on it while it is written: the mark of a live writer."""
+def _new_temporary(dfd: int | None, name: str, folder: Path | None = None) -> tuple[int, str]:
+    """Create ``.<name>.<random>.apc-tmp`` in the folder of descriptor ``dfd`` (or in
+    ``folder`` by path), readable by its owner only, as ``tempfile.mkstemp`` does (without
+    importing tempfile, shutil and random on every run), and hold an advisory lock on it while
+    it is written: the mark of a live writer. Returns the descriptor and the file's name."""
     for _ in range(100):
-        candidate = folder / f".{name}.{os.urandom(6).hex()}{TEMP_SUFFIX}"
+        candidate = f".{name}.{os.urandom(6).hex()}{TEMP_SUFFIX}"
         try:
-            fd = os.open(candidate, _TEMP_FLAGS, 0o600)
+            if dfd is not None:
+                fd = os.open(candidate, _TEMP_FLAGS, 0o600, dir_fd=dfd)
+            else:
+                fd = os.open(Path(folder or ".") / candidate, _TEMP_FLAGS, 0o600)
         except FileExistsError:
             continue
         _lock(fd, blocking=True)
         return fd, candidate
-    raise FileExistsError(errno.EEXIST, "no free temporary file name", str(folder))
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", str(folder or name))
 
 
 def _lock(fd: int, *, blocking: bool) -> bool:
@@ -243,21 +401,36 @@ def _lock(fd: int, *, blocking: bool) -> bool:
     return True
 
 
-def _sweep(folder: Path, name: str) -> None:
+def _readable(dfd: int) -> int | None:
+    """A readable descriptor of the folder of ``dfd`` (which may be lookup-only), or None."""
+    try:
+        return os.open(".", os.O_RDONLY | _WALK_FLAGS, dir_fd=dfd)
+    except OSError:
+        return None
+
+
+def _sweep(dfd: int, name: str) -> None:
     """Remove the temporary files of ``name`` that a killed run left (SIGKILL, power loss):
     those no process holds locked and nobody wrote to for :data:`STALE_SECONDS`."""
     if os.name != "posix":
         return
     prefix = f".{name}."
-    with suppress(OSError), os.scandir(folder) as entries:
-        for entry in entries:
-            if entry.name.startswith(prefix) and entry.name.endswith(TEMP_SUFFIX):
-                _remove_if_stale(Path(entry.path))
-
-
-def _remove_if_stale(tmp: Path) -> None:
+    rfd = _readable(dfd)
+    if rfd is None:
+        return
     try:
-        fd = os.open(tmp, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+        with suppress(OSError), os.scandir(rfd) as entries:
+            for entry in entries:
+                if entry.name.startswith(prefix) and entry.name.endswith(TEMP_SUFFIX):
+                    _remove_if_stale(dfd, entry.name)
+    finally:
+        os.close(rfd)
+
+
+def _remove_if_stale(dfd: int, tmp: str) -> None:
+    try:
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK
+        fd = os.open(tmp, flags, dir_fd=dfd)
     except OSError:
         return
     try:
@@ -265,7 +438,7 @@ def _remove_if_stale(tmp: Path) -> None:
         old = time.time() - info.st_mtime >= STALE_SECONDS
         if stat.S_ISREG(info.st_mode) and old and _lock(fd, blocking=False):
             with suppress(OSError):
-                tmp.unlink()
+                os.unlink(tmp, dir_fd=dfd)
     finally:
         os.close(fd)
 
@@ -278,11 +451,10 @@ def _write_all(fd: int, chunks: Iterable[str | bytes]) -> None:
         os.fsync(fh.fileno())
 
 
-def _fsync_folder(folder: Path) -> None:
+def _fsync_folder(dfd: int) -> None:
     """Make the rename durable. Not every platform can open a folder; that is not an error."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
+    fd = _readable(dfd)
+    if fd is None:
         return
     try:
         with suppress(OSError):

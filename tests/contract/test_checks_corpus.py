@@ -15,12 +15,12 @@ from tests.conftest import CORPUS, needs_shared
 MY_FAMILIES = ("AGT", "SKL", "RUL", "PLN")
 PATRICK = "PatrickJS__awesome-cursorrules"
 
-# The only error-level finding of these families on the corpus: a description over 1,024
-# characters, which Codex refuses to load. (The postgresql skill whose name differs from its
-# folder is a warning: Claude Code and Codex load it; an error under --profile agentskills.)
-KNOWN_ERRORS = {
-    ("SKL005", "anthropics__skills/skills/claude-api/SKILL.md"),
-}
+# No error-level finding of these families on the corpus in the default profile. The claude-api
+# skill's description of 1,068 characters is a warning there (Codex 0.171 loads it cut to 1,024
+# characters, Claude Code 2.1.197 at 1,536: the conformance suite checks both) and an error under
+# --profile agentskills (skills-ref rejects it). The postgresql skill whose name differs from its
+# folder is a warning too: the tools load it; an error under --profile agentskills.
+KNOWN_ERRORS: set[tuple[str, str]] = set()
 
 
 def errors_of_mine(found: tuple[Finding, ...]) -> set[tuple[str, str]]:
@@ -67,7 +67,7 @@ def test_staged_layout(tmp_path: Path) -> None:
     assert [f for f in cursor if f.severity is Severity.ERROR] == []
     lenient = Counter(f.rule for f in cursor if f.rule == "YML005")
     assert lenient["YML005"] == 230  # every unquoted `globs: **/*.x`, a warning at most
-    assert errors_of_mine(result.findings) == {("SKL005", ".claude/skills/claude-api/SKILL.md")}
+    assert errors_of_mine(result.findings) == set()
     subagents = [f for f in result.findings if f.path.startswith(".claude/agents/")]
     assert [f for f in subagents if f.severity is Severity.ERROR] == []
 

@@ -30,11 +30,6 @@ JUDGED: dict[tuple[str, str], tuple[int, str]] = {
         "links spec/repair-and-refactoring-code/SURVEY-2026-08-17.md, which the text itself "
         "calls local-only: in any fresh checkout the agent is sent to a file that is not there",
     ),
-    ("anthropics__skills/skills/claude-api/SKILL.md", "SKL005"): (
-        1,
-        "description of 1,068 characters: Codex skips the skill ('invalid description: exceeds "
-        "maximum length of 1024 characters') and skills-ref rejects it",
-    ),
     ("openai__openai-agents-js/AGENTS.md", "AGM003"): (1, NOT_COPIED),
     ("openai__openai-agents-python/AGENTS.md", "AGM003"): (1, NOT_COPIED),
     ("wshobson__agents/AGENTS.md", "AGM003"): (13, NOT_COPIED),

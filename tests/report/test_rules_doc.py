@@ -46,6 +46,7 @@ def test_json_list_round_trips_every_field() -> None:
         "bad": MISSING.bad,
         "basis": "",
         "why": "",
+        "verified": "",
     }
 
 
@@ -123,3 +124,14 @@ def test_examples_containing_fences_stay_inside_their_block() -> None:
 
 def test_reference_is_deterministic() -> None:
     assert rules_markdown(REGISTRY) == rules_markdown(Registry.of(reversed(list(REGISTRY))))
+
+
+def test_a_verified_rule_names_the_tool_versions_in_text_json_and_markdown() -> None:
+    from apc_tools.catalog import registry
+
+    rule = registry()["SKL005"]
+    assert "Codex 0.171.0" in rule.verified and "Claude Code 2.1.197" in rule.verified
+    assert f"Verified against: {rule.verified}" in explain_rule(rule, "text")
+    assert json.loads(explain_rule(rule, "json"))["verified"] == rule.verified
+    assert f"Verified against: {rule.verified}" in explain_rule(rule, "markdown")
+    assert "Verified against" not in explain_rule(registry()["PRJ001"], "text")

@@ -167,7 +167,7 @@ def test_leak_and_secret_rules_are_security_alerts_ranked_by_severity() -> None:
     assert score["BSC001"] == score["SEC001"] == score["MCP003"] == "9.0"  # secrets: critical
     assert score["BTR001"] == score["BDB001"] == score["AGM005"] == "7.5"  # leaks: high
     assert score["BTR002"] == "5.0"  # a warning: medium
-    for rid in ("BIO004", "BPL002", "AGT001", "SKL001"):  # not about a leak
+    for rid in ("BIO001", "BPL002", "AGT001", "SKL001"):  # not about a leak
         assert score[rid] is None and "security" not in rules[rid]["properties"]["tags"]
     for rid, value in score.items():
         tags = rules[rid]["properties"]["tags"]

@@ -17,12 +17,14 @@ wrong type, is a warning; keys Claude Code does not document are info.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from apc_tools.contract.checks import _support as fm
 from apc_tools.contract.project import Doc, Project
+from apc_tools.core.parse import load_yaml
 from apc_tools.findings import Finding, Severity, rule_family
 
 FAMILY = "agents"
@@ -126,11 +128,13 @@ FRONTMATTER_MISSING = _rule(
     "AGT002",
     "agent-frontmatter-missing",
     Severity.ERROR,
-    "An agent definition has no YAML frontmatter (in `.claude/agents/`: info, a document).",
+    "An agent definition has no YAML frontmatter (in `.claude/agents/`: a warning, or info for "
+    "a README).",
     "APC agents and Claude Code subagents are identified by their frontmatter (`name`, "
     "`description`, ...); without it the file is not an agent. Add a `---` fenced block at the "
-    "top. Among Claude Code subagents a Markdown file without frontmatter (a README, an "
-    "overview) is a document Claude Code does not load as an agent: info, not an error.",
+    "top. Claude Code skips a file without frontmatter among its subagents: one written as an "
+    "agent (instructions) is never loaded, a warning (apc cannot be sure it was meant as one); "
+    "a README, index or overview is a document, info.",
     GOOD,
     ".apc/agents/reviewer.md:\n# Reviewer\nReviews pull requests.\n",
 )
@@ -252,13 +256,14 @@ CLAUDE_UNKNOWN = _rule(
 CLAUDE_MODEL = _rule(
     "AGT014",
     "agent-model-value",
-    Severity.WARNING,
+    Severity.ERROR,
     "An agent's `model` is neither an alias nor a model id (e.g. a display name).",
     "Claude Code reads `model` as an alias (`sonnet`, `opus`, `haiku`, `inherit`) or a full "
-    "model id (`claude-sonnet-4-5`); a display name such as `Claude Sonnet 4.5` or `Claude "
-    "Sonnet 4 (copilot)` is not a model it can select, so the subagent does not run on the "
-    "model you meant. The APC spec asks the same of `.apc/agents/*.md` (`inherit` or a model "
-    "id). Write an alias or a model id.",
+    "model id (`claude-sonnet-4-5`). A display name such as `Claude Sonnet 4.5` or `GPT-4.1 "
+    "(copilot)` is sent as written as the model of every request the subagent makes (Claude "
+    "Code 2.1.197, checked by the conformance suite), which the API rejects: delegating to the "
+    "subagent fails. In `.apc/agents/*.md` the APC spec asks the same (`inherit` or a model id): "
+    "a warning there. Write an alias or a model id.",
     ".claude/agents/x.md:\n---\nname: x\ndescription: y\nmodel: sonnet\n---\n",
     ".claude/agents/x.md:\n---\nname: x\ndescription: y\nmodel: Claude Sonnet 4.5\n---\n",
 )
@@ -309,15 +314,83 @@ def _no_frontmatter(doc: Doc, what: str) -> Iterator[Finding]:
             1,
         )
         return
-    # A Markdown file without frontmatter among subagents (a README, an overview) is a
-    # document: Claude Code does not load it as a subagent, and nothing is broken.
+    if DOCUMENT_NAME.match(doc.stem):
+        # A README, an index or an overview among subagents is a document: Claude Code does
+        # not load it as a subagent, and nothing is broken.
+        yield FRONTMATTER_MISSING.finding(
+            doc.path,
+            "no YAML frontmatter: Claude Code reads this file as a document, not a subagent; if "
+            "it is meant to be one, add a `---` block with name and description",
+            1,
+            1,
+            severity=Severity.INFO,
+        )
+        return
+    # A file written as an agent (instructions, no frontmatter): Claude Code skips it
+    # (Claude Code 2.1.197 lists no such subagent; the conformance suite checks it).
     yield FRONTMATTER_MISSING.finding(
         doc.path,
-        "no YAML frontmatter: Claude Code reads this file as a document, not a subagent; if it "
-        "is meant to be one, add a `---` block with name and description",
+        "no YAML frontmatter: Claude Code does not load this file as a subagent (it skips a "
+        "file without `name` and `description`); add a `---` block with name and description, "
+        "or move it out of the agents folder if it is a document",
         1,
         1,
-        severity=Severity.INFO,
+        severity=Severity.WARNING,
+    )
+
+
+# Documents that live among agent definitions (a README, an index, an overview).
+DOCUMENT_NAME = re.compile(
+    r"^(?:readme|index|overview|contributing|changelog|license|summary|toc|agents)(?:[._-].*)?\Z",
+    re.I,
+)
+
+# Claude Code's retry when a subagent's frontmatter is not YAML: each top-level `key: value` line
+# whose value is not already quoted is read as a plain string (a flow list such as `[Read, Grep`
+# becomes that text). When that parses and gives a name and a description the subagent loads;
+# otherwise Claude Code skips it (Claude Code 2.1.197; the conformance suite checks both).
+_FALLBACK_LINE = re.compile(r"^(?P<key>[A-Za-z_][\w-]*):[ \t]+(?P<value>\S(?:.*\S)?)[ \t]*$")
+
+
+def _project_agent(rel: str) -> bool:
+    return rel.startswith(".claude/agents/") or "/.claude/agents/" in rel or not rel
+
+
+def claude_fallback(yaml_text: str) -> dict[str, Any] | None:
+    """What Claude Code reads of frontmatter YAML that does not parse, or None (skipped)."""
+    lines = []
+    for line in yaml_text.split("\n"):
+        match = _FALLBACK_LINE.match(line)
+        if match and match.group("value")[0] not in "\"'|>":
+            line = f"{match.group('key')}: {json.dumps(match.group('value'), ensure_ascii=False)}"
+        lines.append(line)
+    reading = load_yaml("\n".join(lines))
+    data = reading.data
+    if not reading.ok or not isinstance(data, dict):
+        return None
+    name, desc = data.get("name"), data.get("description")
+    if not (isinstance(name, str) and name.strip() and isinstance(desc, str) and desc.strip()):
+        return None
+    return data
+
+
+def claude_yaml_outcome(yaml_text: str, rel: str = "") -> str:
+    """The end of a YML001 message on a Claude Code subagent: which of the two happened. A
+    plugin's agent (``rel`` not under ``.claude/agents/``) that the fallback cannot read either
+    is still loaded, under its file name with a placeholder description and every tool."""
+    data = claude_fallback(yaml_text)
+    if data is None and not _project_agent(rel):
+        return (
+            "; Claude Code still loads this plugin agent, but only under its file name, with a "
+            "placeholder description ('Agent from <plugin> plugin') and every tool: nothing of "
+            "its frontmatter is read"
+        )
+    if data is None:
+        return "; Claude Code skips this subagent (it cannot read its frontmatter)"
+    read = ", ".join(f"{key} '{str(value)[:40]}'" for key, value in data.items() if key != "name")
+    return (
+        "; Claude Code still loads this subagent through its line-by-line fallback, reading "
+        f"each value as plain text ({read}): quote or fix the value so it is read as meant"
     )
 
 
@@ -381,7 +454,7 @@ def _agent_schema(doc: Doc) -> Iterator[Finding]:
             )
 
 
-def _model_value(doc: Doc, reader: str) -> Iterator[Finding]:
+def _model_value(doc: Doc, reader: str, severity: Severity | None = None) -> Iterator[Finding]:
     model = doc.data.get("model")
     if isinstance(model, str) and model.strip() and not MODEL_VALUE.match(model.strip()):
         yield fm.at(
@@ -390,11 +463,12 @@ def _model_value(doc: Doc, reader: str) -> Iterator[Finding]:
             fm.value_pos(doc, ("model",)),
             f"$.model: '{model.strip()}' is not a model {reader}; write an alias (sonnet, opus, "
             "haiku, inherit) or a full model id (e.g. claude-sonnet-4-5)",
+            severity,
         )
 
 
 def _agent_values(doc: Doc) -> Iterator[Finding]:
-    yield from _model_value(doc, "id (the APC spec: `inherit` or a model id)")
+    yield from _model_value(doc, "id (the APC spec: `inherit` or a model id)", Severity.WARNING)
     data = doc.data
     name = data.get("name")
     if isinstance(name, str) and name.strip() and name.strip() != doc.stem:
@@ -520,7 +594,14 @@ def _claude_fields(doc: Doc) -> Iterator[Finding]:
     if model is not None and not isinstance(model, str):
         yield _claude_type(doc, "model", "sonnet, opus, haiku, inherit or a model id")
     else:
-        yield from _model_value(doc, "Claude Code can select")
+        # Claude Code 2.1.197 sends the value as written as the API's model id, so every
+        # delegation to this subagent fails (the conformance suite checks it): an error here
+        yield from _model_value(
+            doc,
+            "id: Claude Code sends it as written as the model of every request of this "
+            "subagent, which the API rejects, so delegating to it fails",
+            Severity.ERROR,
+        )
     tools = data.get("tools")
     if tools is not None and not (
         isinstance(tools, str)

@@ -32,7 +32,7 @@ SIZE_LIMITS = {
     "claude-md": (
         40_000,
         "Claude Code warns that a CLAUDE.md over 40,000 characters will impact performance",
-    ),
+    ),  # and sends it whole (Claude Code 2.1.197 sent 49,302 of 49,302: the conformance suite)
     "copilot-instructions": (
         4_000,
         "Copilot code review reads only the first 4,000 characters of an instructions file",
@@ -42,6 +42,7 @@ SIZE_LIMITS = {
         "Copilot code review reads only the first 4,000 characters of an instructions file",
     ),
 }
+WHOLE = frozenset({"claude-md"})  # kinds the reader sends whole however long (no cut)
 MAX_GLOBS = 64  # applyTo globs checked per file against the file list (a bound on the work)
 SCOPED_KEYS = frozenset({"applyTo", "description", "name", "excludeAgent"})
 EXCLUDE_AGENTS = ("code-review", "coding-agent")
@@ -63,11 +64,14 @@ IMPORT_MISSING = _rule(
 BROKEN_LINK = _rule(
     "INS002",
     "instructions-broken-link",
-    Severity.ERROR,
+    Severity.WARNING,
     "A link in CLAUDE.md, GEMINI.md or a Copilot instructions file points to a repository file "
     "that does not exist.",
     "Resolved as for AGENTS.md (AGM003): relative to the file's folder, a leading `/` from the "
-    "project root, URLs and anchors not checked. An agent told to read a missing file guesses.",
+    "project root, URLs and anchors not checked. An agent told to read a missing file guesses. "
+    "A warning: the readers send a Markdown link as text and never follow it (Claude Code, "
+    "Gemini CLI and Copilot); only CLAUDE.md and GEMINI.md `@` imports are loaded, and a "
+    "missing one is an error (INS001).",
     "See [the style guide](docs/style.md).   (docs/style.md exists)",
     "See [the style guide](docs/styles.md).  (no such file)",
 )
@@ -95,11 +99,12 @@ TOO_LARGE = _rule(
     "INS005",
     "instructions-too-large",
     Severity.WARNING,
-    "An instructions file is larger than its reader takes in (CLAUDE.md: 40,000 characters; "
-    "Copilot instructions: 4,000 for code review).",
-    "Claude Code warns about a CLAUDE.md over 40,000 characters; Copilot code review reads only "
-    "the first 4,000 characters of an instructions file. The finding points where the cut "
-    "falls. Move detail into imported files, skills or path-specific instructions.",
+    "An instructions file is larger than its reader handles well (CLAUDE.md: 40,000 "
+    "characters; Copilot instructions: 4,000 for code review).",
+    "Claude Code warns about a CLAUDE.md over 40,000 characters but sends it whole (no cut: "
+    "the conformance suite checks it), so every request carries it; Copilot code review reads "
+    "only the first 4,000 characters of an instructions file, and there the finding points where "
+    "the cut falls. Move detail into imported files, skills or path-specific instructions.",
     ".github/copilot-instructions.md of 2,000 characters",
     ".github/copilot-instructions.md of 9,000 characters",
 )
@@ -167,10 +172,15 @@ def check_size(doc: Doc, project: Project) -> Iterator[Finding]:
     if not limit or len(doc.text) <= limit:
         return
     line, column = detect.line_column(doc.text, limit)
+    where = (
+        "it still sends the whole file, but every request carries it"
+        if doc.kind in WHOLE
+        else "the cut falls here"
+    )
     yield TOO_LARGE.finding(
         doc.path,
-        f"{len(doc.text)} characters; {why}: the cut falls here. Move detail into imported "
-        "files, skills or path-specific instructions",
+        f"{len(doc.text)} characters; {why}: {where}. Move detail into imported files, skills "
+        "or path-specific instructions",
         line,
         column,
     )
@@ -231,7 +241,19 @@ def check_imports(doc: Doc, project: Project) -> Iterator[Finding]:
 
 
 def split_apply_to(value: str) -> list[str]:
-    return [part.strip() for part in value.split(",") if part.strip()]
+    """The globs of ``applyTo``: split at commas outside braces, as VS Code does, so
+    ``**/*.{yml,yaml}`` stays one glob."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(value):
+        if char == "{":
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+        elif char == "," and not depth:
+            parts.append(value[start:index])
+            start = index + 1
+    parts.append(value[start:])
+    return [part.strip() for part in parts if part.strip()]
 
 
 def check_scoped(doc: Doc, project: Project) -> Iterator[Finding]:

@@ -31,10 +31,13 @@ truncating the frontmatter. To get there:
 - No frontmatter at all (including an empty file) is an error (SKL001), as in skills-ref.
 
 Severity follows the reading tool (APC-NOTES section 2): outside ``.apc/`` a ``SKILL.md`` is read
-by Claude Code, Codex, Gemini CLI or FastMCP, which load it whatever its name (falling back to
-the folder name), so in the default profile a missing, malformed or mismatched ``name`` (SKL002,
-SKL003, SKL004) is a warning there; inside ``.apc/`` and under ``--profile agentskills`` it is an
-error. A missing ``description`` stays an error (Codex skips such a skill). A ``SKILL.md`` below
+by Claude Code, Codex, Gemini CLI or FastMCP, which load it whatever its name (Claude Code under
+its folder name, Codex and Gemini CLI under the frontmatter ``name``: the conformance suite checks
+it), so in the default profile a missing, malformed or mismatched ``name`` (SKL002, SKL003,
+SKL004) is a warning there; inside ``.apc/`` and under ``--profile agentskills`` it is an
+error. A missing ``description`` stays an error (Codex and Gemini CLI skip such a skill); one
+over 1,024 characters is a warning there (Codex cuts it to 1,024 characters, Claude Code to
+1,536). A ``SKILL.md`` below
 another skill's folder is that skill's reference file (kind ``skill-reference``), not checked.
 
 Flat skills (``.apc/skills/<name>.md``) need no frontmatter (the APC spec's example has none);
@@ -116,8 +119,11 @@ FIELD_INVALID = _rule(
     "skill-field-invalid",
     Severity.ERROR,
     "A skill frontmatter value has the wrong type or length (description, compatibility).",
-    "`description` must be a non-blank string of at most 1024 characters; `compatibility` a "
-    "string of at most 500. Shorten or fix the value at the reported position.",
+    "`description` must be a non-blank string, `compatibility` a string of at most 500 "
+    "characters. A `description` over 1,024 characters (the spec's limit) is a warning by "
+    "default: Codex loads the skill with it cut to 1,024 characters and Claude Code to 1,536, so "
+    "the end never reaches the agent; it is an error under `--profile agentskills` and inside "
+    "`.apc/`. Shorten or fix the value at the reported position.",
     GOOD,
     "skills/pdf-tools/SKILL.md:\n---\nname: pdf-tools\ndescription: '   '\n---\n",
 )
@@ -249,8 +255,9 @@ def _owner_name(doc: Doc, project: Project) -> str:
 def spec_reads(doc: Doc, project: Project) -> bool:
     """True when the Agent Skills name rules decide whether the file is read: under
     ``--profile agentskills`` and inside ``.apc/`` (the APC spec reads it). Elsewhere Claude Code,
-    Codex, Gemini CLI and FastMCP load the skill whatever its name (they fall back to the folder
-    name), so the name rules are warnings there (APC-NOTES section 2)."""
+    Codex, Gemini CLI and FastMCP load the skill whatever its name (Claude Code under its folder
+    name, Codex and Gemini CLI under the frontmatter ``name``), so the name rules are warnings
+    there (APC-NOTES section 2)."""
     return project.profile == "agentskills" or doc.rel.startswith(".apc/")
 
 
@@ -259,8 +266,8 @@ def _name_severity(doc: Doc, project: Project) -> Severity:
 
 
 _LOADED_ANYWAY = (
-    " (Claude Code, Codex and Gemini CLI load the skill under its folder name; an error "
-    "under --profile agentskills and inside .apc/)"
+    " (the tools load the skill anyway: Claude Code under its folder name, Codex and Gemini "
+    "CLI under the frontmatter `name`; an error under --profile agentskills and inside .apc/)"
 )
 
 
@@ -343,6 +350,8 @@ def _schema_findings(
             yield fm.at(FIELD_FORM, doc, pos, fm.schema_message(error, "skills-ref accepts it"))
         elif head in (("allowed-tools",), ("license",)):
             yield fm.at(FIELD_FORM, doc, pos, fm.schema_message(error, _FORM_FIX))
+        elif head == ("description",) and error.validator == "maxLength":
+            yield _long_description(doc, project, pos, fm.schema_message(error, "shorten it"))
         else:
             yield fm.at(FIELD_INVALID, doc, pos, fm.schema_message(error, "fix the value"))
     for warning in fm.schema_warnings(schema, instance):
@@ -354,6 +363,23 @@ def _schema_findings(
             metadata = fm.where(warning)[:1] == ("metadata",)
             fix = "skills-ref accepts it" if metadata else _FORM_FIX
             yield fm.at(FIELD_FORM, doc, pos, fm.schema_message(warning, fix))
+
+
+def _long_description(doc: Doc, project: Project, pos: Pos, message: str) -> Finding:
+    """A description over 1,024 characters: loaded cut (Codex 0.171 at 1,024, Claude Code
+    2.1.197 at 1,536, Gemini CLI 0.61 whole; the conformance suite checks it), so a warning;
+    an error where the spec reads the skill (``--profile agentskills``, ``.apc/``)."""
+    if spec_reads(doc, project):
+        return fm.at(FIELD_INVALID, doc, pos, message + " (the Agent Skills spec's limit)")
+    return fm.at(
+        FIELD_INVALID,
+        doc,
+        pos,
+        message + ": Codex loads the skill with the description cut to 1,024 characters and "
+        "Claude Code to 1,536, so what follows never reaches the agent (an error under "
+        "--profile agentskills and inside .apc/)",
+        Severity.WARNING,
+    )
 
 
 def _extensions(doc: Doc, schema: str) -> Iterator[Finding]:

@@ -109,11 +109,21 @@ def wire_votes(records: Sequence[Mapping[str, Any]]) -> Counter[str]:
     return votes
 
 
+_MESSAGE_KEYS = frozenset({"content", "parts", "tool_calls", "function_call"})
+
+
+def _shapeless(record: Mapping[str, Any]) -> bool:
+    """A message (it has a ``role``) that holds none of the keys a wire format keeps its
+    content in: read as any format, it would be a message without content."""
+    return isinstance(record.get("role"), str) and not (_MESSAGE_KEYS & record.keys())
+
+
 def detect_wire(records: Sequence[Mapping[str, Any]]) -> str:
     """The wire format of a history, judged from its first records (at most 50).
 
     Plain ``role`` + string ``content`` messages with no other sign are read as ``openai-chat``:
-    such a history has no tool items and repairs the same in every format. Raises
+    such a history has no tool items and repairs the same in every format; messages with a
+    ``role`` but no ``content`` (a shape no adapter reads) are refused, never guessed. Raises
     :class:`UnknownWire` (saying what was expected) when nothing looks like a chat history, and
     :class:`BadRecord` for a record that is not a JSON object.
     """
@@ -121,6 +131,13 @@ def detect_wire(records: Sequence[Mapping[str, Any]]) -> str:
     for index, record in enumerate(head):
         if not isinstance(record, Mapping):
             raise BadRecord(index, record)
+    shapeless = next((i for i, r in enumerate(head) if _shapeless(r)), None)
+    if shapeless is not None:  # role, but no key any adapter reads (``blocks``, ``text``)
+        keys = ", ".join(sorted(map(str, head[shapeless])))[:200]
+        raise UnknownWire(
+            f"record {shapeless + 1} has a role but no content (keys: {keys}): a message "
+            f"shape no wire format has; nothing is rewritten. {EXPECTED}"
+        )
     votes = wire_votes(head)
     if votes:
         return max(WIRES, key=lambda wire: votes[wire])

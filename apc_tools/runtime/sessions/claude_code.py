@@ -42,6 +42,14 @@ from apc_tools.runtime.sessions.base import (
 
 WIRE = "anthropic"
 
+#: What the tool itself does when it resumes a file with an unanswered call (observed by the
+#: conformance suite, tests/conformance/test_repair_resume.py): said next to the provider's
+#: rule by ``apc repair --check``, so a user knows why the repair still matters.
+ON_RESUME = (
+    "Claude Code 2.1.197 resumes such a file by dropping the unanswered tool_use and forking "
+    "its chain, so the model never learns the call was cut off; `apc repair` answers it instead"
+)
+
 #: Keys copied from the call record onto a synthetic result (the session's envelope).
 _ENVELOPE = (
     "isSidechain",
@@ -94,6 +102,7 @@ class _Chain:
         # Links that do not resolve (hand-made or trimmed files): read in file order.
         self.linked = self._linked(walked)
         self.order = walked if self.linked else list(self.members)
+        self.split = self._split_blocks() if self.linked else []
         self.position = {index: pos for pos, index in enumerate(self.order)}
         self.answered: set[str] = set()
         self.template: Mapping[str, Any] = {}
@@ -115,6 +124,40 @@ class _Chain:
             at = by_uuid.get(parent) if isinstance(parent, str) else None
         chain.reverse()
         return chain
+
+    def _split_blocks(self) -> list[int]:
+        """The later blocks of the chain's last assistant message that lie off the chain.
+
+        Claude Code writes one record per content block, each the child of the one before; when
+        the model asked for several tools at once and the result of an earlier one was written
+        (a child of *its* block) before the turn died, the leaf is that result and the later
+        blocks hang on a branch. Claude Code 2.1.197 resumes from the leaf and drops their calls;
+        answered from the last block (as it writes results itself on an interrupt), they are
+        back on the chain. Such blocks are put into ``order`` after their parent."""
+        last = next(
+            (i for i in reversed(self.order) if self.records[i].get("type") == "assistant"), None
+        )
+        message_id = _message_id(self.records[last]) if last is not None else None
+        if last is None or message_id is None:
+            return []
+        on_chain = set(self.order)
+        uuids = {self.records[i].get("uuid"): i for i in self.order}
+        found = []
+        for index in self.members:
+            record = self.records[index]
+            parent = record.get("parentUuid")
+            if (
+                index not in on_chain
+                and record.get("type") == "assistant"
+                and _message_id(record) == message_id
+                and isinstance(parent, str)
+                and parent in uuids
+            ):
+                self.order.insert(self.order.index(uuids[parent]) + 1, index)
+                uuids[record.get("uuid")] = index
+                on_chain.add(index)
+                found.append(index)
+        return found
 
     def _results(self, on_chain: set[int]) -> list[int]:
         """Every tool_result id of the chain kind (``answered``), the first result record (the
@@ -261,6 +304,8 @@ def plan(session: SessionFile, options: Options) -> Plan:
         _reparent(session, chain, template, calls, at, result)
     if tip and chain.leaf is not None:
         parent = chain.records[chain.leaf].get("uuid")
+        if any(call.at in chain.split for call in tip):  # blocks off the chain: answer there
+            parent = chain.records[chain.split[-1]].get("uuid")
         _append(session, chain, template, tip, parent, len(session.lines) - 1, result)
     return result
 

@@ -28,6 +28,12 @@ from apc_tools.runtime.sessions.base import Note, Options, Plan, Projection, Ses
 
 WIRE = "openai-responses"
 
+#: What Codex does itself on resume with an unanswered call (see claude_code.ON_RESUME).
+ON_RESUME = (
+    "Codex 0.171.0 resumes such a file by sending an `aborted` output it never writes down, so "
+    "the file keeps the open call; `apc repair` writes the answer into the file"
+)
+
 
 class _Open(NamedTuple):
     call: Call

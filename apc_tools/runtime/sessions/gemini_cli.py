@@ -19,7 +19,10 @@ loader's map replaces the message in place, so no existing line changes. A legac
 session is reported, not rewritten (RPR012).
 
 Conformance: the live messages as Gemini ``contents`` (model turn from ``content`` and
-``toolCalls``, a user turn of the results), checked as ``gemini``.
+``toolCalls``, a user turn of the results), checked as ``gemini``. As Gemini CLI 0.61 sends them
+on resume (observed by the conformance suite): consecutive user turns are one turn, and the
+result 0.61 records twice (in the ``toolCalls`` entry and again as the next user message) is
+one response, counted once.
 """
 
 from __future__ import annotations
@@ -31,6 +34,12 @@ from apc_tools.runtime.model import SYNTHETIC_TEXT
 from apc_tools.runtime.sessions.base import Note, Options, Plan, Projection, SessionFile, text_id
 
 WIRE = "gemini"
+
+#: What Gemini CLI does itself on resume with an unanswered call (see claude_code.ON_RESUME).
+ON_RESUME = (
+    "Gemini CLI 0.61.0 resumes such a file by sending the call without any response, against "
+    "that rule; `apc repair` answers it"
+)
 _RAN = frozenset({"executing", "success", "error"})
 
 
@@ -229,7 +238,7 @@ def project(session: SessionFile, *, legacy: dict[str, Any] | None = None) -> Pr
             if not (isinstance(p, dict) and "text" in p and not p["text"])
         ]
         if kind == "user" and parts:
-            out.add({"role": "user", "parts": parts}, line)
+            _add_user(out, parts, line)
         elif kind == "gemini":
             calls = _calls(message)
             model = [p for p in parts if not (isinstance(p, dict) and "functionCall" in p)]
@@ -252,5 +261,36 @@ def project(session: SessionFile, *, legacy: dict[str, Any] | None = None) -> Pr
                 for part in c.entry["result"]
             ]
             if results:
-                out.add({"role": "user", "parts": results}, line)
+                _add_user(out, results, line)
     return out
+
+
+def _add_user(out: Projection, parts: list[Any], line: int) -> None:
+    """Add a user turn as Gemini CLI 0.61 sends it on resume: consecutive user turns become
+    one, and a result recorded twice (in the call's ``toolCalls`` entry and again as the next
+    user message, as 0.61 writes every result) is one response: counted once."""
+    last = out.records[-1] if out.records else None
+    if last is None or last.get("role") != "user":
+        out.add({"role": "user", "parts": list(parts)}, line)
+        return
+    merged = last["parts"]
+    seen = [_response_key(p) for p in merged]
+    for part in parts:
+        key = _response_key(part)
+        if key is not None and key in seen:
+            continue
+        merged.append(part)
+        seen.append(key)
+
+
+def _response_key(part: object) -> tuple[object, object] | None:
+    """A functionResponse part's (id, name), or None for any other part."""
+    response = part.get("functionResponse") if isinstance(part, dict) else None
+    if not isinstance(response, dict):
+        return None
+    call_id = text_id(response.get("id"))
+    if call_id is None:  # no id: only an identical response is the same one
+        import json
+
+        return (None, json.dumps(response, sort_keys=True, default=str))
+    return (call_id, text_id(response.get("name")))

@@ -126,10 +126,14 @@ def check_session(
         module.project(session, legacy=legacy) if legacy else module.project(session)
     )
     name = file.as_posix()
+    on_resume: str | None = getattr(module, "ON_RESUME", None)
     for v in check(projection.records, projection.wire):
         line = projection.lines[v.index] if v.index < len(projection.lines) else 0
         where = f"line {line}" if line else f"message {v.index + 1}"
-        findings.append(BY_ID[v.rule].finding(name, f"{where}: {v.message}", line or None))
+        message = f"{where}: {v.message}"
+        if v.rule == "WIR001" and on_resume:  # the API's rule, and what the tool does itself
+            message += f" (the provider API requires the answer; {on_resume})"
+        findings.append(BY_ID[v.rule].finding(name, message, line or None))
     notes = [] if legacy else bad_line_notes(session)
     return findings + notes_to_findings(notes, name)
 

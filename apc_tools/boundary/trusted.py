@@ -1,0 +1,111 @@
+"""The gate's trusted inputs: which policy and which baseline judge a scan. One place decides
+them, for ``apc boundary`` and for both halves of ``apc check``.
+
+- ``--config FILE`` names the policy; otherwise, in range mode, it is the ``.apc-tools.yaml``
+  of the range's base commit (a pull request cannot relax the rules it is checked by) and, in
+  the other modes, the file at the repository root.
+- The baseline (``boundary.baseline`` of that policy, confined to the repository) is the base
+  commit's in range mode, else the file at the root.
+
+A file that is in the base commit's tree but whose blob this clone does not hold (a partial
+clone) is exit 2: the defaults are never used in place of a policy that exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from apc_tools.boundary import policy
+from apc_tools.boundary.policy import BaselineEntry, Settings
+from apc_tools.core import git as gitio
+from apc_tools.core.git import Repo
+from apc_tools.core.policy import MAX_POLICY_BYTES, POLICY_FILE
+from apc_tools.findings import CannotRun
+
+MAX_BASELINE_BYTES = 64 << 20
+
+
+def gate_inputs(
+    repo: Repo,
+    base: str | None,
+    config: Path | None = None,
+    *,
+    rules: Callable[[str], bool] = policy.is_boundary_rule,
+) -> tuple[Settings, tuple[BaselineEntry, ...]]:
+    """The settings and the baseline entries in force for a scan of ``repo`` (``base``: the
+    range's base commit, None outside range mode; ``config``: an explicit policy file). Only
+    the baseline entries of the rules ``rules`` accepts (default: the gate's; `apc check`
+    asks for both halves')."""
+    if config is not None:
+        settings = _settings_file(config)
+    elif base is not None:
+        text = blob_at(repo, base, POLICY_FILE, MAX_POLICY_BYTES + 1)
+        where = f"{POLICY_FILE} (at {base[:12]})"
+        settings = (
+            Settings() if text is None else policy.parse_settings(where, _decode(where, text))
+        )
+    else:
+        settings = _settings_file(repo.root / POLICY_FILE, optional=True)
+    target = policy.baseline_path(repo.root, settings.baseline)  # confined, else CannotRun
+    if base is not None:
+        rel = target.relative_to(repo.root).as_posix()
+        data = blob_at(repo, base, rel, MAX_BASELINE_BYTES)
+        where = f"{settings.baseline} (at {base[:12]})"
+        if data is None:
+            baseline: tuple[BaselineEntry, ...] = ()
+        else:
+            baseline = policy.parse_baseline(where, _decode(where, data), rules=rules)
+    else:
+        baseline = _baseline_file(target, rules)
+    return settings, baseline
+
+
+def blob_at(repo: Repo, commit: str, path: str, limit: int) -> bytes | None:
+    """Up to ``limit`` bytes of the blob at ``path`` in ``commit``'s tree; None when the tree
+    has no blob there. CannotRun when it has one that this clone cannot read."""
+    try:
+        found = gitio.path_entries(repo, commit, [path]).get(path)
+    except gitio.GitError as exc:
+        raise CannotRun(f"{path} (at {commit[:12]}): git cannot list it: {exc}") from None
+    if found is None:
+        return None
+    with gitio.BlobReader(repo) as reader:
+        absent = gitio.is_partial_clone(repo) and gitio.absent_objects(repo, [found.oid])
+        blob = gitio.Blob(b"", 0, missing=True) if absent else reader.read(found.oid, limit)
+    if blob.missing:
+        raise CannotRun(
+            f"{path} (at {commit[:12]}): its blob is not in this clone, so the gate cannot read "
+            "the policy it must apply: use a clone without a blob filter, or fetch the blobs "
+            "(`git fetch --refetch --no-filter origin`)"
+        )
+    return blob.data
+
+
+def _settings_file(path: Path, optional: bool = False) -> Settings:
+    if optional and not path.is_file():
+        return Settings()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CannotRun(f"{path}: cannot read the policy file: {exc}") from None
+    return policy.parse_settings(str(path), text)
+
+
+def _baseline_file(
+    path: Path, rules: Callable[[str], bool] = policy.is_boundary_rule
+) -> tuple[BaselineEntry, ...]:
+    if not path.is_file():
+        return ()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CannotRun(f"{path}: cannot read the baseline: {exc}") from None
+    return policy.parse_baseline(str(path), text, rules=rules)
+
+
+def _decode(where: str, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CannotRun(f"{where}: not valid UTF-8: {exc}") from None
