@@ -13,21 +13,32 @@ same place (a secret on line 3 of AGENTS.md), the validate finding is kept: it i
 specific one (it knows the file's role) and its rule is the one users allow or disable. A
 validate finding whose boundary twin is in the boundary baseline is accepted too, so
 ``apc boundary --write-baseline`` adopts a repository for ``apc check`` as well.
+
+With ``rev_range`` the tree of the range's base is validated too (written from git objects into
+a temporary folder outside the repository, with the same policy): a validate finding whose
+fingerprint is found there is ``preexisting``, and the GitHub format does not annotate it (the
+boundary half reports only the range's commits anyway). ``write_baseline`` accepts the errors
+and warnings of both halves in the one baseline file; each half reads and rewrites only its own
+entries there (:func:`apc_tools.boundary.policy.is_boundary_rule`).
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from apc_tools.core.selection import Selection
 from apc_tools.findings import CannotRun, Finding, Result
 
 if TYPE_CHECKING:
+    from apc_tools.boundary import Outcome
     from apc_tools.boundary.policy import BaselineEntry
+    from apc_tools.contract.validate import Validation
     from apc_tools.core.git import Repo
 
 # A cause both halves report -> (boundary rule family prefix, validate rules of that cause,
@@ -49,22 +60,46 @@ class CheckOptions:
     rev_range: str | None = None
     config: Path | None = None
     inline_allow: bool = True  # False: `apc: allow RULE` comments are ignored (CI)
+    write_baseline: bool = False  # accept every current finding of both halves
+    selection: Selection = field(default_factory=Selection)  # --select / --ignore (CLI wins)
 
 
 def check(options: CheckOptions, *, progress: Callable[[int, int], None] | None = None) -> Result:
     """Validate and scan; raise :class:`CannotRun` outside a git repository or on bad input."""
-    from apc_tools.boundary import Options, scan
-    from apc_tools.contract.validate import validate
+    return run_check(options, progress=progress).result
 
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """The Result of ``apc check``, and the baseline written (``write_baseline``)."""
+
+    result: Result
+    baseline_written: Path | None = None
+    baseline_entries: int = 0
+
+
+def run_check(
+    options: CheckOptions, *, progress: Callable[[int, int], None] | None = None
+) -> CheckOutcome:
+    """:func:`check`, and with ``write_baseline`` the baseline of both halves written."""
+    from apc_tools.boundary import Options, scan
+
+    if options.write_baseline and options.rev_range is not None:
+        raise CannotRun("--write-baseline accepts the findings of the tree: drop --range")
     root = repository_root(options.cwd)
     scope = scope_of(root, options.cwd, options.paths)
     if options.config is None and options.rev_range is not None:
         with tempfile.TemporaryDirectory(prefix="apc-check-") as tmp:
             config = base_policy(root, options.rev_range, Path(tmp))
-            validated = validate([root], config_path=config, cwd=root)
+            validated = validate_tree(root, config, options)
+            at_base = base_findings(root, options.rev_range, config, options, Path(tmp))
     else:
         own = options.config if options.config is not None else root_policy(root)
-        validated = validate([root], config_path=own, cwd=root)
+        validated = validate_tree(root, own, options)
+        at_base = None
+        if options.rev_range is not None:
+            with tempfile.TemporaryDirectory(prefix="apc-check-") as tmp:
+                at_base = base_findings(root, options.rev_range, own, options, Path(tmp))
     mode = "range" if options.rev_range is not None else "tracked"
     scanned = scan(
         Options(
@@ -74,19 +109,192 @@ def check(options: CheckOptions, *, progress: Callable[[int, int], None] | None 
             rev_range=options.rev_range,
             config=options.config,
             inline_allow=options.inline_allow,
+            write_baseline=options.write_baseline,
+            selection=options.selection,
         ),
         progress=progress,
-    ).result
-    accepted = baseline_entries(root, options)
-    contract = [
-        f for f in validated.findings if within(f.path, scope) and not twin_accepted(f, accepted)
-    ]
-    gate = without_duplicates(scanned.findings, contract)
-    return Result.of(
-        [*contract, *gate],
-        max(validated.files, scanned.files),
-        strict=validated.strict or scanned.strict,
     )
+    if options.write_baseline:  # the boundary half wrote its entries; now the validate half's
+        mine = [f for f in validated.result.findings if within(f.path, scope)]
+        return write_check_baseline(root, options, mine, scanned)
+    accepted = baseline_entries(root, options)
+    taken = {e.fingerprint for e in accepted}
+    contract = [
+        f
+        for f in validated.result.findings
+        if within(f.path, scope) and f.fingerprint not in taken and not twin_accepted(f, accepted)
+    ]
+    if at_base is not None:
+        contract = [replace(f, preexisting=f.fingerprint in at_base) for f in contract]
+    # a finding an inline comment allowed still stands for its boundary twin
+    allowed = [f for f in validated.allowed if within(f.path, scope)]
+    gate = without_duplicates(scanned.result.findings, [*contract, *allowed])
+    stale: list[Finding] = []
+    if accepted and options.rev_range is None:
+        stale = stale_validate_entries(accepted, validated.result.findings, scope, root, options)
+    result = Result.of(
+        [*contract, *gate, *stale],
+        max(validated.result.files, scanned.result.files),
+        strict=validated.result.strict or scanned.result.strict,
+    )
+    return CheckOutcome(result)
+
+
+def validate_tree(root: Path, config: Path | None, options: CheckOptions) -> Validation:
+    """The validation of the whole tree at ``root`` with the policy ``config``."""
+    from apc_tools.contract.validate import run_validate
+
+    return run_validate(
+        [root],
+        config_path=config,
+        cwd=root,
+        inline_allow=options.inline_allow,
+        selection=options.selection,
+    )
+
+
+def base_findings(
+    root: Path, rev_range: str, config: Path | None, options: CheckOptions, folder: Path
+) -> frozenset[str]:
+    """The fingerprints of the validate findings at the range's base commit: its tree is
+    written to ``folder`` (outside the repository) from git objects and validated there with
+    the same policy, so a finding the range did not introduce is known by its fingerprint
+    (lines may move; a finding the change causes on an untouched file is new)."""
+    from apc_tools.core import git
+
+    repo = git.open_repo(root)
+    base = range_base(repo, rev_range)
+    tree = folder / "base"
+    tree.mkdir()
+    write_tree_at(repo, base, tree)
+    with git_stops_at(folder):
+        found = validate_tree(tree, config, options).result.findings
+    return frozenset(f.fingerprint for f in found)
+
+
+@contextmanager
+def git_stops_at(folder: Path) -> Iterator[None]:
+    """git's repository discovery stops below ``folder`` (``GIT_CEILING_DIRECTORIES``): a
+    temporary folder inside some other work tree (a TMPDIR in a checkout) must be validated as
+    the plain folder it is, not as untracked files of that repository."""
+    key = "GIT_CEILING_DIRECTORIES"
+    was = os.environ.get(key)
+    os.environ[key] = str(folder.resolve()) + (os.pathsep + was if was else "")
+    try:
+        yield
+    finally:
+        if was is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = was
+
+
+def write_tree_at(repo: Repo, commit: str, folder: Path) -> None:
+    """Write the tree of ``commit`` into the empty ``folder``, from git objects: regular files
+    (a file larger than the validator reads is written sparse, at its size, without content)
+    and symbolic links (as links: never followed here); submodules and unsafe paths are
+    left out (their findings then count as new)."""
+    from apc_tools.core import git
+    from apc_tools.core.files import MAX_BYTES
+
+    entries = [e for e in git.tree_entries(repo, commit) if not e.is_submodule]
+    entries = [e for e in entries if safe_relative(e.path)]
+    links: list[tuple[Path, bytes]] = []
+    with git.BlobReader(repo) as reader:
+        blobs = reader.read_many([e.oid for e in entries], MAX_BYTES + 1)
+        for entry, (_, blob) in zip(entries, blobs, strict=True):
+            target = folder / entry.path
+            if blob.missing:
+                continue
+            if entry.is_symlink:
+                links.append((target, blob.data))
+                continue
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with open(target, "xb") as out:
+                    out.write(blob.data)
+                    if blob.size > len(blob.data):
+                        out.truncate(blob.size)
+            except OSError:
+                continue
+    for target, text in links:  # last, so that no file is written through a link
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(os.fsdecode(text), target)
+        except (OSError, ValueError):
+            continue
+
+
+def safe_relative(path: str) -> bool:
+    """A tree path that stays inside the folder it is written to."""
+    parts = path.split("/")
+    return (
+        bool(path)
+        and all(p not in ("", ".", "..") for p in parts)
+        and not any(p.casefold() == ".git" for p in parts)
+    )
+
+
+def stale_validate_entries(
+    accepted: Sequence[BaselineEntry],
+    found: Iterable[Finding],
+    scope: Sequence[str],
+    root: Path,
+    options: CheckOptions,
+) -> list[Finding]:
+    """BPL001 for each validate entry of the baseline (the boundary half reports its own)
+    that matches no validate finding of the tree any more."""
+    from apc_tools.boundary.policy import STALE, is_boundary_rule
+
+    matched = {f.fingerprint for f in found}
+    name = baseline_name(root, options)
+    out = []
+    for entry in accepted:
+        if is_boundary_rule(entry.rule) or entry.fingerprint in matched:
+            continue
+        if not options.selection.keeps(entry.rule):  # not looked for in this run
+            continue
+        if not within(entry.path, scope):
+            continue
+        message = (
+            f"baseline entry for {entry.rule} at {entry.path!r} matches no finding: remove it "
+            "(`apc check --write-baseline` rewrites the baseline)"
+        )
+        out.append(STALE.finding(name, message, match=entry.fingerprint))
+    return out
+
+
+def write_check_baseline(
+    root: Path, options: CheckOptions, contract: Sequence[Finding], scanned: Outcome
+) -> CheckOutcome:
+    """Accept every error and warning of the validate half too: its entries replace the
+    validate entries of the baseline the boundary half has just written (whose own entries
+    replaced only the boundary ones)."""
+    from apc_tools.boundary.policy import BaselineEntry, baseline_path, is_boundary_rule
+    from apc_tools.boundary.policy import write_baseline as write_entries
+
+    entries = [
+        BaselineEntry(f.fingerprint, f.rule, f.path)
+        for f in contract
+        if f.severity.value in ("error", "warning") and not is_boundary_rule(f.rule)
+    ]
+    target = scanned.baseline_written or baseline_path(root, baseline_name(root, options))
+    try:
+        write_entries(target, entries, replace=lambda rule: not is_boundary_rule(rule))
+    except OSError as exc:
+        raise CannotRun(f"{target}: cannot write the baseline: {exc.strerror or exc}") from None
+    total = scanned.baseline_entries + len(entries)
+    return CheckOutcome(Result.of([], scanned.result.files), target, total)
+
+
+def baseline_name(root: Path, options: CheckOptions) -> str:
+    """The baseline file the policy names (``boundary.baseline``, default .apc-baseline.json)."""
+    from apc_tools.boundary.policy import parse_settings
+    from apc_tools.core.policy import POLICY_FILE
+
+    source = options.config if options.config is not None else root / POLICY_FILE
+    text = source.read_text("utf-8", "replace") if source.is_file() else "version: 1\n"
+    return parse_settings(str(source), text).baseline
 
 
 def repository_root(cwd: Path) -> Path:
@@ -125,14 +333,39 @@ def base_policy(root: Path, rev_range: str, folder: Path) -> Path:
 
 
 def baseline_entries(root: Path, options: CheckOptions) -> tuple[BaselineEntry, ...]:
-    """The boundary baseline in force, as the boundary half reads it (one function decides
-    both: :func:`apc_tools.boundary.trusted.gate_inputs`)."""
+    """The baseline in force (both halves' entries), as the boundary half reads it (one
+    function decides both: :func:`apc_tools.boundary.trusted.gate_inputs`)."""
     from apc_tools.boundary.trusted import gate_inputs
     from apc_tools.core import git
 
     repo = git.open_repo(root)
     base = range_base(repo, options.rev_range) if options.rev_range is not None else None
-    return gate_inputs(repo, base, options.config)[1]
+    return gate_inputs(repo, base, options.config, rules=lambda rule: True)[1]
+
+
+def accept_baseline(result: Result, root: Path, config: Path | None) -> Result:
+    """``apc validate``: ``result`` without the validate findings the baseline accepts (the
+    file the policy names at ``root``, written by ``apc check --write-baseline``), so the
+    pre-commit hook and `apc check` agree. A missing baseline accepts nothing."""
+    from apc_tools.boundary.policy import baseline_path, is_boundary_rule, parse_baseline
+
+    try:
+        name = baseline_name(root, CheckOptions(cwd=root, config=config))
+        target = baseline_path(root, name)
+    except CannotRun:
+        return result  # a policy that names an outside baseline: validate reports as before
+    if not target.is_file():
+        return result
+    try:
+        text = target.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CannotRun(f"{target}: cannot read the baseline: {exc}") from None
+    entries = parse_baseline(str(target), text, rules=lambda rule: not is_boundary_rule(rule))
+    if not entries:
+        return result
+    taken = {e.fingerprint for e in entries}
+    kept = [f for f in result.findings if f.fingerprint not in taken]
+    return Result.of(kept, result.files, strict=result.strict, skipped=result.skipped)
 
 
 def twin_accepted(contract: Finding, accepted: Sequence[BaselineEntry]) -> bool:

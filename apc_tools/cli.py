@@ -26,13 +26,14 @@ from typing import IO, TYPE_CHECKING, Any, NoReturn, TypeVar
 import click
 
 from apc_tools import __version__
-from apc_tools.findings import CannotRun, Registry, Result
+from apc_tools.findings import CannotRun, Finding, Registry, Result
 from apc_tools.report import FORMATS
 from apc_tools.report.escape import escape
 
 if TYPE_CHECKING:
     from apc_tools.contract.model import Contract
     from apc_tools.core.policy import Policy
+    from apc_tools.core.selection import Selection
 
 REPAIR_WIRES = ("auto", "openai-chat", "openai-responses", "anthropic", "gemini", "bedrock")
 """``auto`` and apc_tools.runtime.model.WIRES (not imported here: it would load the runtime)."""
@@ -103,7 +104,17 @@ def emit(
         registry = catalog()
     write_report_files(result, registry)
     color = use_color(no_color, sys.stderr if err else sys.stdout)
-    text = render(result, fmt, registry, color=color, version=__version__)
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and ctx.meta.get(STATISTICS):
+        from apc_tools.report.statistics import render_statistics
+
+        try:
+            text = render_statistics(result, fmt, registry)
+        except ValueError as exc:
+            fail(str(exc))
+    else:
+        lines = line_reader(registry) if fmt == "full" else None
+        text = render(result, fmt, registry, color=color, version=__version__, line_of=lines)
     if text:
         # click strips ANSI codes when the stream is not a terminal unless told otherwise
         echo(text, nl=not text.endswith("\n"), color=color, err=err)
@@ -199,11 +210,87 @@ def write_report_files(result: Result, registry: Registry) -> None:
 
     ctx = click.get_current_context(silent=True)
     for fmt, path in ctx.meta.get(REPORT_FILES, ()) if ctx is not None else ():
-        text = render(result, fmt, registry, color=False, version=__version__)
+        lines = line_reader(registry) if fmt == "full" else None
+        text = render(result, fmt, registry, color=False, version=__version__, line_of=lines)
         try:
             path.write_text(text, encoding="utf-8", errors="replace")
         except OSError as exc:
             fail(f"--report-file {path}: {exc.strerror or exc}")
+
+
+# --- --statistics, --select, --ignore (validate, boundary, check) -------------------------------
+# Kept in the click context like --report-file: the commands read the selection, emit() the rest.
+STATISTICS = "apc.statistics"
+SELECTION = "apc.selection"
+SOURCE = "apc.source"  # (root, in_git, rev) for the lines of --format full
+
+
+def output_options(func: F) -> F:
+    func = click.option(
+        "--statistics",
+        is_flag=True,
+        expose_value=False,
+        callback=keep_statistics,
+        help="Print a count per rule instead of the findings (as ruff --statistics).",
+    )(func)
+    for name, what in (("--ignore", "Never report"), ("--select", "Report only")):
+        func = click.option(
+            name,
+            multiple=True,
+            metavar="RULE,...",
+            expose_value=False,
+            callback=keep_selectors,
+            help=f"{what} these rules: ids or prefixes (BTR, SKL006), comma-separated; "
+            "the command line wins over the policy's disable:.",
+        )(func)
+    return func
+
+
+def keep_statistics(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    ctx.meta[STATISTICS] = value
+
+
+def keep_selectors(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> None:
+    from apc_tools.core.selection import parse_selectors
+
+    try:
+        selectors = parse_selectors(values)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+    if selectors:
+        from apc_tools.catalog import registry
+
+        ids = [rule.id for rule in registry()]
+        for selector in selectors:
+            if selector != "ALL" and not any(i.startswith(selector) for i in ids):
+                raise click.BadParameter(f"no rule is {selector} or starts with it (`apc rules`)")
+    ctx.meta[f"{SELECTION}.{param.name}"] = selectors
+
+
+def cli_selection() -> Selection:
+    """The --select/--ignore of the running command."""
+    from apc_tools.core.selection import Selection
+
+    ctx = click.get_current_context()
+    return Selection(
+        ctx.meta.get(f"{SELECTION}.select", ()), ctx.meta.get(f"{SELECTION}.ignore", ())
+    )
+
+
+def keep_source(root: Path, in_git: Callable[[str], bool], rev: str = "HEAD") -> None:
+    """Where --format full reads the lines of the findings (see apc_tools.report.source)."""
+    click.get_current_context().meta[SOURCE] = (root, in_git, rev)
+
+
+def line_reader(registry: Registry) -> Callable[[Finding], str | None] | None:
+    ctx = click.get_current_context(silent=True)
+    where = ctx.meta.get(SOURCE) if ctx is not None else None
+    if where is None:
+        return None
+    from apc_tools.report.source import SourceLines
+
+    root, in_git, rev = where
+    return SourceLines(root, registry, in_git=in_git, rev=rev).line
 
 
 class EscapedGroup(click.Group):
@@ -312,12 +399,15 @@ def run_fixes(
     is_flag=True,
     help="Before the findings, list each file looked at and what it was recognised as.",
 )
+@click.option("--no-inline-allow", is_flag=True, help="Ignore `apc: allow RULE` comments (CI).")
 @fix_options
+@output_options
 @common_options
 def validate(
     paths: tuple[Path, ...],
     profile: str | None,
     list_files: bool,
+    no_inline_allow: bool,
     fix: bool,
     unsafe_fixes: bool,
     diff: bool,
@@ -335,12 +425,25 @@ def validate(
     in the report are relative to the repository root (the git top level, else the project
     root), whatever folder apc runs from.
     """
-    from apc_tools.contract.validate import rooted, run_validate
+    from apc_tools.contract.validate import report_root, rooted, run_validate
 
     if fix or diff or unsafe_fixes:
         run_fixes(paths, fix, unsafe_fixes, diff, profile, config, fmt, Path.cwd())
     try:
-        outcome = rooted(run_validate(list(paths), profile=profile, config_path=config))
+        outcome = rooted(
+            run_validate(
+                list(paths),
+                profile=profile,
+                config_path=config,
+                inline_allow=not no_inline_allow,
+                selection=cli_selection(),
+            )
+        )
+        root = report_root(Path.cwd().resolve())
+        keep_source(root, lambda rule: False)
+        from apc_tools.check import accept_baseline
+
+        accepted = accept_baseline(outcome.result, root, config)
     except CannotRun as exc:
         fail(str(exc))
     if list_files:
@@ -348,7 +451,7 @@ def validate(
             click.echo(f"{escape(shown)}: {kind}", err=fmt != "text")
         for shown in outcome.skipped:
             click.echo(f"{escape(shown)}: skipped (not an agent-context file)", err=fmt != "text")
-    emit(outcome.result, fmt, no_color, strict)
+    emit(accepted, fmt, no_color, strict)
 
 
 @main.command()
@@ -453,6 +556,7 @@ def _mode_flags(
 )
 @directory_option
 @progress_option
+@output_options
 @common_options
 def boundary(
     paths: tuple[Path, ...],
@@ -498,6 +602,7 @@ def boundary(
         config=config,
         inline_allow=not no_inline_allow,
         write_baseline=write_baseline,
+        selection=cli_selection(),
     )
     bar = progress_line("apc boundary", progress, large=0 if mode == "history" else LARGE_SCAN)
     try:
@@ -515,7 +620,11 @@ def boundary(
     if fix:
         outcome = boundary_fix(options, outcome, fmt)
     from apc_tools.boundary.rules import RULES
+    from apc_tools.core.git import toplevel
 
+    top = toplevel(cwd)
+    if top is not None:
+        keep_source(top, lambda rule: True, "" if mode == "staged" else "HEAD")
     emit(outcome.result, fmt, no_color, strict, registry=Registry.of(RULES))
 
 
@@ -543,14 +652,21 @@ def boundary_fix(options: Any, outcome: Any, fmt: str) -> Any:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--range", "rev_range", metavar="A..B", help="Scan every commit of A..B (CI).")
 @click.option("--no-inline-allow", is_flag=True, help="Ignore `apc: allow RULE` comments (CI).")
+@click.option(
+    "--write-baseline",
+    is_flag=True,
+    help="Accept every current finding of both halves (the baseline file).",
+)
 @fix_options
 @directory_option
 @progress_option
+@output_options
 @common_options
 def check(
     paths: tuple[Path, ...],
     rev_range: str | None,
     no_inline_allow: bool,
+    write_baseline: bool,
     fix: bool,
     unsafe_fixes: bool,
     diff: bool,
@@ -564,8 +680,7 @@ def check(
     """Validate the checked-out contract and scan HEAD (or every commit of --range) for agent
     runtime state: one report, one exit code. PATHs restrict both; paths in the report are
     relative to the repository root."""
-    from apc_tools.check import CheckOptions
-    from apc_tools.check import check as run_check
+    from apc_tools.check import CheckOptions, run_check
 
     if (fix or diff or unsafe_fixes) and rev_range is not None:
         fail(
@@ -587,16 +702,27 @@ def check(
         rev_range=rev_range,
         config=config,
         inline_allow=not no_inline_allow,
+        write_baseline=write_baseline,
+        selection=cli_selection(),
     )
     bar = progress_line("apc check", progress)
     try:
-        result = run_check(options, progress=bar)
+        outcome = run_check(options, progress=bar)
     except CannotRun as exc:
         fail(str(exc))
     finally:
         if bar is not None:
             bar.close()
-    emit(result, fmt, no_color, strict)
+    if outcome.baseline_written is not None:
+        written = escape(str(outcome.baseline_written))
+        count = outcome.baseline_entries
+        echo(f"wrote {count} accepted finding{'' if count == 1 else 's'} to {written}")
+        sys.exit(0)
+    from apc_tools.boundary.policy import is_boundary_rule
+    from apc_tools.check import repository_root
+
+    keep_source(repository_root(options.cwd), is_boundary_rule)
+    emit(outcome.result, fmt, no_color, strict)
 
 
 # --------------------------------------------------------------------------------------------

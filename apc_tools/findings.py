@@ -181,6 +181,7 @@ class Finding:
     commit: str | None = None
     identity: str = ""
     occurrence: int = 1
+    preexisting: bool = False  # apc check --range: already found at the range's base
 
     @property
     def fingerprint(self) -> str:
@@ -215,6 +216,7 @@ class Finding:
             "message": self.message,
             "commit": self.commit,
             "fingerprint": self.fingerprint,
+            **({"preexisting": True} if self.preexisting else {}),
         }
 
 

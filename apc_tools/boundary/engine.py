@@ -23,6 +23,7 @@ from apc_tools.boundary.secrets import detect_secrets, is_agent_config
 from apc_tools.boundary.transcripts import HEAD_BYTES, Verdict, classify, detect_transcript
 from apc_tools.core import git as gitio
 from apc_tools.core.git import BlobReader, Entry, GitError, Repo
+from apc_tools.core.selection import Selection
 from apc_tools.findings import CannotRun, Finding, Result
 
 Progress = Callable[[int, int], None]
@@ -47,6 +48,7 @@ class Options:
     config: Path | None = None
     inline_allow: bool = True
     write_baseline: bool = False
+    selection: Selection = field(default_factory=Selection)  # --select / --ignore (CLI wins)
 
 
 @dataclass(frozen=True)
@@ -204,6 +206,7 @@ def _scan(repo: Repo, options: Options, progress: Progress | None) -> Outcome:
     source = sources.read_source(repo, options.mode, scope, options.rev_range)
     scope.check(source.entries)
     settings, baseline, notes = _policy(repo, options, source)
+    settings = settings.selected(options.selection)
     entries = [e for e in source.entries if not settings.excluded(e.path)]
     secrets = options.secrets or settings.secrets
     inspector = Inspector(
@@ -431,6 +434,8 @@ def _stale(
     out: list[Finding] = []
     for entry in baseline:
         if entry.fingerprint in matched or not scope.covers(entry.path):
+            continue
+        if not settings.selection.keeps(entry.rule):  # not looked for in this run
             continue
         where = Entry("100644", "", settings.baseline, None)
         out.append(_finding(where, policy.stale_detection(entry)))

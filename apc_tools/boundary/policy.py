@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
@@ -30,6 +30,7 @@ from types import MappingProxyType
 from apc_tools.boundary.model import Detection, rule
 from apc_tools.core.globs import compile_glob
 from apc_tools.core.policy import Policy, parse_policy
+from apc_tools.core.selection import Selection
 from apc_tools.findings import CannotRun, Finding, Severity
 
 BASELINE_FILE = ".apc-baseline.json"
@@ -82,6 +83,15 @@ class Settings:
     paths: Mapping[str, tuple[str, ...]] = field(default_factory=_nothing)
     baseline: str = BASELINE_FILE
     source: str | None = None
+    selection: Selection = field(default_factory=Selection)  # --select / --ignore
+
+    def selected(self, selection: Selection) -> Settings:
+        """These settings under ``--select``/``--ignore`` (the command line wins over disable)."""
+        if not selection:
+            return self
+        from dataclasses import replace
+
+        return replace(self, selection=selection, disabled=selection.enabled(self.disabled))
 
     def excluded(self, path: str) -> bool:
         return any_glob(self.exclude, path)
@@ -98,6 +108,8 @@ class Settings:
         out: list[Finding] = []
         for finding in findings:
             if finding.rule in self.disabled or self.allowed(finding.rule, finding.path):
+                continue
+            if not self.selection.keeps(finding.rule):
                 continue
             if finding.rule in self.severities:
                 finding = finding.with_severity(self.severities[finding.rule])
@@ -143,6 +155,14 @@ def fingerprint(rule_id: str, path: str, match: str | None) -> str:
     return hashlib.sha256(key).hexdigest()[:32]
 
 
+def is_boundary_rule(rule_id: str) -> bool:
+    """A rule of the gate: every boundary family's prefix starts with ``B`` and no other
+    family's does (tests/boundary/test_policy.py holds the registry to it). The baseline holds
+    both halves' entries (``apc check --write-baseline``); each half reads and rewrites only
+    its own."""
+    return rule_id.startswith("B")
+
+
 @dataclass(frozen=True)
 class BaselineEntry:
     fingerprint: str
@@ -166,8 +186,12 @@ def baseline_path(root: Path, name: str) -> Path:
     )
 
 
-def parse_baseline(name: str, text: str) -> tuple[BaselineEntry, ...]:
-    """The entries of a baseline file; CannotRun naming it when it is not one."""
+def parse_baseline(
+    name: str, text: str, *, rules: Callable[[str], bool] = is_boundary_rule
+) -> tuple[BaselineEntry, ...]:
+    """The entries of a baseline file whose rule ``rules`` accepts (default: the gate's own;
+    the validate entries `apc check` wrote are not the gate's to match or call stale);
+    CannotRun naming the file when it is not a baseline."""
     from apc_tools.core.schemas import schema_errors
 
     try:
@@ -180,6 +204,7 @@ def parse_baseline(name: str, text: str) -> tuple[BaselineEntry, ...]:
     return tuple(
         BaselineEntry(_read_fingerprint(e["fingerprint"]), e["rule"], e["path"])
         for e in data["findings"]
+        if rules(e["rule"])
     )
 
 
@@ -207,11 +232,27 @@ def baseline_text(entries: Iterable[BaselineEntry]) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-def write_baseline(target: Path, entries: Iterable[BaselineEntry]) -> None:
-    """Write the baseline by atomic replace (a temporary file beside it, then rename)."""
+def write_baseline(
+    target: Path,
+    entries: Iterable[BaselineEntry],
+    *,
+    replace: Callable[[str], bool] = is_boundary_rule,
+) -> None:
+    """Write the baseline by atomic replace (a temporary file beside it, then rename).
+    ``entries`` replace the entries of the rules ``replace`` accepts (default: the gate's);
+    the file's other entries (the validate half's, written by `apc check`) are kept."""
     import os
     import tempfile
 
+    entries = list(entries)
+    if target.is_file():
+        try:
+            kept = parse_baseline(
+                str(target), target.read_text(encoding="utf-8"), rules=lambda r: not replace(r)
+            )
+        except (CannotRun, OSError, UnicodeDecodeError):
+            kept = ()  # not a baseline (or unreadable): rewritten whole
+        entries += kept
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=".apc-baseline-", dir=target.parent)
     try:

@@ -13,6 +13,7 @@ clone) is exit 2: the defaults are never used in place of a policy that exists.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from apc_tools.boundary import policy
@@ -26,10 +27,16 @@ MAX_BASELINE_BYTES = 64 << 20
 
 
 def gate_inputs(
-    repo: Repo, base: str | None, config: Path | None = None
+    repo: Repo,
+    base: str | None,
+    config: Path | None = None,
+    *,
+    rules: Callable[[str], bool] = policy.is_boundary_rule,
 ) -> tuple[Settings, tuple[BaselineEntry, ...]]:
     """The settings and the baseline entries in force for a scan of ``repo`` (``base``: the
-    range's base commit, None outside range mode; ``config``: an explicit policy file)."""
+    range's base commit, None outside range mode; ``config``: an explicit policy file). Only
+    the baseline entries of the rules ``rules`` accepts (default: the gate's; `apc check`
+    asks for both halves')."""
     if config is not None:
         settings = _settings_file(config)
     elif base is not None:
@@ -45,9 +52,12 @@ def gate_inputs(
         rel = target.relative_to(repo.root).as_posix()
         data = blob_at(repo, base, rel, MAX_BASELINE_BYTES)
         where = f"{settings.baseline} (at {base[:12]})"
-        baseline = () if data is None else policy.parse_baseline(where, _decode(where, data))
+        if data is None:
+            baseline: tuple[BaselineEntry, ...] = ()
+        else:
+            baseline = policy.parse_baseline(where, _decode(where, data), rules=rules)
     else:
-        baseline = _baseline_file(target)
+        baseline = _baseline_file(target, rules)
     return settings, baseline
 
 
@@ -82,14 +92,16 @@ def _settings_file(path: Path, optional: bool = False) -> Settings:
     return policy.parse_settings(str(path), text)
 
 
-def _baseline_file(path: Path) -> tuple[BaselineEntry, ...]:
+def _baseline_file(
+    path: Path, rules: Callable[[str], bool] = policy.is_boundary_rule
+) -> tuple[BaselineEntry, ...]:
     if not path.is_file():
         return ()
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CannotRun(f"{path}: cannot read the baseline: {exc}") from None
-    return policy.parse_baseline(str(path), text)
+    return policy.parse_baseline(str(path), text, rules=rules)
 
 
 def _decode(where: str, data: bytes) -> str:

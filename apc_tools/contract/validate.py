@@ -8,6 +8,7 @@ the run goes on.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -16,6 +17,7 @@ from apc_tools.contract.build import build_contract
 from apc_tools.contract.checks import CHECKS, PROJECT_CHECKS
 from apc_tools.contract.checks.agents import claude_yaml_outcome
 from apc_tools.contract.checks.discovery import NOTHING_RECOGNISED
+from apc_tools.contract.inline import split_allowed
 from apc_tools.contract.model import Contract
 from apc_tools.contract.project import (
     JSON_KINDS,
@@ -45,7 +47,8 @@ from apc_tools.core.parse import (
     split_frontmatter,
 )
 from apc_tools.core.policy import Policy, load_policy
-from apc_tools.findings import CannotRun, Finding, Result
+from apc_tools.core.selection import Selection
+from apc_tools.findings import CannotRun, Finding, Result, content_hash
 
 PROFILES = ("default", "agentskills")
 
@@ -273,6 +276,7 @@ class _Scan:
     targets: list[Path]
     projects: list[Project] = field(default_factory=list)
     found: list[Finding] = field(default_factory=list)
+    allowed: list[Finding] = field(default_factory=list)  # accepted by `apc: allow` comments
 
     def recognised(self) -> list[tuple[Path, str, str]]:
         """(absolute path, display path, kind) of every contract file of the scan."""
@@ -293,6 +297,7 @@ class Validation:
     result: Result
     listed: tuple[tuple[str, str], ...]  # (display path, kind) of every file looked at
     skipped: tuple[str, ...]  # file arguments that are not agent-context files
+    allowed: tuple[Finding, ...] = ()  # findings an inline `apc: allow` comment accepted
 
 
 def _group(targets: Sequence[Path]) -> list[_Scan]:
@@ -303,7 +308,9 @@ def _group(targets: Sequence[Path]) -> list[_Scan]:
     return list(scans.values())
 
 
-def _run_scan(scan: _Scan, cwd: Path, profile: str, policy: Policy) -> None:
+def _run_scan(
+    scan: _Scan, cwd: Path, profile: str, policy: Policy, inline_allow: bool = True
+) -> None:
     extra = [
         t.relative_to(scan.root).as_posix()
         for t in scan.targets
@@ -312,6 +319,9 @@ def _run_scan(scan: _Scan, cwd: Path, profile: str, policy: Policy) -> None:
     scan.projects, scan.found = _projects_in(scan.root, cwd, profile, policy, extra)
     for project in scan.projects:
         scan.found += check_project(project)
+    if inline_allow:
+        docs = {doc.path: doc for project in scan.projects for doc in project.docs}
+        scan.found, scan.allowed = split_allowed(scan.found, docs)
 
 
 def _finding_path(finding: Finding, cwd: Path) -> Path:
@@ -366,6 +376,8 @@ def run_validate(
     profile: str | None = None,
     config_path: Path | None = None,
     cwd: Path | None = None,
+    inline_allow: bool = True,
+    selection: Selection | None = None,
 ) -> Validation:
     """Validate the projects holding ``paths`` (default: the project around ``cwd``) with
     their full context, and keep the findings about files under ``paths``.
@@ -375,6 +387,8 @@ def run_validate(
     is not an agent-context file is skipped and counted (pre-commit passes every changed file);
     a path that does not exist stops the run. The policy file is ``config_path`` or
     ``.apc-tools.yaml`` at the first project root. ``profile`` None means the policy's.
+    Findings an ``apc: allow`` comment accepts (:mod:`apc_tools.contract.inline`) are left out
+    unless ``inline_allow`` is False.
     """
     if profile is not None and profile not in PROFILES:
         raise CannotRun(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
@@ -385,22 +399,40 @@ def run_validate(
     targets = [_absolute(cwd / p) for p in paths] or [find_root(cwd)]
     scans = _group(targets)
     policy = load_policy(config_path, scans[0].root)
+    if selection is not None:
+        policy = policy.selected(selection)
     profile = profile or policy.profile or "default"
     found: list[Finding] = []
     listed: list[tuple[str, str]] = []
     skipped: list[str] = []
+    allowed: list[Finding] = []
     for scan in scans:
-        _run_scan(scan, cwd, profile, policy)
+        _run_scan(scan, cwd, profile, policy, inline_allow)
         more, seen, skip = _select(scan, cwd, profile)
         found += policy.apply(more, display_root(scan.root, cwd))
+        allowed += [f for f in scan.allowed if _wanted(_finding_path(f, cwd), scan.targets)]
         listed += seen
         skipped += skip
     if not listed:
         found.append(_nothing_found(targets, cwd, given=bool(paths)))
-    found = [replace(f, path=_shown(f.path, cwd)) for f in found]
+    found = [identified(replace(f, path=_shown(f.path, cwd))) for f in found]
     listed = [(_shown(shown, cwd), kind) for shown, kind in listed]
     result = Result.of(found, len(set(listed)), strict=policy.strict, skipped=len(skipped))
-    return Validation(result, tuple(sorted(set(listed))), tuple(skipped))
+    accepted = tuple(replace(f, path=_shown(f.path, cwd)) for f in allowed)
+    return Validation(result, tuple(sorted(set(listed))), tuple(skipped), accepted)
+
+
+DIGITS = re.compile(r"[0-9]+")
+
+
+def identified(finding: Finding) -> Finding:
+    """``finding`` with an identity when its check gave none: a hash of its message with the
+    numbers taken out (line numbers, sizes and counts change when lines move). Without it the
+    fingerprint would be the rule and path alone, and the baseline entry or the range's base
+    of one problem would also accept a different problem of the same rule in the same file."""
+    if finding.identity:
+        return finding
+    return replace(finding, identity=content_hash(DIGITS.sub("#", finding.message)))
 
 
 def rooted(outcome: Validation, cwd: Path | None = None) -> Validation:
@@ -423,6 +455,7 @@ def rooted(outcome: Validation, cwd: Path | None = None) -> Validation:
         Result.of(findings, was.files, strict=was.strict, skipped=was.skipped),
         tuple(sorted((move(shown), kind) for shown, kind in outcome.listed)),
         tuple(move(shown) for shown in outcome.skipped),
+        tuple(replace(f, path=move(f.path)) for f in outcome.allowed),
     )
 
 

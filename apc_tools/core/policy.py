@@ -23,6 +23,7 @@ from types import MappingProxyType
 from typing import Any
 
 from apc_tools.core.globs import glob_match
+from apc_tools.core.selection import Selection
 from apc_tools.findings import CannotRun, Finding, Severity
 
 POLICY_FILE = ".apc-tools.yaml"
@@ -44,6 +45,13 @@ class Policy:
     source: str | None = None
     baseline: str | None = None  # the baseline file named by the policy (apc boundary)
     boundary: Mapping[str, Any] = field(default_factory=_no_mapping)  # the `boundary:` section
+    selection: Selection = field(default_factory=Selection)  # --select / --ignore
+
+    def selected(self, selection: Selection) -> Policy:
+        """This policy under ``--select``/``--ignore`` (the command line wins over disable)."""
+        if not selection:
+            return self
+        return replace(self, selection=selection, disabled=selection.enabled(self.disabled))
 
     def allowed(self, rule: str, path: str) -> bool:
         return any(glob_match(g, path) for g in self.allow.get(rule, ()))
@@ -58,6 +66,8 @@ class Policy:
         for finding in findings:
             rel = finding.path[len(prefix) :] if finding.path.startswith(prefix) else finding.path
             if finding.rule in self.disabled or self.allowed(finding.rule, rel):
+                continue
+            if not self.selection.keeps(finding.rule):
                 continue
             if finding.rule in self.severities:
                 finding = replace(finding, severity=self.severities[finding.rule])

@@ -1,4 +1,5 @@
-"""Renderers: one Result, five output formats (text, json, sarif, github, gitlab).
+"""Renderers: one Result, the output formats (text, also called concise; full, with source
+lines; json, sarif, github, gitlab).
 
 Every renderer is a pure function from findings to a string; only ``apc_tools.cli`` prints.
 The submodules are imported where they are used so that ``apc --version`` stays cheap.
@@ -6,17 +7,30 @@ The submodules are imported where they are used so that ``apc --version`` stays 
 
 from __future__ import annotations
 
-from apc_tools.findings import Registry, Result
+from collections.abc import Callable
 
-FORMATS = ("text", "json", "sarif", "github", "gitlab")
+from apc_tools.findings import Finding, Registry, Result
+
+FORMATS = ("text", "concise", "full", "json", "sarif", "github", "gitlab")
 
 
-def render(result: Result, fmt: str, registry: Registry, *, color: bool, version: str) -> str:
-    """Render ``result`` in ``fmt`` (one of :data:`FORMATS`); the text ends with a newline."""
-    if fmt == "text":
+def render(
+    result: Result,
+    fmt: str,
+    registry: Registry,
+    *,
+    color: bool,
+    version: str,
+    line_of: Callable[[Finding], str | None] | None = None,
+) -> str:
+    """Render ``result`` in ``fmt`` (one of :data:`FORMATS`); the text ends with a newline.
+    ``full`` shows the lines ``line_of`` gives (none without it)."""
+    if fmt in ("text", "concise", "full"):
         from apc_tools.report.text import render_text
 
-        return render_text(result, color=color)
+        if fmt != "full":
+            return render_text(result, color=color)
+        return render_text(result, color=color, line_of=line_of or _no_line)
     if fmt == "json":
         from apc_tools.report.json_out import render_json
 
@@ -34,3 +48,8 @@ def render(result: Result, fmt: str, registry: Registry, *, color: bool, version
 
         return render_gitlab(result)
     raise ValueError(f"unknown output format {fmt!r}; known: {', '.join(FORMATS)}")
+
+
+def _no_line(finding: Finding) -> str | None:
+    """``full`` without a source of lines (a library caller): the concise lines."""
+    return None

@@ -12,14 +12,29 @@ from __future__ import annotations
 
 from apc_tools.findings import Finding, Result, Severity
 from apc_tools.report.escape import escape
-from apc_tools.report.text import summary_line
+from apc_tools.report.text import finding_line, summary_line
 
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
 
 def render_github(result: Result) -> str:
-    lines = [annotation(f) for f in result.findings]
-    lines.append(summary_line(result.summary, color=False))
+    """An annotation per finding, except the findings an ``apc check --range`` found at the
+    range's base too: those are listed in a collapsed log group, never annotated, so that the
+    annotations GitHub shows (ten per severity) are about what the pull request changed."""
+    lines = [annotation(f) for f in result.findings if not f.preexisting]
+    old = [f for f in result.findings if f.preexisting]
+    if old:
+        lines.append(
+            f"::group::{len(old)} older {'finding' if len(old) == 1 else 'findings'}"
+            " (found at the base of the range too; not annotated)"
+        )
+        # "- " first: the runner reads a command only at the start of a line (spaces trimmed)
+        lines += ["- " + finding_line(f, color=False) for f in old]
+        lines.append("::endgroup::")
+    summary = summary_line(result.summary, color=False)
+    if old:
+        summary += f" ({len(old)} found at the base of the range too, not annotated)"
+    lines.append(summary)
     return "\n".join(lines) + "\n"
 
 

@@ -26,8 +26,9 @@ def render_step_summary(report: Mapping[str, object], sarif_file: str, scope: st
         "|---|---:|---:|---:|",
     ]
     hidden = 0
+    older = _preexisting(report)
     for key, label in ROWS:
-        shown = min(counts[key], ANNOTATION_LIMIT)
+        shown = min(counts[key] - older[key], ANNOTATION_LIMIT)
         hidden += counts[key] - shown
         lines.append(f"| {label} | {counts[key]} | {shown} | {counts[key] - shown} |")
     lines.append("")
@@ -38,6 +39,14 @@ def render_step_summary(report: Mapping[str, object], sarif_file: str, scope: st
             "(upload it to code scanning, or keep it as an artifact)."
         )
         lines.append("")
+    if sum(older.values()):
+        total = sum(older.values())
+        lines.append(
+            f"{total} finding{'s' if total != 1 else ''} of the table "
+            f"{'were' if total != 1 else 'was'} found at the base of the range too: not "
+            "annotated (listed in the log and the SARIF file)."
+        )
+        lines.append("")
     lines += _by_rule(report)
     return "\n".join(lines)
 
@@ -46,6 +55,15 @@ def _counts(report: Mapping[str, object]) -> dict[str, int]:
     summary = report.get("summary")
     summary = summary if isinstance(summary, Mapping) else {}
     return {key: int(summary.get(key, 0) or 0) for key, _ in ROWS}
+
+
+def _preexisting(report: Mapping[str, object]) -> Counter[str]:
+    """Per severity, the findings marked ``preexisting`` (apc check --range): not annotated."""
+    findings = report.get("findings")
+    rows: Sequence[object] = findings if isinstance(findings, list) else []
+    return Counter(
+        str(f.get("severity")) for f in rows if isinstance(f, Mapping) and f.get("preexisting")
+    )
 
 
 def _by_rule(report: Mapping[str, object]) -> list[str]:

@@ -1,4 +1,9 @@
-"""The human format: ``path:line:col: severity RULE-ID message`` per finding, then a summary.
+"""The human formats: ``path:line:col: severity RULE-ID message`` per finding, then a summary
+(``text``, also called ``concise``); ``full`` adds the offending line with a caret under the
+column (:mod:`apc_tools.report.source` decides which lines may be shown). Many findings of one
+rule with the same message (numbers aside) are collapsed: the first few are listed, and the
+"Repeated advice" section gives the count and, for warnings, one ready-to-paste ``allow:``
+snippet for the policy file that accepts exactly them.
 
 Paths and messages come from the files being checked, so control characters (ANSI escapes,
 CR, LF, bidirectional overrides, undecodable bytes) are shown escaped, never passed to the
@@ -7,12 +12,16 @@ terminal: one finding is always exactly one line, and colour appears only when a
 
 from __future__ import annotations
 
+import json
+import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from apc_tools.findings import Finding, Result, Severity, Summary
 from apc_tools.report.escape import escape
+
+LineOf = Callable[[Finding], "str | None"]
 
 RESET = "\x1b[0m"
 BOLD = "\x1b[1m"
@@ -24,13 +33,128 @@ SEVERITY_COLOR = {
     Severity.INFO: "\x1b[1;36m",
 }
 COUNT_FROM = 10
+COLLAPSE_FROM = 5  # this many findings with one advice are collapsed...
+COLLAPSE_SHOW = 3  # ...to their first few
+WINDOW = 120  # a longer source line is shown as a window around the column
+DIGITS = re.compile(r"[0-9]+")
+POLICY_FILE = ".apc-tools.yaml"
 
 
-def render_text(result: Result, *, color: bool) -> str:
-    lines = [finding_line(f, color=color) for f in collapse_versions(result.findings)]
+def render_text(result: Result, *, color: bool, line_of: LineOf | None = None) -> str:
+    """The ``text``/``concise`` format, or ``full`` when ``line_of`` gives source lines."""
+    shown = collapse_versions(result.findings)
+    groups = repeated(shown)
+    member = {id(f): key for key, found in groups.items() for f in found}
+    seen: Counter[tuple[str, str, str]] = Counter()
+    lines: list[str] = []
+    for finding in shown:
+        key = member.get(id(finding))
+        if key is not None:
+            seen[key] += 1
+            if seen[key] > COLLAPSE_SHOW:
+                continue
+        lines.append(finding_line(finding, color=color))
+        if line_of is not None:
+            lines += excerpt(finding, line_of(finding))
+        if key is not None and seen[key] == COLLAPSE_SHOW:
+            more = len(groups[key]) - COLLAPSE_SHOW
+            lines.append(
+                f"  ... and {more} more {key[0]} {plural_word(more, key[1])} with this "
+                "message (see repeated advice below)"
+            )
+    lines += advice_section(groups, shown)
     lines += rule_counts(result.findings)
-    lines.append(summary_line(result.summary, color=color))
+    summary = summary_line(result.summary, color=color)
+    older = sum(1 for f in result.findings if f.preexisting)
+    if older:
+        summary += f" ({older} of them found at the base of the range too)"
+    lines.append(summary)
     return "\n".join(lines) + "\n"
+
+
+def plural_word(count: int, word: str) -> str:
+    return word if count == 1 else f"{word}s"
+
+
+def advice_key(finding: Finding) -> tuple[str, str, str]:
+    """What makes two findings the same advice: rule, severity, message with numbers out."""
+    return (finding.rule, finding.severity.value, DIGITS.sub("#", finding.message))
+
+
+def repeated(findings: Sequence[Finding]) -> dict[tuple[str, str, str], list[Finding]]:
+    """The groups of at least :data:`COLLAPSE_FROM` findings that give the same advice."""
+    groups: dict[tuple[str, str, str], list[Finding]] = {}
+    for finding in findings:
+        groups.setdefault(advice_key(finding), []).append(finding)
+    return {key: found for key, found in groups.items() if len(found) >= COLLAPSE_FROM}
+
+
+def advice_section(
+    groups: dict[tuple[str, str, str], list[Finding]], findings: Sequence[Finding]
+) -> list[str]:
+    if not groups:
+        return []
+    lines = ["repeated advice:"]
+    for (rule, severity, _), found in groups.items():
+        files = sorted({f.path for f in found})
+        lines.append(
+            f"  {rule} {severity}: {len(found)} findings in {plural(len(files), 'file')}: "
+            f"{escape(found[0].message)}"
+        )
+        accepted, snippet = allow_snippet(rule, found, findings)
+        if snippet:
+            which = (
+                "these"
+                if accepted == len(found)
+                else f"{accepted} of these (the files with no other {rule} finding)"
+            )
+            lines.append(f"  to accept exactly {which}, add to {POLICY_FILE}:")
+            lines += ["    " + row for row in snippet]
+    return lines
+
+
+def allow_snippet(
+    rule: str, group: Sequence[Finding], findings: Sequence[Finding]
+) -> tuple[int, list[str]]:
+    """``allow:`` lines for the policy that accept findings of ``group`` and no other finding
+    of the report, and how many they accept: those in the files where the rule has no other
+    finding. None for an error (better fixed than allowed) or a finding of a commit."""
+    if group[0].severity is Severity.ERROR or any(f.commit for f in group):
+        return 0, []
+    members = {id(f) for f in group}
+    crowded = {f.path for f in findings if f.rule == rule and id(f) not in members}
+    paths = sorted({f.path for f in group} - crowded)
+    if not paths or any(ch in p for p in paths for ch in "{}"):  # braces expand before classes
+        return 0, []
+    accepted = sum(1 for f in group if f.path in paths)
+    rows = [f"    - {json.dumps(glob_literal(p))}" for p in paths]
+    return accepted, ["allow:", f"  {rule}:", *rows]
+
+
+def glob_literal(path: str) -> str:
+    """A policy glob that matches exactly ``path``: each glob character in a one-character
+    class (``[*]``), so that a file named ``a*b.md`` is not a pattern (a path with a brace has
+    no such glob: :func:`allow_snippet` offers none)."""
+    return "".join(f"[{ch}]" if ch in "*?[" else ch for ch in path)
+
+
+def excerpt(finding: Finding, text: str | None) -> list[str]:
+    """The source line under a finding, with a caret under its column (``full``)."""
+    if text is None or finding.line is None:
+        return []
+    number = str(finding.line)
+    pad = " " * len(number)
+    column = max((finding.column or 1) - 1, 0)
+    if len(text) > WINDOW:
+        start = max(0, min(column - WINDOW // 2, len(text) - WINDOW))
+        shown = ("…" if start else "") + text[start : start + WINDOW]
+        shown += "…" if start + WINDOW < len(text) else ""
+        column = column - start + (1 if start else 0)
+        text = shown
+    safe = escape(text)
+    before = len(escape(text[:column]))
+    caret = " " * before + "^" if finding.column is not None else ""
+    return [f" {pad} |", f" {number} | {safe}", f" {pad} | {caret}".rstrip(), ""]
 
 
 def collapse_versions(findings: Sequence[Finding]) -> list[Finding]:
