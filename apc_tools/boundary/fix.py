@@ -18,6 +18,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from apc_tools.core import files
 from apc_tools.core import git as gitio
 from apc_tools.findings import Result
 
@@ -93,21 +94,12 @@ def ignore_line(path: str) -> tuple[str, str]:
     return folder + ".gitignore", "/" + escaped
 
 
-def _inside(root: Path, target: Path) -> bool:
-    try:
-        parent = target.parent.resolve(strict=True)
-        base = root.resolve(strict=True)
-    except (OSError, RuntimeError):
-        return False
-    return parent == base or base in parent.parents
-
-
 def _append(root: Path, rel: str, lines: list[str]) -> str | None:
     """Append ``lines`` (those not already there) to the .gitignore ``rel``; why not, or None."""
     target = root / rel
     if target.is_symlink() or (target.exists() and not target.is_file()):
         return f"{rel}: not a regular file (a symlink?): add the lines by hand: {', '.join(lines)}"
-    if not target.parent.is_dir() or not _inside(root, target):
+    if not target.parent.is_dir() or not files.folder_inside(root, target):
         return f"{rel}: its folder is missing or outside the repository: not written"
     try:
         old = target.read_bytes() if target.exists() else b""

@@ -40,19 +40,17 @@ from apc_tools.contract.checks.skills import _owner_name
 from apc_tools.contract.project import Doc, Project, classify, display_root
 from apc_tools.contract.scaffold import APC_SPEC_VERSION
 from apc_tools.contract.validate import (
-    _group,
     _run_scan,
     _select,
     check_project,
-    find_root,
     parse_doc,
 )
 from apc_tools.core import detect
 from apc_tools.core import files as io
 from apc_tools.core.gitignore import SAFE_DEFAULTS, missing_defaults
 from apc_tools.core.parse import _patch_line, resolve_plain
-from apc_tools.core.policy import Policy, load_policy
-from apc_tools.findings import CannotRun, Finding
+from apc_tools.core.policy import Policy
+from apc_tools.findings import Finding
 
 # A file with one of these findings is not fixed: apc could not read it the way its tools do.
 NOT_SAFE_TO_FIX = frozenset(
@@ -521,15 +519,6 @@ def _read_raw(path: Path) -> bytes | None:
         return None
 
 
-def _inside(root: Path, path: Path) -> bool:
-    try:
-        parent = path.parent.resolve(strict=True)
-        base = root.resolve(strict=True)
-    except (OSError, RuntimeError):
-        return False
-    return parent == base or base in parent.parents
-
-
 @dataclass
 class _Plan:
     """The fixes of one project: new text per doc (by rel), notes, the created gitignore."""
@@ -549,7 +538,7 @@ def _plan_doc(
     """(the fix, new text, why not) for one doc and its selected findings."""
     abspath = project.root / doc.rel
     raw = _read_raw(abspath)
-    if raw is None or not _inside(project.root, abspath):
+    if raw is None or not io.folder_inside(project.root, abspath):
         return None, doc.text, "not a regular file inside the project (a symlink?): not fixed"
     had_bom = raw.startswith(b"\xef\xbb\xbf")
     if raw[3 if had_bom else 0 :] != doc.text.encode("utf-8"):
@@ -584,7 +573,7 @@ def _plan_gitignore(project: Project, finding: Finding) -> FileFix | None:
     target = folder / ".gitignore"
     if folder.is_symlink() or not folder.is_dir() or os.path.lexists(target):
         return None
-    if not _inside(project.root, target):
+    if not io.folder_inside(project.root, target):
         return None
     body = "\n".join(SAFE_DEFAULTS) + "\n"
     return FileFix(target, project.root, finding.path, None, body.encode())
@@ -727,17 +716,9 @@ def plan_fixes(
 ) -> FixOutcome:
     """Every fix for the findings `apc validate PATHS` reports (safe ones; unsafe ones too with
     ``unsafe``), planned and verified but not written (see :func:`write_fixes`)."""
-    from apc_tools.contract.validate import PROFILES, _absolute
+    from apc_tools.contract.validate import start_run
 
-    if profile is not None and profile not in PROFILES:
-        raise CannotRun(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
-    cwd = (cwd or Path.cwd()).resolve()
-    for path in paths:
-        if not (cwd / path).exists() and not (cwd / path).is_symlink():
-            raise CannotRun(f"{path}: no such file or folder")
-    targets = [_absolute(cwd / p) for p in paths] or [find_root(cwd)]
-    scans = _group(targets)
-    policy = load_policy(config_path, scans[0].root)
+    cwd, _, scans, policy = start_run(paths, profile, config_path, cwd)
     profile = profile or policy.profile or "default"
     kinds = _kinds(unsafe)
     rules = fix_kinds()
@@ -768,7 +749,7 @@ def write_fixes(outcome: FixOutcome) -> list[tuple[str, str]]:
 
 def _write(fix: FileFix) -> str | None:
     target = fix.abspath
-    if not _inside(fix.root, target) or target.parent.is_symlink():
+    if not io.folder_inside(fix.root, target) or target.parent.is_symlink():
         return "outside the project (a symlinked folder?): not written"
     if fix.before is not None:
         if _read_raw(target) != fix.before:

@@ -370,6 +370,23 @@ def _validate_lone(path: Path, cwd: Path, profile: str) -> list[Finding]:
     return redact(project, found) + check_project(project)
 
 
+def start_run(
+    paths: Sequence[Path], profile: str | None, config_path: Path | None, cwd: Path | None
+) -> tuple[Path, list[Path], list[_Scan], Policy]:
+    """What every run over ``paths`` decides first (``apc validate`` and ``--fix``): the
+    profile is known, every path exists; the resolved cwd, the targets, the projects to scan,
+    and the policy of the first project root (or ``config_path``)."""
+    if profile is not None and profile not in PROFILES:
+        raise CannotRun(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
+    cwd = (cwd or Path.cwd()).resolve()
+    for path in paths:
+        if not (cwd / path).exists() and not (cwd / path).is_symlink():
+            raise CannotRun(f"{path}: no such file or folder")
+    targets = [_absolute(cwd / p) for p in paths] or [find_root(cwd)]
+    scans = _group(targets)
+    return cwd, targets, scans, load_policy(config_path, scans[0].root)
+
+
 def run_validate(
     paths: Sequence[Path],
     *,
@@ -390,15 +407,7 @@ def run_validate(
     Findings an ``apc: allow`` comment accepts (:mod:`apc_tools.contract.inline`) are left out
     unless ``inline_allow`` is False.
     """
-    if profile is not None and profile not in PROFILES:
-        raise CannotRun(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
-    cwd = (cwd or Path.cwd()).resolve()
-    for path in paths:
-        if not (cwd / path).exists() and not (cwd / path).is_symlink():
-            raise CannotRun(f"{path}: no such file or folder")
-    targets = [_absolute(cwd / p) for p in paths] or [find_root(cwd)]
-    scans = _group(targets)
-    policy = load_policy(config_path, scans[0].root)
+    cwd, targets, scans, policy = start_run(paths, profile, config_path, cwd)
     if selection is not None:
         policy = policy.selected(selection)
     profile = profile or policy.profile or "default"

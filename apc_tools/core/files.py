@@ -150,3 +150,14 @@ def decode(data: bytes, display: str) -> TextFile | Finding:
         exc.start += offset
         return _utf8_error(data, exc, display)
     return TextFile(display, text, hashlib.sha256(data).hexdigest(), had_bom)
+
+
+def folder_inside(root: Path, path: Path) -> bool:
+    """``path``'s folder, every link resolved, is ``root`` or below it (the fixers write only
+    there; a folder that does not resolve is not inside)."""
+    try:
+        parent = path.parent.resolve(strict=True)
+        base = root.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return False
+    return parent == base or base in parent.parents
