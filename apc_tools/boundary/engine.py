@@ -338,7 +338,7 @@ def _messages(
             continue
         view = BlobView(entry.path, text, len(text), blob.complete)
         if not blob.complete:
-            yield _finding(entry, inputs.too_large(blob.size, len(blob.data)))
+            yield _finding(entry, inputs.too_large(blob.size, len(blob.data), blob.data))
         fix = REWORD if entry.mode == "commit" else RETAG
         found = [f for f in every.content(view, False) if every.keep(view, f)]
         cut = text.find(b"\n\n")
@@ -370,7 +370,7 @@ def _at_path(entry: Entry, blob: gitio.Blob | None, inspector: Inspector) -> Ite
         return
     view = BlobView(entry.path, blob.data, blob.size, blob.complete, is_contract(entry.path))
     if not blob.complete:
-        yield _finding(entry, inputs.too_large(blob.size, len(blob.data)))
+        yield _finding(entry, inputs.too_large(blob.size, len(blob.data), blob.data))
     for found in inspector.content(view, bool(path_hits)):
         if inspector.keep(view, found):
             yield _finding(entry, found)

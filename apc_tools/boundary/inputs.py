@@ -15,7 +15,9 @@ TOO_LARGE = rule(
     "A blob larger than the read limit: only its head was scanned by the content rules.",
     "The gate reads at most `boundary.max_blob_bytes` (default 8 MiB) of a blob, enough to "
     "recognise a session by its first records; secrets and markers further in are not seen. "
-    "Path rules still apply. Large generated files usually belong outside git.",
+    "Path rules still apply. Large generated files usually belong outside git. When all that "
+    "was read is blank space (padding in front of what the limit never reached), the finding "
+    "is a warning: that is how content is hidden from a bounded reader.",
     "a 200 KiB source file",
     "a 50 MiB data dump",
 )
@@ -55,11 +57,20 @@ RULES = (TOO_LARGE, SUBMODULE, LFS_POINTER, UNINSPECTED)
 LFS_HEADER = b"version https://git-lfs.github.com/spec/v1"
 
 
-def too_large(size: int, limit: int) -> Detection:
+def too_large(size: int, limit: int, head: bytes = b"x") -> Detection:
+    """A blob read only in part; a warning when all that was read is blank (padding in front of
+    what the read window never reached, the way a session is hidden behind blank space)."""
+    if head.strip():
+        return Detection(
+            TOO_LARGE,
+            f"{size} bytes, above the read limit of {limit}: only the first {limit} bytes were "
+            "scanned for content",
+        )
     return Detection(
         TOO_LARGE,
-        f"{size} bytes, above the read limit of {limit}: only the first {limit} bytes were "
-        "scanned for content",
+        f"{size} bytes, and the first {limit} bytes (the read limit) are all blank: the content "
+        "behind the padding was not scanned; look at it (or raise `boundary: max_blob_bytes`)",
+        severity=Severity.WARNING,
     )
 
 

@@ -404,3 +404,26 @@ def test_a_zstd_session_when_a_zstd_module_is_installed(tmp_path: Path) -> None:
     found = one("rollout-1.jsonl.zst", session, tmp_path)
     assert "BTR001" in errors(found, "rollout-1.jsonl.zst")
     assert "BIO005" not in {f.rule for f in found}
+
+
+def test_a_session_behind_more_blank_padding_than_the_read_limit_is_a_warning(
+    tmp_path: Path,
+) -> None:
+    """Past the read limit the gate cannot see the session; blank space all the way to the limit
+    is what hiding looks like, so the note is a warning, not info. A large file with content in
+    its head keeps the info note."""
+    cap = tmp_path / "cap.yaml"
+    cap.write_text("version: 1\nboundary:\n  max_blob_bytes: 100000\n")
+    root = repo(
+        tmp_path,
+        {
+            "logs/padded.jsonl": "\n" * 150_000 + CLAUDE,
+            "data/big.csv": "a,b\n" + "1,2\n" * 40_000,
+        },
+    )
+    found = findings(root, config=cap)
+    padded = [f for f in found if f.path == "logs/padded.jsonl"]
+    assert [(f.rule, f.severity) for f in padded] == [("BIO001", Severity.WARNING)], padded
+    assert "all blank" in padded[0].message
+    big = [f for f in found if f.path == "data/big.csv"]
+    assert [(f.rule, f.severity) for f in big] == [("BIO001", Severity.INFO)], big
