@@ -617,29 +617,38 @@ def boundary(
         count = outcome.baseline_entries
         echo(f"wrote {count} accepted finding{'' if count == 1 else 's'} to {where}")
         sys.exit(0)
+    incomplete = False
     if fix:
-        outcome = boundary_fix(options, outcome, fmt)
+        outcome, incomplete = boundary_fix(options, outcome, fmt)
     from apc_tools.boundary.rules import RULES
     from apc_tools.core.git import toplevel
 
     top = toplevel(cwd)
     if top is not None:
         keep_source(top, lambda rule: True, "" if mode == "staged" else "HEAD")
-    emit(outcome.result, fmt, no_color, strict, registry=Registry.of(RULES))
+    try:
+        emit(outcome.result, fmt, no_color, strict, registry=Registry.of(RULES))
+    except SystemExit as done:
+        if incomplete and done.code == 0:  # untracked, but an ignore line is not written
+            raise SystemExit(1) from None
+        raise
 
 
-def boundary_fix(options: Any, outcome: Any, fmt: str) -> Any:
-    """`apc boundary --staged --fix`: untrack and ignore, say so, and scan the index again."""
+def boundary_fix(options: Any, outcome: Any, fmt: str) -> tuple[Any, bool]:
+    """`apc boundary --staged --fix`: untrack and ignore, say so, and scan the index again.
+    Also says whether the fix is incomplete (a problem was reported: the run then exits 1 even
+    when the index is clean, since a file whose ignore line was not written comes back with the
+    next `git add`)."""
     from apc_tools.boundary import scan
     from apc_tools.boundary.fix import fix_staged
 
     try:
         done = fix_staged(options.cwd, outcome.result)
         if not done.untracked and not done.problems:
-            return outcome
+            return outcome, False
         for line in done.lines():
             echo(escape(line), err=fmt != "text")
-        return scan(options)
+        return scan(options), bool(done.problems)
     except CannotRun as exc:
         fail(str(exc))
 

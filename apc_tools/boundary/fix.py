@@ -70,6 +70,11 @@ class BoundaryFix:
             f"apc: untracked {count} file{'' if count == 1 else 's'}; review the .gitignore "
             "change, stage it (`git add`) and commit again"
         )
+        if self.problems:
+            out.append(
+                "apc: the fix is incomplete (an ignore line above is not written; the next "
+                "`git add` takes the file again): exit 1"
+            )
         return out
 
 
