@@ -139,10 +139,13 @@ def same_verdicts(label: str, verdicts: Mapping[str, Verdict]) -> bool:
     return False
 
 
-def has_no_cache(apc: Sequence[str], subcommand: str) -> bool:
+def has_no_cache(apc: Sequence[str], subcommand: str, env: Mapping[str, str] | None = None) -> bool:
     """Whether ``apc SUBCOMMAND`` takes ``--no-cache`` (from its ``--help``)."""
     done = subprocess.run(
-        [*apc, subcommand, "--help"], capture_output=True, text=True, env={**os.environ}
+        [*apc, subcommand, "--help"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
     )
     return "--no-cache" in done.stdout
 
