@@ -123,7 +123,7 @@ def plain_matcher(data: bytes) -> bool:
 
 
 def fast_matcher() -> Matcher | None:
-    """One Aho-Corasick pass over the bytes (``ahocorasick_rs``, optional), or None: 120
+    """One Aho-Corasick pass over the bytes (``ahocorasick_rs``, optional), or None: 95
     ``in`` tests cost more than the detectors they would spare, so without it the detectors
     run as before (their own literal tests come first)."""
     try:
