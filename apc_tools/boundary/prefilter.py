@@ -25,6 +25,7 @@ tests/boundary/test_prefilter_proof.py runs the boundary corpus both ways).
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -171,8 +172,9 @@ def git_candidates(
             size = unit.size
         if size > MAX_TREE_RATIO * len(wanted):
             return None
+        risky = _attributes_mention_diff(repo, by_oid)  # before git reads them
         clean = _clean_paths(repo, unit)
-        if clean and _attributes_mention_diff(repo, by_oid):
+        if clean and risky:
             clean -= _diff_set(repo, clean)
         skip = {
             oid for oid in wanted if all(e.path in clean and not must_read(e) for e in by_oid[oid])
@@ -228,6 +230,7 @@ def _clean_paths(repo: Repo, unit: Unit) -> set[str]:
 
 
 ATTR_FILE = ".gitattributes"
+MAX_ATTR_FILE = 8 << 20
 
 
 def _attributes_mention_diff(repo: Repo, by_oid: Mapping[str, Sequence[Entry]]) -> bool:
@@ -252,11 +255,15 @@ def _attributes_mention_diff(repo: Repo, by_oid: Mapping[str, Sequence[Entry]]) 
     files += [str(repo.root / f / ATTR_FILE) if f else str(repo.root / ATTR_FILE) for f in folders]
     for path in files:
         try:
-            with open(path, "rb") as handle:
-                if b"diff" in handle.read().lower():
-                    return True
+            found = os.lstat(path)
         except (FileNotFoundError, NotADirectoryError):
             continue
+        if not stat.S_ISREG(found.st_mode) or found.st_size > MAX_ATTR_FILE:
+            # a FIFO would block git itself; a link or a huge file: not worth judging
+            raise ValueError(f"{path}: not a plain attributes file")
+        with open(path, "rb") as handle:
+            if b"diff" in handle.read(MAX_ATTR_FILE + 1).lower():
+                return True
     for path, oid in _index_paths(repo)[0].items():
         if path.rpartition("/")[2] == ATTR_FILE:
             oids.add(oid)

@@ -483,3 +483,25 @@ def test_check_needles_fails_on_a_blob_without_them(tmp_path: Path) -> None:
     fake = {"findings": [{"rule": "BMK002", "path": "a.py", "message": "m"}]}
     with pytest.raises(AssertionError):
         check_needles(root, json.dumps(fake))
+
+
+def test_an_odd_attributes_file_turns_the_git_pass_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A FIFO where a `.gitattributes` would be (git itself would block opening it) or a
+    symlink: the git pass gives no answer (every blob is read), the scan never hangs."""
+    root = init(tmp_path / "repo")
+    (root / "sub").mkdir()
+    (root / "sub" / "session.py").write_bytes(UTF16_SESSION)
+    commit_all(root)
+    repo = engine.gitio.open_repo(root)
+    oid = git(root, "rev-parse", "HEAD:sub/session.py").strip()
+    entry = engine.Entry("100644", oid, "sub/session.py")
+    unit = prefilter.Unit(git(root, "rev-parse", "HEAD").strip(), 1)
+    os.mkfifo(root / "sub" / ".gitattributes")
+    assert prefilter.git_candidates(repo, unit, {oid: [entry]}, [oid], lambda e: False, 1) is None
+    (root / "sub" / ".gitattributes").unlink()
+    (root / "sub" / ".gitattributes").symlink_to("/etc/hostname")
+    assert prefilter.git_candidates(repo, unit, {oid: [entry]}, [oid], lambda e: False, 1) is None
+    report = same_everywhere(root, monkeypatch)
+    assert ("BTR001", "sub/session.py") in {(f["rule"], f["path"]) for f in findings_of(report)}
