@@ -505,3 +505,13 @@ def test_an_odd_attributes_file_turns_the_git_pass_off(
     assert prefilter.git_candidates(repo, unit, {oid: [entry]}, [oid], lambda e: False, 1) is None
     report = same_everywhere(root, monkeypatch)
     assert ("BTR001", "sub/session.py") in {(f["rule"], f["path"]) for f in findings_of(report)}
+
+
+def test_the_fast_matcher_agrees_with_the_plain_one() -> None:
+    fast = prefilter.fast_matcher()
+    if fast is None:
+        pytest.skip("ahocorasick_rs is not installed (the optional fast matcher)")
+    samples = [n for n in prefilter.NEEDLES] + [b"x" + n + b"y" for n in prefilter.NEEDLES]
+    samples += [b"", b"def f():\n    return 1\n", bytes(range(1, 256)) * 3, b'"sessio"n"']
+    for data in samples:
+        assert fast(data) == prefilter.plain_matcher(data), data
