@@ -348,10 +348,12 @@ def _must_read(entry: Entry, inspector: Inspector) -> bool:
         return True
     if is_agent_config(path.casefold()) or is_contract(path):
         return True
-    extra = inspector.settings.paths
-    if any(policy.any_glob(extra.get(family, ()), path) for family in ("BTR", "BDB")):
+    if bool(inspector.path_detections(path)):
         return True
-    return bool(inspector.path_detections(path))
+    extra = inspector.settings.paths
+    return any(
+        policy.any_glob(extra[family], path) for family in ("BTR", "BDB") if extra.get(family)
+    )
 
 
 def _plain(
