@@ -395,6 +395,23 @@ def yaml_values(blob: BlobView) -> list[tuple[Any, int]] | None:
     return [(located.data, 1)]
 
 
+# What the wrappers cannot be found without, for the prefilter (:mod:`.prefilter`): the base64
+# starts, a renamed notebook's ``"outputs"``, the YAML session keys, and the compressed
+# formats' magic bytes (xz's up to its NUL; a compressed blob is nearly always binary, and
+# binary blobs are always read, but one without a NUL in its first 8000 bytes is text to git).
+# UTF-16/32 without a BOM and NUL-padded text have NULs: binary, always read.
+NEEDLES: tuple[bytes, ...] = (
+    *_BASE64_STARTS,
+    b'"outputs"',
+    *YAML_KEYS,
+    GZIP,
+    BZIP2,
+    XZ.rstrip(b"\0"),
+    ZSTD,
+)
+ALWAYS_SUFFIXES = (".ipynb",)  # notebooks: read whatever they hold (their outputs are JSON)
+
+
 def unwrap_text(blob: BlobView) -> Unwrapped | None:
     """base64-wrapped JSON, or the output cells of a notebook, as a view of their content."""
     return _base64(blob) or _notebook(blob)

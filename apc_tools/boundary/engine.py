@@ -15,7 +15,17 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from apc_tools.boundary import disguise, inputs, markers, paths, policy, sources, stores, trusted
+from apc_tools.boundary import (
+    disguise,
+    inputs,
+    markers,
+    paths,
+    policy,
+    prefilter,
+    sources,
+    stores,
+    trusted,
+)
 from apc_tools.boundary.local_paths import detect_local_paths
 from apc_tools.boundary.model import BlobView, Detection
 from apc_tools.boundary.policy import BaselineEntry, Settings
@@ -217,8 +227,13 @@ def _scan(repo: Repo, options: Options, progress: Progress | None) -> Outcome:
         gitio.is_partial_clone(repo),
         paths.home_folders(e.path for e in entries),
     )
+    unit = None
+    if options.mode == "tracked" and source.commit:
+        unit = prefilter.Unit(source.commit, source.tree_size)
+    elif options.mode == "staged":
+        unit = prefilter.Unit(None)
     with BlobReader(repo) as reader:
-        found = list(_run(repo, entries, reader, inspector, progress))
+        found = list(_run(repo, entries, reader, inspector, progress, unit))
         found += _messages(source.messages, reader, inspector)
     _refuse_missing(inspector)
     files = len({e.path for e in entries})
@@ -261,11 +276,14 @@ def _run(
     reader: BlobReader,
     inspector: Inspector,
     progress: Progress | None,
+    unit: prefilter.Unit | None = None,
 ) -> Iterator[Finding]:
     by_oid: dict[str, list[Entry]] = {}
     for entry in entries:
         by_oid.setdefault(entry.oid, []).append(entry)
     wanted = [o for o, g in by_oid.items() if any(_readable(e) for e in g)]
+    wanted, check = _candidates(repo, unit, by_oid, wanted, inspector)
+    reading = set(wanted)
     # A partial clone's cat-file stops at a missing promisor blob: ask only for those present.
     absent = gitio.absent_objects(repo, wanted) if inspector.partial and wanted else set()
     blobs = reader.read_many(
@@ -279,8 +297,10 @@ def _run(
         blob = None
         if oid in absent:
             blob = gitio.Blob(b"", 0, missing=True)
-        elif any(_readable(e) for e in group):
+        elif oid in reading:
             blob = next(blobs)[1]
+            if check is not None and _plain(group, blob, inspector, check):
+                blob = None  # no literal any content detector needs: the path rules only
         for entry in first.values():
             if entry.is_submodule:
                 yield _finding(entry, inputs.submodule())
@@ -290,6 +310,59 @@ def _run(
                 yield from _at_path(entry, blob, inspector)
         if progress is not None:
             progress(done, total)
+
+
+def _candidates(
+    repo: Repo,
+    unit: prefilter.Unit | None,
+    by_oid: dict[str, list[Entry]],
+    wanted: list[str],
+    inspector: Inspector,
+) -> tuple[list[str], prefilter.Matcher | None]:
+    """The blobs to read (:mod:`.prefilter`), and the literal test each must still pass on
+    its bytes (None: none). Off with APC_PREFILTER=0, with ``--secrets all`` (the generic
+    secret rule has no literal) and in a partial clone (a missing blob must stop the scan)."""
+    how = prefilter.mode()
+    if how == "off" or inspector.secrets_all or inspector.partial or not wanted:
+        return wanted, None
+    if how == "git" and unit is not None:
+        keep = prefilter.git_candidates(
+            repo,
+            unit,
+            by_oid,
+            wanted,
+            lambda e: _must_read(e, inspector),
+            inspector.settings.max_blob_bytes,
+        )
+        if keep is not None:
+            return [o for o in wanted if o in keep], None
+    return wanted, prefilter.fast_matcher()
+
+
+def _must_read(entry: Entry, inspector: Inspector) -> bool:
+    """A blob read whatever it holds: a symlink's target, a path a path rule flags (secrets
+    run there), a contract file, agent configuration, a path of the policy's BTR/BDB globs,
+    a notebook or a Markdown/text/HTML export (:data:`.prefilter.ALWAYS_SUFFIXES`)."""
+    path = entry.path
+    if entry.is_symlink or prefilter.always_suffix(path):
+        return True
+    if is_agent_config(path.casefold()) or is_contract(path):
+        return True
+    if bool(inspector.path_detections(path)):
+        return True
+    extra = inspector.settings.paths
+    return any(
+        policy.any_glob(extra[family], path) for family in ("BTR", "BDB") if extra.get(family)
+    )
+
+
+def _plain(
+    group: list[Entry], blob: gitio.Blob, inspector: Inspector, matcher: prefilter.Matcher
+) -> bool:
+    """A blob read that the content detectors need not see (the literal test on its bytes)."""
+    if blob.missing or prefilter.needs_content(blob.data, blob.complete, matcher):
+        return False
+    return not any(_must_read(e, inspector) for e in group if not e.is_submodule)
 
 
 def _readable(entry: Entry) -> bool:

@@ -55,6 +55,7 @@ UNINSPECTED = rule(
 RULES = (TOO_LARGE, SUBMODULE, LFS_POINTER, UNINSPECTED)
 
 LFS_HEADER = b"version https://git-lfs.github.com/spec/v1"
+NEEDLES: tuple[bytes, ...] = (b"version https://git-lfs",)  # BIO003, for the prefilter
 
 
 def too_large(size: int, limit: int, head: bytes = b"x") -> Detection:

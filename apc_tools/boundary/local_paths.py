@@ -23,6 +23,12 @@ LOCAL_PATH = rule(
 RULES = (LOCAL_PATH,)
 
 
+# Only run in contract files, which the prefilter always reads.
+NEEDLES: tuple[bytes, ...] = tuple(
+    n.encode() for d in detect.LOCAL_PATH_DETECTORS for n in d.needles
+)
+
+
 def detect_local_paths(blob: BlobView) -> Iterator[Detection]:
     if blob.binary:
         return

@@ -121,6 +121,11 @@ _BOMS = (
 )
 
 
+# A blob starting with a BOM is decoded before the detectors see it (UTF-16 text need not hold
+# a NUL in its first 8000 bytes, nor any ASCII literal): the prefilter always reads one.
+NEEDLES: tuple[bytes, ...] = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
 def as_utf8(data: bytes) -> bytes:
     """``data`` as UTF-8: a UTF-8 BOM dropped, UTF-16/32 text with a BOM decoded (a session
     re-encoded by an editor must not hide from the detectors)."""

@@ -68,6 +68,12 @@ AGENT_CONFIG: tuple[paths.PathRule, ...] = tuple(
 CONFIG_TABLE = paths.compile_table(AGENT_CONFIG)
 
 
+# The generic keyword rule (and the named values of agent configuration) has no literal it
+# cannot match without: the prefilter is off where secrets are scanned (contract files, agent
+# configuration, flagged paths, every blob with ``--secrets all``).
+NEEDLES: tuple[bytes, ...] | None = None
+
+
 def is_agent_config(low: str) -> bool:
     """Is the case-folded path ``low`` a file of agent-tool configuration?"""
     return paths.match_table(CONFIG_TABLE, low) is not None

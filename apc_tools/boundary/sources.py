@@ -90,6 +90,8 @@ class Source:
     base: str | None = None  # range mode: the base commit (policy and baseline come from it)
     tip: str | None = None
     messages: tuple[Entry, ...] = ()  # commit and tag objects whose messages are scanned
+    commit: str | None = None  # tracked mode: the commit whose tree was listed
+    tree_size: int = 0  # tracked mode: the entries of that whole tree (before PATHs narrow it)
 
 
 COMMIT_MESSAGE = "(commit message)"
@@ -108,8 +110,9 @@ def tracked(repo: Repo, scope: Scope) -> Source:
     commit = gitio.head(repo)
     if commit is None:
         return Source([])
-    entries = [e for e in gitio.tree_entries(repo, commit) if scope.covers(e.path)]
-    return Source(entries)
+    whole = list(gitio.tree_entries(repo, commit))
+    entries = [e for e in whole if scope.covers(e.path)]
+    return Source(entries, commit=commit, tree_size=len(whole))
 
 
 def commit_range(repo: Repo, spec: str, scope: Scope) -> Source:

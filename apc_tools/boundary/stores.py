@@ -29,6 +29,7 @@ STORE = rule(
 RULES = (STORE,)
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+NEEDLES: tuple[bytes, ...] = (SQLITE_MAGIC,)  # holds a NUL: binary, always read by the prefilter
 AGENT_FOLDERS = frozenset(
     {
         ".apc",

@@ -77,6 +77,11 @@ class RecordFormat:
     min_records: int = 1
     keys: str = ""  # the keys that identify it, for the message
     gate: frozenset[str] = frozenset()  # a record needs one of these keys to be tested
+    # The literals (in the JSON text) one of which every matching record holds, for the
+    # prefilter (:mod:`.prefilter`); empty: the quoted gate keys (a record without a gate key
+    # is never tested, so one of them is always there). A key or value written with a
+    # ``\\u`` escape is covered by :data:`JSON_ESCAPE`.
+    needles: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -85,6 +90,7 @@ class DocumentFormat:
     session: bool
     test: Test
     keys: str = ""
+    needles: tuple[str, ...] | None = None  # literals one of which a match holds (None: none)
 
 
 @dataclass(frozen=True)
@@ -316,6 +322,7 @@ RECORD_FORMATS: tuple[RecordFormat, ...] = (
         1,
         "sessionId/projectHash/type gemini",
         frozenset({"projectHash", "$set", "$rewindTo", "type", "role"}),
+        needles=('"projectHash"', '"$set"', '"$rewindTo"', '"gemini"'),
     ),
     RecordFormat(
         "Cline/Roo task UI messages", True, _cline_ui, 2, "ts/type say|ask", frozenset({"ts"})
@@ -327,6 +334,7 @@ RECORD_FORMATS: tuple[RecordFormat, ...] = (
         1,
         "role/content with <environment_details> or [TASK RESUMPTION]",
         frozenset({"role"}),
+        needles=CLINE_MARKS,
     ),
     RecordFormat(
         "Copilot CLI session events",
@@ -335,6 +343,7 @@ RECORD_FORMATS: tuple[RecordFormat, ...] = (
         2,
         "type session.*/tool.*, data",
         frozenset({"data"}),
+        needles=tuple(f'"{prefix}.' for prefix in sorted(COPILOT_PREFIXES)),
     ),
     RecordFormat(
         "OpenCode session storage",
@@ -354,6 +363,7 @@ RECORD_FORMATS: tuple[RecordFormat, ...] = (
         2,
         "type/message",
         frozenset({"message", "cwd", "parentId"}),
+        needles=('"cwd"', '"parentId"'),
     ),
     RecordFormat(
         "Grok CLI chat history",
@@ -362,8 +372,17 @@ RECORD_FORMATS: tuple[RecordFormat, ...] = (
         2,
         "type/tool_call_id/prompt_index",
         frozenset({"type"}),
+        needles=('"backend_tool_call"', '"tool_call_id"', *(f'"{k}"' for k in GROK_KEYS)),
     ),
-    RecordFormat("Kimi CLI wire log", True, _kimi, 2, "type turn.*/context.*", frozenset({"type"})),
+    RecordFormat(
+        "Kimi CLI wire log",
+        True,
+        _kimi,
+        2,
+        "type turn.*/context.*",
+        frozenset({"type"}),
+        needles=('"turn.', '"context.', '"llm.', '"tools.', '"protocol_version"'),
+    ),
     RecordFormat("APX message log", True, _apx, 1, "channel/actor_id/type", frozenset({"channel"})),
     RecordFormat(
         "Claude Code-style session export",
@@ -372,6 +391,7 @@ RECORD_FORMATS: tuple[RecordFormat, ...] = (
         2,
         "type/message",
         frozenset({"message"}),
+        needles=('"timestamp"',),
     ),
 )
 
@@ -434,14 +454,28 @@ def _recording_doc(d: Mapping[str, Any]) -> bool:
 
 
 DOCUMENT_FORMATS: tuple[DocumentFormat, ...] = (
-    DocumentFormat("Gemini CLI session", True, _gemini_session_doc, "messages/lastUpdated"),
-    DocumentFormat("Gemini CLI session", True, _gemini_drift_doc, "history/start_time/meta"),
-    DocumentFormat("Windsurf conversation export", True, _windsurf_doc, "app/conversation"),
-    DocumentFormat("Amp thread", True, _thread_doc, "title/messages.messageId"),
-    DocumentFormat("Kiro/Continue session", True, _history_doc, "sessionId/history"),
-    DocumentFormat("OpenCode session", True, _opencode_session_doc, "id/version/directory"),
-    DocumentFormat("OpenAI Agents SDK run state", False, _runstate_doc, "$schemaVersion"),
-    DocumentFormat("recorded API traffic", False, _recording_doc, "interactions/request"),
+    DocumentFormat(
+        "Gemini CLI session", True, _gemini_session_doc, "messages/lastUpdated", ('"messages"',)
+    ),
+    DocumentFormat(
+        "Gemini CLI session", True, _gemini_drift_doc, "history/start_time/meta", ('"history"',)
+    ),
+    DocumentFormat(
+        "Windsurf conversation export", True, _windsurf_doc, "app/conversation", ('"conversation"',)
+    ),
+    DocumentFormat("Amp thread", True, _thread_doc, "title/messages.messageId", ('"messages"',)),
+    DocumentFormat(
+        "Kiro/Continue session", True, _history_doc, "sessionId/history", ('"sessionId"',)
+    ),
+    DocumentFormat(
+        "OpenCode session", True, _opencode_session_doc, "id/version/directory", ('"directory"',)
+    ),
+    DocumentFormat(
+        "OpenAI Agents SDK run state", False, _runstate_doc, "$schemaVersion", ('"$schemaVersion"',)
+    ),
+    DocumentFormat(
+        "recorded API traffic", False, _recording_doc, "interactions/request", ('"interactions"',)
+    ),
 )
 
 # --------------------------------------------------------------------------- generic histories
@@ -482,6 +516,7 @@ GENERIC_FORMATS: tuple[RecordFormat, ...] = (
         2,
         "kind/parts",
         frozenset({"parts", "data"}),
+        needles=('"parts"', '"human"', '"ai"', '"tool"'),
     ),
 )
 
@@ -614,6 +649,47 @@ TEXT_FORMATS: tuple[TextFormat, ...] = (
         suffixes=(".yaml", ".yml", ".json", ""),
     ),
 )
+
+
+# --------------------------------------------------------------------------- the literals
+
+# A JSON key or value may be written with a ``\u`` escape (``"session\u0049d"`` is a
+# ``sessionId`` key): a blob holding one is always a candidate of the prefilter.
+JSON_ESCAPE = "\\u"
+# Suffixes read whatever their content: the export detector (:func:`_export`) needs only a
+# ``#``, ``**`` or ``<h``, which nearly every Markdown, text or HTML file holds.
+ALWAYS_SUFFIXES = _EXPORT_SUFFIXES
+
+
+def _json_needles() -> tuple[str, ...]:
+    out = [JSON_ESCAPE]
+    for fmt in (*RECORD_FORMATS, *GENERIC_FORMATS):
+        found = fmt.needles or tuple(f'"{key}"' for key in sorted(fmt.gate))
+        if not found:
+            raise ValueError(f"{fmt.name}: a record format declares no literal and no gate")
+        out += found
+    for doc in DOCUMENT_FORMATS:
+        if not doc.needles:
+            raise ValueError(f"{doc.name}: a document format declares no literal")
+        out += doc.needles
+    return tuple(dict.fromkeys(out))
+
+
+def _text_needles() -> tuple[bytes, ...]:
+    """The text formats' literals, but for formats read only at :data:`ALWAYS_SUFFIXES`."""
+    out: list[bytes] = []
+    for fmt in TEXT_FORMATS:
+        if fmt.suffixes and set(fmt.suffixes) <= set(ALWAYS_SUFFIXES):
+            continue
+        out += fmt.needles
+    return tuple(out)
+
+
+# What the session detectors cannot match without (one of these is in the bytes of every blob
+# they report, but at :data:`ALWAYS_SUFFIXES`); the YAML sessions' keys are
+# :data:`~.disguise.YAML_KEYS`.
+JSON_NEEDLES = _json_needles()
+NEEDLES: tuple[bytes, ...] = (*(n.encode() for n in JSON_NEEDLES), *_text_needles())
 
 
 # --------------------------------------------------------------------------- detection

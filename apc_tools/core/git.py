@@ -92,6 +92,46 @@ def run(cwd: Path, args: Sequence[str], *, stdin: bytes | None = None) -> bytes:
     return done.stdout
 
 
+# For the boundary prefilter's ``git grep`` and ``check-attr``: attributes only from the
+# repository itself (no global file, no system file, no ``attr.tree`` or GIT_ATTR_SOURCE
+# naming another tree), so what decides a blob's ``diff`` attribute is what apc inspects.
+ATTR_CONFIG: tuple[str, ...] = (
+    "-c",
+    f"core.attributesFile={os.devnull}",
+    "-c",
+    "attr.tree=",
+    "-c",
+    "advice.graftFileDeprecated=false",  # GIT_GRAFT_FILE is set: no hint on stderr
+)
+ATTR_ENV = {"GIT_ATTR_NOSYSTEM": "1"}
+
+
+def run_status(
+    cwd: Path, args: Sequence[str], *, stdin: bytes | None = None, ok: Sequence[int] = (0,)
+) -> bytes:
+    """:func:`run` with :data:`ATTR_CONFIG` and :data:`ATTR_ENV`, accepting the exit codes
+    ``ok`` (``git grep`` exits 1 when it lists nothing); anything on stderr is an error."""
+    env = {**git_env(), **ATTR_ENV}
+    env.pop("GIT_ATTR_SOURCE", None)
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(cwd), *SAFE_CONFIG, *ATTR_CONFIG, *args],
+            input=stdin,
+            capture_output=True,
+            timeout=TIMEOUT,
+            check=False,
+            env=env,
+        )
+    except FileNotFoundError as exc:
+        raise GitError("git is not installed (or not on PATH)") from exc
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise GitError(f"git could not run: {exc}") from exc
+    if done.returncode not in ok or done.stderr.strip():
+        words = os.fsdecode(done.stderr).strip().splitlines()
+        raise GitError(words[-1] if words else f"git {args[0]} failed ({done.returncode})")
+    return done.stdout
+
+
 def split_z(out: bytes) -> list[str]:
     """NUL-separated git output as file-system strings (no empty trailing entry)."""
     return [os.fsdecode(part) for part in out.split(b"\0") if part]
