@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from apc_tools.boundary.verdicts import changes_cached
+from apc_tools.boundary.verdicts import TagObjects, changes_cached
 from apc_tools.core import git as gitio
 from apc_tools.core.cache import Cache
 from apc_tools.core.git import Entry, Repo
@@ -139,7 +139,7 @@ def commit_range(repo: Repo, spec: str, scope: Scope, listing: Cache | None = No
     if scope.whole:
         messages = [Entry("commit", c.oid, COMMIT_MESSAGE, c.oid) for c in walked]
         named = gitio.run(repo.root, ["rev-parse", "--verify", "-q", right])
-        tag, _ = _tags(repo, named.decode().strip(), right, messages)
+        tag, _ = _tags(repo, named.decode().strip(), right, messages, listing)
         entries += tag
     return Source(entries, base, tip, tuple(messages))
 
@@ -156,25 +156,28 @@ def history(repo: Repo, scope: Scope, listing: Cache | None = None) -> Source:
     messages = [Entry("commit", c.oid, COMMIT_MESSAGE, c.oid) for c in walked]
     for oid, kind, name in gitio.refs(repo):
         if kind != "commit":  # an annotated tag, or a ref straight at a tree or a blob
-            entries += _tags(repo, oid, name, messages)[0]
+            entries += _tags(repo, oid, name, messages, listing)[0]
     entries = [e for e in entries if scope.covers(e.path)]
     return Source(entries, messages=tuple(messages) if scope.whole else ())
 
 
-def _tags(repo: Repo, oid: str, name: str, messages: list[Entry]) -> tuple[list[Entry], str]:
+def _tags(
+    repo: Repo, oid: str, name: str, messages: list[Entry], listing: Cache | None = None
+) -> tuple[list[Entry], str]:
     """Follow a chain of annotated tags from ``oid``: each tag's message goes to ``messages``;
     a tree or blob at its end is returned as entries (a commit is walked anyway), each with
     the id of the last tag in place of a commit."""
     entries: list[Entry] = []
     seen: set[str] = set()
     last = ""
-    kind = gitio.object_type(repo, oid)
+    objects = TagObjects(repo, listing)
+    kind = objects.kind(oid)
     while kind == "tag" and oid not in seen and len(seen) < 64:
         seen.add(oid)
-        raw = gitio.read_objects(repo, [oid]).get(oid)
-        if raw is None:
+        told = objects.target(oid)
+        if told is None:
             raise CannotRun(f"{name}: tag object {oid} is missing: the repository is damaged")
-        target, target_kind, own = gitio.tag_target(raw[1])
+        target, target_kind, own = told
         label = name if not last else own  # the ref's name, then each inner tag's own name
         messages.append(Entry("tag", oid, f"(tag message {label})", oid))
         last, oid, kind = oid, target, target_kind

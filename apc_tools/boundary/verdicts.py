@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from apc_tools.core.cache import Cache, keyer
 from apc_tools.core.git import Commit, Entry, Repo
@@ -173,3 +173,44 @@ def _entries(value: bytes, commit: str) -> list[Entry] | None:
     except ValueError:
         return None
     return out
+
+
+class TagObjects:
+    """An object's type and a tag's target, kept by object id (what an id names never
+    changes): a warm run follows annotated tags without asking git."""
+
+    def __init__(self, repo: Repo, store: Cache | None) -> None:
+        self.repo = repo
+        self.store = store if store is not None and store.enabled else None
+        self._key = keyer(LISTING, "object")
+
+    def _cached(self, oid: str, compute: Callable[[], str | None]) -> str | None:
+        if self.store is None:
+            return compute()
+        k = self._key(oid)
+        value = self.store.get(k)
+        if value is not None:
+            return value.decode("utf-8", "surrogateescape")
+        out = compute()
+        if out is not None:
+            self.store.put_many({k: out.encode("utf-8", "surrogateescape")})
+        return out
+
+    def kind(self, oid: str) -> str:
+        from apc_tools.core import git as gitio
+
+        return self._cached("t" + oid, lambda: gitio.object_type(self.repo, oid)) or ""
+
+    def target(self, oid: str) -> tuple[str, str, str] | None:
+        """(object id, type, tag name) of tag ``oid``; None when it is missing."""
+        from apc_tools.core import git as gitio
+
+        def read() -> str | None:
+            raw = gitio.read_objects(self.repo, [oid]).get(oid)
+            return None if raw is None else "\0".join(gitio.tag_target(raw[1]))
+
+        value = self._cached("o" + oid, read)
+        if value is None:
+            return None
+        parts = value.split("\0")
+        return (parts[0], parts[1], parts[2]) if len(parts) == 3 else None
