@@ -361,15 +361,18 @@ def _cached(
     store = inspector.results
     if store is None or not store.enabled:
         return out
+    make, keys = store.key, out.keys
     for oid, group in by_oid.items():
         if oid in absent:  # never answered from the cache: a missing blob is exit 2
             continue
         for entry in group:
-            if entry.is_submodule or (oid, entry.path) in out.keys:
+            at = (oid, entry.path)
+            if at in keys or entry.is_submodule:
                 continue
-            kind = verdicts.LINK if entry.is_symlink else verdicts.FILE
-            hit = bool(hits[entry.path]) and not entry.is_symlink
-            out.keys[(oid, entry.path)] = store.key(kind, oid, entry.path, hit)
+            if entry.is_symlink:
+                keys[at] = make(verdicts.LINK, oid, entry.path)
+            else:
+                keys[at] = make(verdicts.FILE, oid, entry.path, bool(hits[entry.path]))
     if not out.keys:
         return out
     values = store.get_many(list(out.keys.values()))

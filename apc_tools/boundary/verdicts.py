@@ -137,7 +137,7 @@ def changes_cached(repo: Repo, commits: Sequence[Commit], store: Cache | None) -
     if store is None or not store.enabled or not commits:
         return list(gitio.changes_of(repo, commits))
     make = keyer(LISTING, "diff-tree --root -r --raw --no-renames --diff-filter=AMT")
-    keys = [make(c.oid, c.parents[0] if c.parents else "") for c in commits]
+    keys = [make(f"{c.oid} {c.parents[0] if c.parents else ''}") for c in commits]
     found = store.get_many(keys)
     todo = [c for c, k in zip(commits, keys, strict=True) if k not in found]
     fresh: dict[str, list[Entry]] = {c.oid: [] for c in todo}
