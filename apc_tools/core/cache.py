@@ -41,7 +41,8 @@ FOLDER = "results"  # beside conformance/ (tests/conformance/installer.py)
 FILE = "cache.sqlite3"
 MAX_BYTES = 512 * 1024 * 1024  # the bound on live data; about 2 million blob verdicts
 BUSY_MS = 1500  # how long a run waits for another run's write lock before going uncached
-CHUNK = 900  # keys per SELECT ... IN (...) (SQLite's oldest bound on parameters is 999)
+CHUNK = 900  # keys per SELECT ... IN (...) (SQLite before 3.32 allows 999 parameters)
+CHUNK_NEW = 8000  # SQLite 3.32 and later (32,766 parameters): fewer, larger queries
 NO_CACHE_ENV = "APC_NO_CACHE"
 MAX_BYTES_ENV = "APC_CACHE_MAX_BYTES"
 SCHEMA = 2
@@ -173,9 +174,12 @@ class Cache:
         tag = self._tag
         unique = [tag + k for k in dict.fromkeys(keys)]
         stale: list[bytes] = []
+        import sqlite3
+
+        step = CHUNK_NEW if sqlite3.sqlite_version_info >= (3, 32) else CHUNK
         try:
-            for start in range(0, len(unique), CHUNK):
-                chunk = unique[start : start + CHUNK]
+            for start in range(0, len(unique), step):
+                chunk = unique[start : start + step]
                 marks = ",".join("?" * len(chunk))
                 rows = self._db.execute(
                     f"SELECT key, value, used FROM entries WHERE key IN ({marks})", chunk
