@@ -55,7 +55,9 @@ def context(
     )
 
 
-def dump(findings: Iterable[Finding]) -> bytes:
+def dump(findings: Sequence[Finding]) -> bytes:
+    if not findings:  # most blobs
+        return b"[]"
     rows = [[f.rule, f.severity.value, f.message, f.line, f.column, f.identity] for f in findings]
     return json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode(
         "utf-8", "surrogatepass"
@@ -113,7 +115,7 @@ class Verdicts:
     def get_many(self, keys: Sequence[bytes]) -> dict[bytes, bytes]:
         return self.store.get_many(keys)
 
-    def put(self, key: bytes, findings: Iterable[Finding]) -> None:
+    def put(self, key: bytes, findings: Sequence[Finding]) -> None:
         if self.store.enabled:
             self._new[key] = dump(findings)
             if len(self._new) >= 5000:

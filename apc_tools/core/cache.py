@@ -140,6 +140,7 @@ class Cache:
         self.misses = 0
         self.written = 0
         self.error: str | None = None  # why the cache stopped working, if it did
+        self._empty: bool | None = None  # the namespace holds nothing (asked once)
 
     @property
     def enabled(self) -> bool:
@@ -167,6 +168,9 @@ class Cache:
     def get_many(self, keys: Sequence[bytes]) -> dict[bytes, bytes]:
         """The stored values of ``keys`` (missing ones absent); marks the found ones used."""
         if self._db is None or not keys:
+            self.misses += len(keys)
+            return {}
+        if self._is_empty():  # a first run: nothing to look up
             self.misses += len(keys)
             return {}
         out: dict[bytes, bytes] = {}
@@ -198,6 +202,21 @@ class Cache:
         self.misses += len(unique) - len(out)
         return out
 
+    def _is_empty(self) -> bool:
+        if self._empty is None:
+            try:
+                # every stored key of this namespace starts with its 4-byte tag: [tag, tag + 1)
+                low = self._tag
+                number = int.from_bytes(low, "big") + 1
+                high = number.to_bytes(4, "big") if number < 1 << 32 else b"\xff" * 64
+                row = self._db.execute(
+                    "SELECT 1 FROM entries WHERE key >= ? AND key < ? LIMIT 1", (low, high)
+                ).fetchone()
+                self._empty = row is None
+            except Exception:
+                self._empty = False  # the lookups will fail and say why
+        return self._empty
+
     def _touch(self, keys: list[bytes], stamp: int) -> None:
         with contextlib.suppress(Exception), self._db:  # busy or read-only: reads still count
             self._db.executemany(
@@ -219,6 +238,7 @@ class Cache:
                     ((self._tag + k, v, stamp) for k, v in items.items()),
                 )
             self.written += len(items)
+            self._empty = False
         except Exception as exc:
             self._fail(exc)
 

@@ -342,3 +342,14 @@ def test_import_is_light() -> None:
     code = "import sys, apc_tools.core.cache; print('sqlite3' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert done.stdout.strip() == "False", done.stderr
+
+
+def test_a_namespace_is_empty_until_written(home: Path) -> None:
+    with Cache.open("first") as cache:
+        cache.put_many({key("x"): b"1"})
+    for name in ("second", "third", "first"):
+        with Cache.open(name) as cache:
+            assert cache.get_many([key("x")]) == ({key("x"): b"1"} if name == "first" else {})
+            cache.put_many({key("y"): name.encode()})
+        with Cache.open(name) as cache:
+            assert cache.get_many([key("y")]) == {key("y"): name.encode()}
