@@ -15,7 +15,9 @@ result. ``--no-cache`` or ``APC_NO_CACHE=1`` opens the no-op cache directly.
 Writes are SQLite transactions (atomic; WAL mode, so readers never wait for a writer and two
 runs can share the file). Size is bounded: when the live pages pass :data:`MAX_BYTES`
 (``APC_CACHE_MAX_BYTES`` overrides it), the least recently used rows (by a coarse last-used
-stamp, in hours) are deleted until it is under three quarters of the bound.
+stamp, in days: a warm run rewrites it at most once a day) are deleted until it is under three
+quarters of the bound. The bound is checked when a run that wrote closes, so the file holds at
+most the bound and one run's writes (SQLite reuses the freed pages; it is never vacuumed).
 
 ``sqlite3`` is imported only when a cache is opened (``apc --version`` stays light).
 """
@@ -280,8 +282,8 @@ class Cache:
 
 
 def _stamp() -> int:
-    """The coarse last-used stamp: hours since the epoch."""
-    return int(time.time() // 3600)
+    """The coarse last-used stamp: days since the epoch."""
+    return int(time.time() // 86400)
 
 
 def _private_folder(folder: Path) -> None:
