@@ -375,17 +375,16 @@ def _cached(
                 keys[at] = make(verdicts.FILE, oid, entry.path, bool(hits[entry.path]))
     if not out.keys:
         return out
-    values = store.get_many(list(out.keys.values()))
-    by_key = {k: at for at, k in out.keys.items()}
-    for k, value in values.items():
-        oid, path = by_key[k]
-        listed = verdicts.load(value, Entry("", oid, path))
-        if listed is not None:
-            out.found[(oid, path)] = listed
-    for oid, group in by_oid.items():
-        readable = [e for e in group if _readable(e)]
-        if readable and all((oid, e.path) in out.found for e in readable):
-            out.whole.add(oid)
+    values = store.get_many(list(keys.values()))
+    found, missed = out.found, set()
+    for at, k in keys.items():
+        value = values.get(k)
+        listed = None if value is None else verdicts.load(value, Entry("", at[0], at[1]))
+        if listed is None:
+            missed.add(at[0])
+        else:
+            found[at] = listed
+    out.whole = {at[0] for at in keys if at[0] not in missed}  # every path of it answered
     return out
 
 

@@ -25,7 +25,7 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from apc_tools.core.cache import Cache, keyer
+from apc_tools.core.cache import Cache, keyer, text_keyer
 from apc_tools.core.git import Commit, Entry, Repo
 from apc_tools.findings import Finding, Severity
 
@@ -100,7 +100,7 @@ class Verdicts:
 
     def __init__(self, store: Cache, scan_context: Sequence[str]) -> None:
         self.store = store
-        self._key = keyer(BLOBS, *scan_context)
+        self._key = text_keyer(BLOBS, *scan_context)
         self._new: dict[bytes, bytes] = {}
 
     @property
@@ -138,7 +138,7 @@ def changes_cached(repo: Repo, commits: Sequence[Commit], store: Cache | None) -
 
     if store is None or not store.enabled or not commits:
         return list(gitio.changes_of(repo, commits))
-    make = keyer(LISTING, "diff-tree --root -r --raw --no-renames --diff-filter=AMT")
+    make = text_keyer(LISTING, "diff-tree --root -r --raw --no-renames --diff-filter=AMT")
     keys = [make(f"{c.oid} {c.parents[0] if c.parents else ''}") for c in commits]
     found = store.get_many(keys)
     todo = [c for c, k in zip(commits, keys, strict=True) if k not in found]

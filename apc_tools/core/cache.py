@@ -104,11 +104,22 @@ def keyer(*parts: bytes | str) -> Callable[..., bytes]:
 
     def make(*more: bytes | str) -> bytes:
         digest = base.copy()
-        if len(more) == 1 and isinstance(more[0], str):  # the hot path: one key per blob
-            data = more[0].encode("utf-8", "surrogatepass")
-            digest.update(len(data).to_bytes(8, "big") + data)
-        else:
-            _feed(digest, more)
+        _feed(digest, more)
+        return digest.digest()[:24]
+
+    return make
+
+
+def text_keyer(*parts: bytes | str) -> Callable[[str], bytes]:
+    """``keyer(*parts)`` for one more part, a text: the same keys, fewer steps (one per blob)."""
+    base = hashlib.sha256()
+    _feed(base, (__version__, _code(), *parts))
+    copy = base.copy
+
+    def make(text: str) -> bytes:
+        data = text.encode("utf-8", "surrogatepass")
+        digest = copy()
+        digest.update(len(data).to_bytes(8, "big") + data)
         return digest.digest()[:24]
 
     return make

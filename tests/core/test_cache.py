@@ -71,6 +71,12 @@ def test_key_is_stable_and_parts_never_run_together() -> None:
     assert len(key("x")) == 24
 
 
+def test_keyers_make_the_same_keys() -> None:
+    assert store.keyer("a", "b")("c", "d") == key("a", "b", "c", "d")
+    assert store.text_keyer("a", "b")("c\0d") == key("a", "b", "c\0d")
+    assert store.text_keyer("a")("b") != key("ab")
+
+
 def test_version_is_part_of_every_key(monkeypatch: pytest.MonkeyPatch) -> None:
     before = key("same")
     monkeypatch.setattr(store, "__version__", "99.0.0")
