@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,6 +23,29 @@ PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "dev")
 settings.load_profile(PROFILE)
 REPAIR_EXAMPLES = 2000 if PROFILE == "ci" else 200
 FUZZ_EXAMPLES = 300 if PROFILE == "ci" else 60  # issue 11: hostile bytes, a fixed CI budget
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Point apc's result cache (core/cache.py, under ``$XDG_CACHE_HOME``) at a folder of this
+    test session, for every test and every process it starts: a test never reads or fills the
+    user's own cache. The pinned conformance CLIs stay where they are installed."""
+    if "APC_TEST_KEEP_XDG" in os.environ:  # pragma: no cover - a debugging escape hatch
+        return
+    if "APC_CONFORMANCE_CACHE" not in os.environ:
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        os.environ["APC_CONFORMANCE_CACHE"] = str(Path(base) / "apc-tools" / "conformance")
+    folder = tempfile.mkdtemp(prefix="apc-test-cache-")
+    config.stash[_CACHE_FOLDER] = folder
+    os.environ["XDG_CACHE_HOME"] = folder
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = config.stash.get(_CACHE_FOLDER, None)
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+_CACHE_FOLDER = pytest.StashKey[str]()
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED = REPO_ROOT.parent / "shared"

@@ -395,6 +395,7 @@ def run_validate(
     cwd: Path | None = None,
     inline_allow: bool = True,
     selection: Selection | None = None,
+    cache: bool = True,
 ) -> Validation:
     """Validate the projects holding ``paths`` (default: the project around ``cwd``) with
     their full context, and keep the findings about files under ``paths``.
@@ -405,7 +406,8 @@ def run_validate(
     a path that does not exist stops the run. The policy file is ``config_path`` or
     ``.apc-tools.yaml`` at the first project root. ``profile`` None means the policy's.
     Findings an ``apc: allow`` comment accepts (:mod:`apc_tools.contract.inline`) are left out
-    unless ``inline_allow`` is False.
+    unless ``inline_allow`` is False. ``cache`` False (``--no-cache``) keeps the result cache
+    (:mod:`apc_tools.core.cache`) out of the run.
     """
     cwd, targets, scans, policy = start_run(paths, profile, config_path, cwd)
     if selection is not None:

@@ -75,7 +75,9 @@ def scan_as(how: str, root: Path, monkeypatch: pytest.MonkeyPatch, **options: An
                 return found
 
             patch.setattr(prefilter, "git_candidates", counted)
-        return render_json(run(root, **options).result)
+        # never the result cache: each way must judge the blobs itself (a warm run would
+        # answer every way but the first from the first's verdicts)
+        return render_json(run(root, cache=False, **options).result)
 
 
 def same_everywhere(root: Path, monkeypatch: pytest.MonkeyPatch, **options: Any) -> str:

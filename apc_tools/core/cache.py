@@ -1,0 +1,387 @@
+"""A result store outside the repository: verdicts keyed by what they are a pure function of.
+
+One SQLite database, ``$XDG_CACHE_HOME/apc-tools/results/cache.sqlite3`` (``~/.cache`` when
+``XDG_CACHE_HOME`` is unset or not absolute), folder 0700, file 0600. Each value is stored under
+a *namespace* (``"boundary-blob"``, ``"validate"``, ...) and a *key*: :func:`key` digests its
+parts together with apc's version and a digest of apc's own source, so a new release (or an
+edited checkout) never reads verdicts an older one wrote.
+
+The cache is an accelerator, never an input: :meth:`Cache.open` never raises, and a database
+that cannot be opened, read or written (corrupt, wrong permissions, a folder or a symlink where
+the file should be, a read-only folder, a full disk, a lock held too long by another run) turns
+the cache into a no-op for the rest of the run, which proceeds uncached and gives the same
+result. ``--no-cache`` or ``APC_NO_CACHE=1`` opens the no-op cache directly.
+
+Writes are SQLite transactions (atomic; WAL mode, so readers never wait for a writer and two
+runs can share the file). Size is bounded: when the live pages pass :data:`MAX_BYTES`
+(``APC_CACHE_MAX_BYTES`` overrides it), the least recently used rows (by a coarse last-used
+stamp, in days: a warm run rewrites it at most once a day) are deleted until it is under three
+quarters of the bound. The bound is checked when a run that wrote closes, so the file holds at
+most the bound and one run's writes (SQLite reuses the freed pages; it is never vacuumed).
+
+``sqlite3`` is imported only when a cache is opened (``apc --version`` stays light).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import stat
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from apc_tools import __version__
+
+if TYPE_CHECKING:  # pragma: no cover
+    import sqlite3
+
+FOLDER = "results"  # beside conformance/ (tests/conformance/installer.py)
+FILE = "cache.sqlite3"
+MAX_BYTES = 512 * 1024 * 1024  # the bound on live data; about 2 million blob verdicts
+BUSY_MS = 1500  # how long a run waits for another run's write lock before going uncached
+CHUNK = 900  # keys per SELECT ... IN (...) (SQLite before 3.32 allows 999 parameters)
+CHUNK_NEW = 8000  # SQLite 3.32 and later (32,766 parameters): fewer, larger queries
+NO_CACHE_ENV = "APC_NO_CACHE"
+MAX_BYTES_ENV = "APC_CACHE_MAX_BYTES"
+SCHEMA = 2
+
+_code_digest: bytes | None = None
+
+
+def disabled_by_env() -> bool:
+    """``APC_NO_CACHE`` set to anything but empty, ``0``, ``false`` or ``no``."""
+    value = os.environ.get(NO_CACHE_ENV, "").strip().casefold()
+    return value not in ("", "0", "false", "no", "off")
+
+
+def cache_root() -> Path:
+    """``$XDG_CACHE_HOME/apc-tools`` (an absolute XDG_CACHE_HOME only, as the XDG spec says),
+    else ``~/.cache/apc-tools``."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    return base / "apc-tools"
+
+
+def database_path() -> Path:
+    return cache_root() / FOLDER / FILE
+
+
+def _code() -> bytes:
+    """A digest of apc's own ``.py`` files (computed once): an edited or other checkout with
+    the same version number never shares verdicts with this one."""
+    global _code_digest
+    if _code_digest is None:
+        digest = hashlib.sha256()
+        package = Path(__file__).resolve().parent.parent
+        try:
+            files = sorted(package.rglob("*.py"))
+            for path in files:
+                digest.update(str(path.relative_to(package)).encode("utf-8", "surrogateescape"))
+                digest.update(b"\0")
+                digest.update(path.read_bytes())
+                digest.update(b"\0")
+        except OSError:  # pragma: no cover - an unreadable install: no cache sharing at all
+            digest.update(os.urandom(16))
+        _code_digest = digest.digest()
+    return _code_digest
+
+
+def key(*parts: bytes | str) -> bytes:
+    """A stable digest (24 bytes) of ``parts`` (each length-prefixed, so parts never run into
+    one another) with apc's version and code digest: a new release never reads old verdicts."""
+    return keyer(*parts)()
+
+
+def keyer(*parts: bytes | str) -> Callable[..., bytes]:
+    """``make`` such that ``make(*more) == key(*parts, *more)``, the common parts hashed once
+    (a scan makes one key per blob)."""
+    base = hashlib.sha256()
+    _feed(base, (__version__, _code(), *parts))
+
+    def make(*more: bytes | str) -> bytes:
+        digest = base.copy()
+        _feed(digest, more)
+        return digest.digest()[:24]
+
+    return make
+
+
+def text_keyer(*parts: bytes | str) -> Callable[[str], bytes]:
+    """``keyer(*parts)`` for one more part, a text: the same keys, fewer steps (one per blob)."""
+    base = hashlib.sha256()
+    _feed(base, (__version__, _code(), *parts))
+    copy = base.copy
+
+    def make(text: str) -> bytes:
+        data = text.encode("utf-8", "surrogatepass")
+        digest = copy()
+        digest.update(len(data).to_bytes(8, "big") + data)
+        return digest.digest()[:24]
+
+    return make
+
+
+def _feed(digest: Any, parts: Iterable[bytes | str]) -> None:
+    for part in parts:
+        data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
+        digest.update(len(data).to_bytes(8, "big"))
+        digest.update(data)
+
+
+def max_bytes() -> int:
+    try:
+        value = int(os.environ.get(MAX_BYTES_ENV, "") or MAX_BYTES)
+    except ValueError:
+        return MAX_BYTES
+    return max(value, 64 * 1024)
+
+
+class Cache:
+    """A namespace of the result store (see the module docstring). Never raises."""
+
+    def __init__(self, namespace: str, connection: sqlite3.Connection | None = None) -> None:
+        self.namespace = namespace
+        # Stored keys are this tag and the key: one short primary key (a WITHOUT ROWID table
+        # looks 50,000 keys up about a third faster than with a separate namespace column).
+        self._tag = hashlib.sha256(namespace.encode("utf-8", "surrogatepass")).digest()[:4]
+        self._db: Any = connection
+        self.hits = 0
+        self.misses = 0
+        self.written = 0
+        self.error: str | None = None  # why the cache stopped working, if it did
+        self._empty: bool | None = None  # the namespace holds nothing (asked once)
+
+    @property
+    def enabled(self) -> bool:
+        return self._db is not None
+
+    @classmethod
+    def open(cls, namespace: str, *, enabled: bool = True) -> Cache:
+        """The cache for ``namespace``; a no-op cache when disabled (``enabled=False`` or
+        ``APC_NO_CACHE``) or when the database cannot be used."""
+        if not enabled or disabled_by_env():
+            return cls(namespace)
+        try:
+            return cls(namespace, _connect(database_path()))
+        except Exception as exc:
+            out = cls(namespace)
+            out.error = f"{type(exc).__name__}: {exc}"
+            return out
+
+    def _fail(self, exc: BaseException) -> None:
+        self.error = f"{type(exc).__name__}: {exc}"
+        db, self._db = self._db, None
+        with contextlib.suppress(Exception):  # already failing: drop it
+            db.close()
+
+    def get_many(self, keys: Sequence[bytes]) -> dict[bytes, bytes]:
+        """The stored values of ``keys`` (missing ones absent); marks the found ones used."""
+        if self._db is None or not keys:
+            self.misses += len(keys)
+            return {}
+        if self._is_empty():  # a first run: nothing to look up
+            self.misses += len(keys)
+            return {}
+        out: dict[bytes, bytes] = {}
+        stamp = _stamp()
+        tag = self._tag
+        unique = [tag + k for k in dict.fromkeys(keys)]
+        stale: list[bytes] = []
+        import sqlite3
+
+        step = CHUNK_NEW if sqlite3.sqlite_version_info >= (3, 32) else CHUNK
+        try:
+            for start in range(0, len(unique), step):
+                chunk = unique[start : start + step]
+                marks = ",".join("?" * len(chunk))
+                rows = self._db.execute(
+                    f"SELECT key, value, used FROM entries WHERE key IN ({marks})", chunk
+                )
+                for k, value, used in rows:
+                    out[k[4:]] = value
+                    if used < stamp:
+                        stale.append(k)
+            if stale:
+                self._touch(stale, stamp)
+        except Exception as exc:
+            self._fail(exc)
+            self.misses += len(keys)
+            return {}
+        self.hits += len(out)
+        self.misses += len(unique) - len(out)
+        return out
+
+    def _is_empty(self) -> bool:
+        if self._empty is None:
+            try:
+                # every stored key of this namespace starts with its 4-byte tag: [tag, tag + 1)
+                low = self._tag
+                number = int.from_bytes(low, "big") + 1
+                high = number.to_bytes(4, "big") if number < 1 << 32 else b"\xff" * 64
+                row = self._db.execute(
+                    "SELECT 1 FROM entries WHERE key >= ? AND key < ? LIMIT 1", (low, high)
+                ).fetchone()
+                self._empty = row is None
+            except Exception:
+                self._empty = False  # the lookups will fail and say why
+        return self._empty
+
+    def _touch(self, keys: list[bytes], stamp: int) -> None:
+        with contextlib.suppress(Exception), self._db:  # busy or read-only: reads still count
+            self._db.executemany(
+                "UPDATE entries SET used = ? WHERE key = ?", ((stamp, k) for k in keys)
+            )
+
+    def get(self, one: bytes) -> bytes | None:
+        return self.get_many([one]).get(one)
+
+    def put_many(self, items: Mapping[bytes, bytes]) -> None:
+        """Store ``items`` in one transaction (all or nothing); never raises."""
+        if self._db is None or not items:
+            return
+        stamp = _stamp()
+        try:
+            with self._db:
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO entries (key, value, used) VALUES (?, ?, ?)",
+                    ((self._tag + k, v, stamp) for k, v in items.items()),
+                )
+            self.written += len(items)
+            self._empty = False
+        except Exception as exc:
+            self._fail(exc)
+
+    def count(self) -> int:
+        """How many entries this namespace holds (0 when the cache is not usable)."""
+        if self._db is None:
+            return 0
+        try:
+            row = self._db.execute(
+                "SELECT count(*) FROM entries WHERE substr(key, 1, 4) = ?", (self._tag,)
+            )
+            return int(row.fetchone()[0])
+        except Exception as exc:
+            self._fail(exc)
+            return 0
+
+    def close(self) -> None:
+        """Evict over the bound (when this run wrote) and close; never raises."""
+        if self._db is None:
+            return
+        try:
+            if self.written:
+                _evict(self._db, max_bytes())
+            self._db.close()
+        except Exception as exc:
+            self._fail(exc)
+        self._db = None
+
+    def __enter__(self) -> Cache:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _stamp() -> int:
+    """The coarse last-used stamp: days since the epoch."""
+    return int(time.time() // 86400)
+
+
+def _private_folder(folder: Path) -> None:
+    """Make ``folder`` (0700), and refuse one that is a symlink, not ours, or open to others."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = os.lstat(folder)
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        raise OSError(f"{folder}: not a folder")
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        raise OSError(f"{folder}: owned by another user")
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        os.chmod(folder, 0o700)
+
+
+def _regular_or_absent(path: Path) -> bool:
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return True
+    return stat.S_ISREG(info.st_mode) and (not hasattr(os, "getuid") or info.st_uid == os.getuid())
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    import sqlite3
+
+    _private_folder(path.parent)
+    for one in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        if not _regular_or_absent(one):
+            raise OSError(f"{one}: not a regular file of this user (refused)")
+    # Create the file ourselves: 0600, never through a symlink planted in its place.
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    os.close(os.open(path, flags, 0o600))
+    db = sqlite3.connect(path, timeout=BUSY_MS / 1000, isolation_level="DEFERRED")
+    try:
+        db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version != SCHEMA:
+            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).casefold() != "wal":
+                raise sqlite3.OperationalError(f"journal mode {mode}, not wal")
+            db.execute("BEGIN IMMEDIATE")  # one run makes the table; another waits, then sees it
+            try:
+                if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
+                    db.execute("DROP TABLE IF EXISTS entries")  # another layout: start afresh
+                    db.execute(
+                        "CREATE TABLE entries (key BLOB PRIMARY KEY, value BLOB NOT NULL,"
+                        " used INTEGER NOT NULL) WITHOUT ROWID"
+                    )
+                    db.execute(f"PRAGMA user_version = {SCHEMA}")
+                db.commit()
+            except BaseException:
+                db.rollback()
+                raise
+        db.execute("PRAGMA synchronous = NORMAL")
+        # A quick sanity read: a file that is not a database fails here, not mid-run.
+        db.execute("SELECT 1 FROM entries LIMIT 1").fetchall()
+    except Exception:
+        db.close()
+        raise
+    return db
+
+
+def _evict(db: sqlite3.Connection, bound: int) -> int:
+    """Delete the least recently used rows until the live data is under 3/4 of ``bound``."""
+    page = db.execute("PRAGMA page_size").fetchone()[0]
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    free = db.execute("PRAGMA freelist_count").fetchone()[0]
+    live = (pages - free) * page
+    if live <= bound:
+        return 0
+    rows = db.execute("SELECT count(*) FROM entries").fetchone()[0]
+    drop = max(1, int(rows * (1 - (bound * 3 // 4) / live)))
+    with db:
+        db.execute(
+            "DELETE FROM entries WHERE key IN (SELECT key FROM entries ORDER BY used LIMIT ?)",
+            (drop,),
+        )
+    return int(drop)
+
+
+def store_size(path: Path | None = None) -> int:
+    """Bytes of the database file and its WAL (0 when absent)."""
+    path = path or database_path()
+    total = 0
+    for one in (path, path.with_name(path.name + "-wal")):
+        try:
+            total += os.lstat(one).st_size
+        except OSError:
+            continue
+    return total
