@@ -7,18 +7,23 @@ the run goes on.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path, PurePosixPath
 
 from apc_tools.contract.build import build_contract
 from apc_tools.contract.checks import CHECKS, PROJECT_CHECKS
 from apc_tools.contract.checks.agents import claude_yaml_outcome
 from apc_tools.contract.checks.discovery import NOTHING_RECOGNISED
-from apc_tools.contract.inline import split_allowed
+from apc_tools.contract.checks.rule_files import dead_globs, dead_globs_of, rule_globs
+from apc_tools.contract.checks.secrets import check_secrets, doc_secrets
+from apc_tools.contract.inline import Allowances, split_allowed
 from apc_tools.contract.model import Contract
+from apc_tools.contract.outcome import FILE_KINDS, FORMAT, Outcome
 from apc_tools.contract.project import (
     JSON_KINDS,
     LOOKS_FOR,
@@ -176,16 +181,25 @@ def redact(project: Project, found: Iterable[Finding]) -> list[Finding]:
     return out
 
 
-def _projects_in(
+@dataclass
+class _Layout:
+    """One project of a scanned tree: its root and the files it owns (before any is read)."""
+
+    root: Path
+    display: str
+    local: list[str]
+    tracked: frozenset[str] | None
+
+
+def _layout(
     tree: Path,
     cwd: Path,
-    profile: str,
     policy: Policy | None = None,
     extra: Sequence[str] = (),
-) -> tuple[list[Project], list[Finding]]:
-    """Every project under ``tree`` with its contract files read and parsed. ``extra`` are files
-    (relative to ``tree``) named on the command line that the listing left out (git-ignored).
-    Folders that cannot be listed are IO005 findings (M4)."""
+) -> tuple[list[_Layout], list[Finding]]:
+    """The projects under ``tree`` and their files. ``extra`` are files (relative to ``tree``)
+    named on the command line that the listing left out (git-ignored). Folders that cannot be
+    listed are IO005 findings (M4)."""
     unlistable: list[str] = []
     files, tracked = list_files(tree, unlistable)
     found: list[Finding] = [_unlistable(tree, cwd, rel) for rel in unlistable]
@@ -203,23 +217,248 @@ def _projects_in(
     for rel in tracked or ():
         for above in roots_above(rel, root_set):
             tracked_in[above].append(rel[len(above) + 1 :] if above else rel)
-    projects: list[Project] = []
+    layouts: list[_Layout] = []
     for rel_root, members in grouped.items():
         cut = len(rel_root) + 1 if rel_root else 0
         local = [m[cut:] for m in members]
         sub_tracked = None if tracked is None else frozenset(tracked_in[rel_root])
         root = tree / rel_root if rel_root else tree
+        layouts.append(_Layout(root, display_root(root, cwd), local, sub_tracked))
+    return layouts, found
+
+
+def _projects_in(
+    tree: Path,
+    cwd: Path,
+    profile: str,
+    policy: Policy | None = None,
+    extra: Sequence[str] = (),
+) -> tuple[list[Project], list[Finding]]:
+    """Every project under ``tree`` with its contract files read and parsed (see
+    :func:`_layout`)."""
+    layouts, found = _layout(tree, cwd, policy, extra)
+    projects: list[Project] = []
+    for one in layouts:
         project, problems = load_project(
-            root,
-            local,
-            display=display_root(root, cwd),
+            one.root,
+            one.local,
+            display=one.display,
             profile=profile,
-            all_files=frozenset(local),
-            tracked=sub_tracked,
+            all_files=frozenset(one.local),
+            tracked=one.tracked,
         )
         projects.append(project)
         found += problems
     return projects, found
+
+
+# --------------------------------------------------------------------------- the batch run
+# `apc validate` (and `apc check`): each file of a FILE_KINDS kind read once, its Outcome taken
+# from the cache or computed (on every core for a large tree); every other file parsed in full
+# here; then the per-file checks of those and every project check, each run.
+
+
+def _file_outcome(
+    root: Path, display: str, profile: str, rel: str, kind: str, data: bytes
+) -> Outcome:
+    """The Outcome of the file ``rel`` of kind ``kind`` (in :data:`FILE_KINDS`) holding
+    ``data``: what :func:`load_project` and :func:`check_project` find about it alone."""
+    project = Project(root, display, profile)
+    shown = project.display_path(rel)
+    read = io.decode(data, shown)
+    if isinstance(read, Finding):
+        return Outcome(rel, kind, shown, redact(project, [read]), unread=True)
+    doc, problems = parse_doc(kind, rel, read)
+    if any(hit.detector in _CONTEXTUAL for hit in doc.secret_hits):
+        return Outcome(rel, kind, shown, in_full=True)
+    project.docs.append(doc)
+    checks = [finding for check in CHECKS.get(kind, ()) for finding in check(doc, project)]
+    return Outcome(
+        rel,
+        kind,
+        shown,
+        redact(project, problems),
+        redact(project, checks),
+        redact(project, list(doc_secrets(doc))),
+        rule_globs(doc) if kind == "rule" else None,
+        Allowances(doc).parts(),
+    )
+
+
+@dataclass
+class _Loaded:
+    """A project of a batch run: its contract files in order, each parsed here (a Doc) or
+    known by its Outcome."""
+
+    project: Project
+    entries: list[Doc | Outcome] = field(default_factory=list)
+
+
+@dataclass
+class _Job:
+    """A file whose Outcome is needed: where it goes, what it holds, its cache key."""
+
+    loaded: _Loaded
+    index: int  # its place in loaded.entries
+    rel: str
+    kind: str
+    shown: str
+    data: bytes
+    key: bytes = b""
+
+
+def _run_digest(policy: Policy, profile: str) -> str:
+    """What every Outcome of a run depends on besides the file: the profile, the policy (with
+    --select/--ignore) and the published schemas (apc's version and code are in the key)."""
+    from apc_tools.core.schemas import schema_names, schema_text
+
+    digest = hashlib.sha256(f"{FORMAT}\0{profile}\0{policy!r}".encode("utf-8", "surrogatepass"))
+    for name in schema_names():
+        digest.update(f"\0{name}\0{schema_text(name)}".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def _load_batch(
+    layouts: Sequence[_Layout], profile: str, policy: Policy, use_cache: bool
+) -> tuple[list[_Loaded], list[Finding]]:
+    """Read every contract file of ``layouts`` once: parse and keep in full the files whose
+    checks need their project, take the others' Outcomes from the cache or compute them."""
+    loaded: list[_Loaded] = []
+    jobs: list[_Job] = []
+    raw: list[list[Finding]] = []  # per project: redacted below, as load_project does
+    for one in layouts:
+        project = Project(
+            one.root, one.display, profile, files=frozenset(one.local), tracked=one.tracked
+        )
+        here = _Loaded(project)
+        loaded.append(here)
+        mine: list[Finding] = []
+        raw.append(mine)
+        kinds = kinds_of(one.local, partial(_text_of, one.root))
+        for rel in one.local:
+            kind = kinds.get(rel)
+            if kind is None:
+                continue
+            shown = project.display_path(rel)
+            if kind in FILE_KINDS:
+                data = io.read_bytes(one.root / rel, one.root, shown)
+                if isinstance(data, Finding):
+                    mine.append(data)
+                    project.unread.append(rel)
+                    continue
+                jobs.append(_Job(here, len(here.entries), rel, kind, shown, data))
+                here.entries.append(Outcome(rel, kind, shown, in_full=True))  # filled below
+                continue
+            read = io.read_text(one.root / rel, one.root, shown)
+            if isinstance(read, Finding):
+                mine.append(read)
+                project.unread.append(rel)
+                continue
+            doc, problems = parse_doc(kind, rel, read)
+            here.entries.append(doc)
+            mine += problems
+    _outcomes(jobs, profile, policy, use_cache)
+    found: list[Finding] = []
+    for here, mine in zip(loaded, raw, strict=True):
+        project, ready = here.project, []
+        for job in (j for j in jobs if j.loaded is here):
+            outcome = here.entries[job.index]
+            assert isinstance(outcome, Outcome)
+            if outcome.in_full:  # parsed here, from the bytes already read
+                read = io.decode(job.data, job.shown)
+                assert not isinstance(read, Finding)  # it was decoded before
+                doc, problems = parse_doc(job.kind, job.rel, read)
+                here.entries[job.index] = doc
+                mine += problems
+            else:
+                if outcome.unread:
+                    project.unread.append(job.rel)
+                ready += outcome.parse
+        here.entries = [e for e in here.entries if isinstance(e, Doc) or not e.unread]
+        project.docs = [entry for entry in here.entries if isinstance(entry, Doc)]
+        found += redact(project, mine) + ready
+    return loaded, found
+
+
+def _outcomes(jobs: Sequence[_Job], profile: str, policy: Policy, use_cache: bool) -> None:
+    """Fill in each job's Outcome: from the cache, else computed (module core.pool decides
+    whether on several processes) and stored."""
+    from apc_tools.core import pool
+    from apc_tools.core.cache import Cache
+
+    if not jobs:
+        return
+    with Cache.open("validate", enabled=use_cache) as store:
+        known: dict[bytes, bytes] = {}
+        if store.enabled:
+            run = _run_digest(policy, profile)
+            for job in jobs:
+                root = job.loaded.project.root
+                job.key = store_key(run, str(root), job.shown, job.rel, job.kind, job.data)
+            known = store.get_many([job.key for job in jobs])
+        missing: list[_Job] = []
+        for job in jobs:
+            raw = known.get(job.key)
+            outcome = Outcome.from_bytes(job.rel, job.kind, job.shown, raw) if raw else None
+            if outcome is None:
+                missing.append(job)
+            else:
+                job.loaded.entries[job.index] = outcome
+        if not missing:
+            return
+
+        def work(i: int) -> Outcome:
+            job = missing[i]
+            project = job.loaded.project
+            return _file_outcome(
+                project.root, project.display, profile, job.rel, job.kind, job.data
+            )
+
+        computed = pool.map_items(work, len(missing), [len(job.data) for job in missing])
+        for job, outcome in zip(missing, computed, strict=True):
+            job.loaded.entries[job.index] = outcome
+        if store.enabled:
+            pairs = zip(missing, computed, strict=True)
+            store.put_many({job.key: outcome.to_bytes() for job, outcome in pairs})
+
+
+def store_key(run: str, root: str, shown: str, rel: str, kind: str, data: bytes) -> bytes:
+    """The cache key of one file's Outcome: the run's digest (:func:`_run_digest`), the project
+    root, the file's display path, path and kind, and the SHA-256 of its bytes."""
+    from apc_tools.core.cache import key
+
+    return key("validate", run, root, shown, rel, kind, hashlib.sha256(data).digest())
+
+
+def _check_batch(here: _Loaded) -> list[Finding]:
+    """:func:`check_project` over a batch project: the per-file checks of the files parsed
+    here, the stored findings of the others, and every project check (never cached)."""
+    project = here.project
+    mine: list[Finding] = []
+    ready: list[Finding] = []
+    for entry in here.entries:
+        if isinstance(entry, Doc):
+            for check in CHECKS.get(entry.kind, ()):
+                mine.extend(check(entry, project))
+        else:
+            ready += entry.checks
+    for project_check in PROJECT_CHECKS:
+        if project_check is check_secrets:
+            for entry in here.entries:
+                if isinstance(entry, Doc):
+                    mine.extend(doc_secrets(entry))
+                else:
+                    ready += entry.secrets
+        elif project_check is dead_globs:
+            rules = [
+                rule_globs(e) if isinstance(e, Doc) else e.globs
+                for e in here.entries
+                if e.kind == "rule"
+            ]
+            mine.extend(dead_globs_of(project, rules))
+        else:
+            mine.extend(project_check(project))
+    return redact(project, mine) + ready
 
 
 ROOT_MARKERS = (".apc", ".git", "AGENTS.md")
@@ -277,10 +516,11 @@ class _Scan:
     projects: list[Project] = field(default_factory=list)
     found: list[Finding] = field(default_factory=list)
     allowed: list[Finding] = field(default_factory=list)  # accepted by `apc: allow` comments
+    outcomes: list[tuple[Project, Outcome]] = field(default_factory=list)  # batch runs only
 
     def recognised(self) -> list[tuple[Path, str, str]]:
         """(absolute path, display path, kind) of every contract file of the scan."""
-        out = []
+        out = [(p.root / o.rel, o.path, o.kind) for p, o in self.outcomes]
         for project in self.projects:
             for doc in project.docs:
                 out.append((project.root / doc.rel, doc.path, doc.kind))
@@ -309,19 +549,42 @@ def _group(targets: Sequence[Path]) -> list[_Scan]:
 
 
 def _run_scan(
-    scan: _Scan, cwd: Path, profile: str, policy: Policy, inline_allow: bool = True
+    scan: _Scan,
+    cwd: Path,
+    profile: str,
+    policy: Policy,
+    inline_allow: bool = True,
+    *,
+    batch: bool = False,
+    use_cache: bool = True,
 ) -> None:
+    """Validate the scan's tree. ``batch``: the files whose checks need only themselves are
+    known by their Outcomes (cached with ``use_cache``, on several processes for a large tree)
+    instead of being kept parsed (``--fix`` needs every file parsed)."""
     extra = [
         t.relative_to(scan.root).as_posix()
         for t in scan.targets
         if not t.is_dir() and _under(t, scan.root)
     ]
-    scan.projects, scan.found = _projects_in(scan.root, cwd, profile, policy, extra)
-    for project in scan.projects:
-        scan.found += check_project(project)
+    known: dict[str, Allowances] = {}
+    if batch:
+        layouts, scan.found = _layout(scan.root, cwd, policy, extra)
+        loaded, problems = _load_batch(layouts, profile, policy, use_cache)
+        scan.found += problems
+        scan.projects = [here.project for here in loaded]
+        scan.outcomes = [
+            (here.project, e) for here in loaded for e in here.entries if isinstance(e, Outcome)
+        ]
+        for here in loaded:
+            scan.found += _check_batch(here)
+        known = {outcome.path: outcome.allowances() for _, outcome in scan.outcomes}
+    else:
+        scan.projects, scan.found = _projects_in(scan.root, cwd, profile, policy, extra)
+        for project in scan.projects:
+            scan.found += check_project(project)
     if inline_allow:
         docs = {doc.path: doc for project in scan.projects for doc in project.docs}
-        scan.found, scan.allowed = split_allowed(scan.found, docs)
+        scan.found, scan.allowed = split_allowed(scan.found, docs, known)
 
 
 def _finding_path(finding: Finding, cwd: Path) -> Path:
@@ -395,6 +658,7 @@ def run_validate(
     cwd: Path | None = None,
     inline_allow: bool = True,
     selection: Selection | None = None,
+    cache: bool = True,
 ) -> Validation:
     """Validate the projects holding ``paths`` (default: the project around ``cwd``) with
     their full context, and keep the findings about files under ``paths``.
@@ -405,7 +669,8 @@ def run_validate(
     a path that does not exist stops the run. The policy file is ``config_path`` or
     ``.apc-tools.yaml`` at the first project root. ``profile`` None means the policy's.
     Findings an ``apc: allow`` comment accepts (:mod:`apc_tools.contract.inline`) are left out
-    unless ``inline_allow`` is False.
+    unless ``inline_allow`` is False. ``cache`` False neither reads nor writes the result
+    cache (``--no-cache``; ``APC_NO_CACHE`` too).
     """
     cwd, targets, scans, policy = start_run(paths, profile, config_path, cwd)
     if selection is not None:
@@ -416,7 +681,7 @@ def run_validate(
     skipped: list[str] = []
     allowed: list[Finding] = []
     for scan in scans:
-        _run_scan(scan, cwd, profile, policy, inline_allow)
+        _run_scan(scan, cwd, profile, policy, inline_allow, batch=True, use_cache=cache)
         more, seen, skip = _select(scan, cwd, profile)
         found += policy.apply(more, display_root(scan.root, cwd))
         allowed += [f for f in scan.allowed if _wanted(_finding_path(f, cwd), scan.targets)]

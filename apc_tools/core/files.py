@@ -120,6 +120,14 @@ def check_link(abspath: Path, root: Path, display: str) -> Finding | None:
 
 def read_text(abspath: Path, root: Path, display: str) -> TextFile | Finding:
     """Read a contract file as UTF-8 text, or return the finding that says why not."""
+    data = read_bytes(abspath, root, display)
+    return data if isinstance(data, Finding) else decode(data, display)
+
+
+def read_bytes(abspath: Path, root: Path, display: str) -> bytes | Finding:
+    """The bytes of a contract file (at most :data:`MAX_BYTES`), or the finding that says why
+    they cannot be read; :func:`decode` makes them text (one read serves a content hash and
+    the parse)."""
     link = check_link(abspath, root, display)
     if link is not None:
         return link
@@ -136,7 +144,7 @@ def read_text(abspath: Path, root: Path, display: str) -> TextFile | Finding:
             data = handle.read(MAX_BYTES + 1)
     except OSError as exc:
         return IO_UNREADABLE.finding(display, f"cannot read: {exc.strerror or exc}")
-    return decode(data, display)
+    return data
 
 
 def decode(data: bytes, display: str) -> TextFile | Finding:
