@@ -37,10 +37,11 @@ FILE_KINDS = frozenset(
         "rule",
         "mcps",
         "apc-gitignore",
+        "project",  # plans read its agents.imported: kept in the Outcome (``agents``)
     }
 )
 
-FORMAT = "1"  # the layout of a stored Outcome (part of the cache key)
+FORMAT = "2"  # the layout of a stored Outcome (part of the cache key)
 
 
 @dataclass
@@ -55,6 +56,7 @@ class Outcome:
     secrets: list[Finding] = field(default_factory=list)
     globs: RuleGlobs | None = None
     allow: tuple[dict[int, list[str]], list[int]] = ({}, [])
+    agents: list[str] = field(default_factory=list)  # project.json: agents.imported
     unread: bool = False  # not text (binary, not UTF-8): ``parse`` holds the IO finding
     # The file holds a secret found by its context: messages about it are redacted with the
     # file's text, so it is read and checked in full every time (nothing else is stored).
@@ -72,6 +74,7 @@ class Outcome:
             if self.globs is None
             else [self.globs.base, [list(spec) for spec in self.globs.globs]],
             "a": [sorted(self.allow[0].items()), self.allow[1]],
+            "i": self.agents,
             "u": self.unread,
             "f": self.in_full,
         }
@@ -100,6 +103,7 @@ class Outcome:
                     tuple((str(p), str(w), _int(ln), _int(col)) for p, w, ln, col in globs[1]),
                 ),
                 ({int(n): [str(i) for i in ids] for n, ids in by_line}, [int(n) for n in alone]),
+                [str(slug) for slug in data["i"]],
                 bool(data["u"]),
                 bool(data["f"]),
             )

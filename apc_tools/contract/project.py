@@ -204,13 +204,18 @@ def plugin_kinds(
     for rel in rels:
         if rel in known or not rel.endswith(".md"):
             continue
-        for root in roots:
-            head, _, rest = (
-                rel[len(root) :].partition("/") if rel.startswith(root) else ("", "", "")
-            )
-            kind = PLUGIN_FOLDERS.get(head)
-            if kind and rest and (kind == "claude-command" or "/" not in rest):
-                out[rel] = kind
+        # The plugin roots holding ``rel`` are among its folders: one lookup per folder (every
+        # file x every root was a tenth of a run on a tree with many plugins).
+        cut = 0
+        while cut >= 0:
+            root = rel[:cut]
+            if root in roots:
+                head, _, rest = rel[cut:].partition("/")
+                kind = PLUGIN_FOLDERS.get(head)
+                if kind and rest and (kind == "claude-command" or "/" not in rest):
+                    out[rel] = kind
+            cut = rel.find("/", cut)
+            cut = cut + 1 if cut >= 0 else -1
     return out
 
 
@@ -260,6 +265,9 @@ class Project:
     files: frozenset[str] = frozenset()  # every file under the root (POSIX, relative)
     tracked: frozenset[str] | None = None  # git-tracked files, when in a git work tree
     unread: list[str] = field(default_factory=list)  # contract files that could not be read
+    # agents.imported of each .apc/project.json not among docs (a batch run knows that file by
+    # its Outcome, contract.outcome): the agent slugs it declares
+    imported_agents: list[str] = field(default_factory=list)
 
     @cached_property
     def folders(self) -> frozenset[str]:
@@ -379,7 +387,9 @@ def outside_folder_links(root: Path, files: Iterable[str]) -> list[str]:
     top = root.resolve()
     found: list[str] = []
     for rel in files:
-        if not AGENT_FOLDERS.intersection(PurePosixPath(rel).parts):
+        if not AGENT_FOLDERS.intersection(rel.split("/")):
+            continue
+        if not os.path.islink(os.path.join(root, rel)):  # one lstat, no Path objects
             continue
         path = root / rel
         try:

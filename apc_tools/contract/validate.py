@@ -19,6 +19,7 @@ from apc_tools.contract.build import build_contract
 from apc_tools.contract.checks import CHECKS, PROJECT_CHECKS
 from apc_tools.contract.checks.agents import claude_yaml_outcome
 from apc_tools.contract.checks.discovery import NOTHING_RECOGNISED
+from apc_tools.contract.checks.plans import imported_agents
 from apc_tools.contract.checks.rule_files import dead_globs, dead_globs_of, rule_globs
 from apc_tools.contract.checks.secrets import check_secrets, doc_secrets
 from apc_tools.contract.inline import Allowances, split_allowed
@@ -41,6 +42,8 @@ from apc_tools.contract.project import (
 )
 from apc_tools.core import detect
 from apc_tools.core import files as io
+from apc_tools.core.cache import Cache
+from apc_tools.core.cache import key as cache_key
 from apc_tools.core.parse import (
     FM_BOM,
     YAML_NOT_MAPPING,
@@ -282,6 +285,7 @@ def _file_outcome(
         redact(project, list(doc_secrets(doc))),
         rule_globs(doc) if kind == "rule" else None,
         Allowances(doc).parts(),
+        imported_agents(doc) if kind == "project" else [],
     )
 
 
@@ -319,7 +323,7 @@ def _run_digest(policy: Policy, profile: str) -> str:
 
 
 def _load_batch(
-    layouts: Sequence[_Layout], profile: str, policy: Policy, use_cache: bool
+    layouts: Sequence[_Layout], profile: str, store: Cache, run: str
 ) -> tuple[list[_Loaded], list[Finding]]:
     """Read every contract file of ``layouts`` once: parse and keep in full the files whose
     checks need their project, take the others' Outcomes from the cache or compute them."""
@@ -357,7 +361,7 @@ def _load_batch(
             doc, problems = parse_doc(kind, rel, read)
             here.entries.append(doc)
             mine += problems
-    _outcomes(jobs, profile, policy, use_cache)
+    _outcomes(jobs, profile, store, run)
     found: list[Finding] = []
     for here, mine in zip(loaded, raw, strict=True):
         project, ready = here.project, []
@@ -373,6 +377,7 @@ def _load_batch(
             else:
                 if outcome.unread:
                     project.unread.append(job.rel)
+                project.imported_agents += outcome.agents
                 ready += outcome.parse
         here.entries = [e for e in here.entries if isinstance(e, Doc) or not e.unread]
         project.docs = [entry for entry in here.entries if isinstance(entry, Doc)]
@@ -380,57 +385,48 @@ def _load_batch(
     return loaded, found
 
 
-def _outcomes(jobs: Sequence[_Job], profile: str, policy: Policy, use_cache: bool) -> None:
+def _outcomes(jobs: Sequence[_Job], profile: str, store: Cache, run: str) -> None:
     """Fill in each job's Outcome: from the cache, else computed (module core.pool decides
     whether on several processes) and stored."""
     from apc_tools.core import pool
-    from apc_tools.core.cache import Cache
 
-    if not jobs:
-        return
-    with Cache.open("validate", enabled=use_cache) as store:
-        known: dict[bytes, bytes] = {}
-        if store.enabled:
-            run = _run_digest(policy, profile)
-            for job in jobs:
-                root = job.loaded.project.root
-                job.key = store_key(run, str(root), job.shown, job.rel, job.kind, job.data)
-            known = store.get_many([job.key for job in jobs])
-        missing: list[_Job] = []
+    known: dict[bytes, bytes] = {}
+    if store.enabled and jobs:
         for job in jobs:
-            raw = known.get(job.key)
-            outcome = Outcome.from_bytes(job.rel, job.kind, job.shown, raw) if raw else None
-            if outcome is None:
-                missing.append(job)
-            else:
-                job.loaded.entries[job.index] = outcome
-        if not missing:
-            return
-
-        def work(i: int) -> Outcome:
-            job = missing[i]
-            project = job.loaded.project
-            return _file_outcome(
-                project.root, project.display, profile, job.rel, job.kind, job.data
-            )
-
-        computed = pool.map_items(work, len(missing), [len(job.data) for job in missing])
-        for job, outcome in zip(missing, computed, strict=True):
+            root = job.loaded.project.root
+            job.key = store_key(run, str(root), job.shown, job.rel, job.kind, job.data)
+        known = store.get_many([job.key for job in jobs])
+    missing: list[_Job] = []
+    for job in jobs:
+        raw = known.get(job.key)
+        outcome = Outcome.from_bytes(job.rel, job.kind, job.shown, raw) if raw else None
+        if outcome is None:
+            missing.append(job)
+        else:
             job.loaded.entries[job.index] = outcome
-        if store.enabled:
-            pairs = zip(missing, computed, strict=True)
-            store.put_many({job.key: outcome.to_bytes() for job, outcome in pairs})
+    if not missing:
+        return
+
+    def work(i: int) -> Outcome:
+        job = missing[i]
+        project = job.loaded.project
+        return _file_outcome(project.root, project.display, profile, job.rel, job.kind, job.data)
+
+    computed = pool.map_items(work, len(missing), [len(job.data) for job in missing])
+    for job, outcome in zip(missing, computed, strict=True):
+        job.loaded.entries[job.index] = outcome
+    if store.enabled:
+        pairs = zip(missing, computed, strict=True)
+        store.put_many({job.key: outcome.to_bytes() for job, outcome in pairs})
 
 
 def store_key(run: str, root: str, shown: str, rel: str, kind: str, data: bytes) -> bytes:
     """The cache key of one file's Outcome: the run's digest (:func:`_run_digest`), the project
     root, the file's display path, path and kind, and the SHA-256 of its bytes."""
-    from apc_tools.core.cache import key
-
-    return key("validate", run, root, shown, rel, kind, hashlib.sha256(data).digest())
+    return cache_key("validate", run, root, shown, rel, kind, hashlib.sha256(data).digest())
 
 
-def _check_batch(here: _Loaded) -> list[Finding]:
+def _check_batch(here: _Loaded, store: Cache, run: str) -> list[Finding]:
     """:func:`check_project` over a batch project: the per-file checks of the files parsed
     here, the stored findings of the others, and every project check (never cached)."""
     project = here.project
@@ -450,15 +446,46 @@ def _check_batch(here: _Loaded) -> list[Finding]:
                 else:
                     ready += entry.secrets
         elif project_check is dead_globs:
-            rules = [
-                rule_globs(e) if isinstance(e, Doc) else e.globs
-                for e in here.entries
-                if e.kind == "rule"
-            ]
-            mine.extend(dead_globs_of(project, rules))
+            ready += _dead_globs_batch(here, store, run)
         else:
             mine.extend(project_check(project))
     return redact(project, mine) + ready
+
+
+def _dead_globs_batch(here: _Loaded, store: Cache, run: str) -> list[Finding]:
+    """The dead-glob findings of a batch project, redacted. Matching globs against the file
+    list is the costliest project check, so when every rule file is known by its Outcome the
+    findings are cached under the file list (paths only: a glob matches names) and every rule
+    file's globs, in order (the work budget is spent in that order)."""
+    project = here.project
+    rules = [
+        rule_globs(e) if isinstance(e, Doc) else e.globs for e in here.entries if e.kind == "rule"
+    ]
+    if not any(rules):
+        return []
+    cacheable = store.enabled and not any(
+        isinstance(e, Doc) for e in here.entries if e.kind == "rule"
+    )
+    slot = b""
+    if cacheable:
+        files = project.tracked if project.tracked is not None else project.files
+        listing = hashlib.sha256("\0".join(sorted(files)).encode("utf-8", "surrogatepass"))
+        slot = cache_key(
+            "validate-dead-globs",
+            run,
+            str(project.root),
+            "tracked" if project.tracked is not None else "files",
+            listing.hexdigest(),
+            repr([(r.path, r.base, r.globs) if r else None for r in rules]),
+        )
+        raw = store.get(slot)
+        stored = Outcome.from_bytes("", "rule", "", raw) if raw else None
+        if stored is not None:
+            return stored.checks
+    found = redact(project, list(dead_globs_of(project, rules)))
+    if cacheable:
+        store.put_many({slot: Outcome("", "rule", "", checks=found).to_bytes()})
+    return found
 
 
 ROOT_MARKERS = (".apc", ".git", "AGENTS.md")
@@ -569,14 +596,16 @@ def _run_scan(
     known: dict[str, Allowances] = {}
     if batch:
         layouts, scan.found = _layout(scan.root, cwd, policy, extra)
-        loaded, problems = _load_batch(layouts, profile, policy, use_cache)
-        scan.found += problems
+        with Cache.open("validate", enabled=use_cache) as store:
+            run = _run_digest(policy, profile) if store.enabled else ""
+            loaded, problems = _load_batch(layouts, profile, store, run)
+            scan.found += problems
+            for here in loaded:
+                scan.found += _check_batch(here, store, run)
         scan.projects = [here.project for here in loaded]
         scan.outcomes = [
             (here.project, e) for here in loaded for e in here.entries if isinstance(e, Outcome)
         ]
-        for here in loaded:
-            scan.found += _check_batch(here)
         known = {outcome.path: outcome.allowances() for _, outcome in scan.outcomes}
     else:
         scan.projects, scan.found = _projects_in(scan.root, cwd, profile, policy, extra)
@@ -615,7 +644,14 @@ def _select(
 
 
 def _wanted(path: Path, targets: Sequence[Path]) -> bool:
-    return any(_under(path, t) for t in targets)
+    """``path`` is one of ``targets`` or below one: :func:`_under` on the paths' text (a
+    thousand files x their parents as Path objects was a tenth of a run)."""
+    text = os.path.normcase(os.fspath(path))
+    for target in targets:
+        top = os.path.normcase(os.fspath(target))
+        if text == top or text.startswith(top if top.endswith(os.sep) else top + os.sep):
+            return True
+    return False
 
 
 def _validate_lone(path: Path, cwd: Path, profile: str) -> list[Finding]:
@@ -717,11 +753,17 @@ def rooted(outcome: Validation, cwd: Path | None = None) -> Validation:
     cwd = (cwd or Path.cwd()).resolve()
     root = report_root(cwd)
 
+    moved: dict[str, str] = {}
+    here, top = os.fspath(cwd), os.fspath(root)
+
     def move(path: str) -> str:
-        rel = os.path.relpath(os.path.normpath(cwd / path), root)
-        if rel == os.pardir or rel.startswith(os.pardir + os.sep) or os.path.isabs(rel):
-            return path
-        return PurePosixPath(Path(rel)).as_posix()
+        if path not in moved:
+            full = os.path.normpath(os.path.join(here, path))
+            inside = full.startswith(top) and full[len(top) : len(top) + 1] == os.sep
+            rel = full[len(top) + 1 :] if inside else os.path.relpath(full, top)
+            outside = rel == os.pardir or rel.startswith(os.pardir + os.sep)
+            moved[path] = path if outside or os.path.isabs(rel) else rel.replace(os.sep, "/")
+        return moved[path]
 
     was = outcome.result
     findings = [replace(f, path=move(f.path)) for f in was.findings]
