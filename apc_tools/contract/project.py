@@ -315,9 +315,13 @@ def walk_files(root: Path, unlistable: list[str] | None = None) -> list[str]:
             unlistable.append("." if rel == "." else rel.replace(os.sep, "/"))
 
     out: list[str] = []
+    top = os.fspath(root)
     for folder, dirs, names in os.walk(root, onerror=failed, followlinks=False):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-        base = os.path.relpath(folder, root)
+        # os.walk joins below ``top``: the folder relative to it is what follows (relpath,
+        # which makes both absolute, was a tenth of a warm run)
+        base = folder[len(top) :].lstrip(os.sep) if folder.startswith(top) else ""
+        base = base or os.path.relpath(folder, root)
         # A symlinked folder is listed as an entry (as git lists it), not entered.
         names = names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]
         for name in names:

@@ -760,7 +760,12 @@ def rooted(outcome: Validation, cwd: Path | None = None) -> Validation:
         if path not in moved:
             full = os.path.normpath(os.path.join(here, path))
             inside = full.startswith(top) and full[len(top) : len(top) + 1] == os.sep
-            rel = full[len(top) + 1 :] if inside else os.path.relpath(full, top)
+            if inside:
+                rel = full[len(top) + 1 :]
+            elif os.name != "nt" and full != top:  # not below the root: relpath would go up
+                rel = os.pardir
+            else:
+                rel = os.path.relpath(full, top)
             outside = rel == os.pardir or rel.startswith(os.pardir + os.sep)
             moved[path] = path if outside or os.path.isabs(rel) else rel.replace(os.sep, "/")
         return moved[path]
