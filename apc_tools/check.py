@@ -62,6 +62,7 @@ class CheckOptions:
     inline_allow: bool = True  # False: `apc: allow RULE` comments are ignored (CI)
     write_baseline: bool = False  # accept every current finding of both halves
     selection: Selection = field(default_factory=Selection)  # --select / --ignore (CLI wins)
+    cache: bool = True  # False: --no-cache (neither read nor write the result cache)
 
 
 def check(options: CheckOptions, *, progress: Callable[[int, int], None] | None = None) -> Result:
@@ -111,6 +112,7 @@ def run_check(
             inline_allow=options.inline_allow,
             write_baseline=options.write_baseline,
             selection=options.selection,
+            cache=options.cache,
         ),
         progress=progress,
     )
@@ -150,6 +152,7 @@ def validate_tree(root: Path, config: Path | None, options: CheckOptions) -> Val
         cwd=root,
         inline_allow=options.inline_allow,
         selection=options.selection,
+        cache=options.cache,
     )
 
 

@@ -165,6 +165,16 @@ def directory_option(func: F) -> F:
     )(func)
 
 
+def cache_option(func: F) -> F:
+    """``--no-cache``: the commands whose verdicts core/cache.py keeps between runs."""
+    return click.option(
+        "--no-cache",
+        is_flag=True,
+        help="Neither read nor write the result cache in $XDG_CACHE_HOME/apc-tools "
+        "(~/.cache/apc-tools); APC_NO_CACHE=1 does the same.",
+    )(func)
+
+
 def progress_option(func: F) -> F:
     return click.option(
         "--progress/--no-progress",
@@ -401,6 +411,7 @@ def run_fixes(
 )
 @click.option("--no-inline-allow", is_flag=True, help="Ignore `apc: allow RULE` comments (CI).")
 @fix_options
+@cache_option
 @output_options
 @common_options
 def validate(
@@ -408,6 +419,7 @@ def validate(
     profile: str | None,
     list_files: bool,
     no_inline_allow: bool,
+    no_cache: bool,
     fix: bool,
     unsafe_fixes: bool,
     diff: bool,
@@ -437,6 +449,7 @@ def validate(
                 config_path=config,
                 inline_allow=not no_inline_allow,
                 selection=cli_selection(),
+                cache=not no_cache,
             )
         )
         root = report_root(Path.cwd().resolve())
@@ -556,6 +569,7 @@ def _mode_flags(
 )
 @directory_option
 @progress_option
+@cache_option
 @output_options
 @common_options
 def boundary(
@@ -570,6 +584,7 @@ def boundary(
     fix: bool,
     directory: Path | None,
     progress: bool | None,
+    no_cache: bool,
     fmt: str,
     strict: bool,
     config: Path | None,
@@ -603,6 +618,7 @@ def boundary(
         inline_allow=not no_inline_allow,
         write_baseline=write_baseline,
         selection=cli_selection(),
+        cache=not no_cache,
     )
     bar = progress_line("apc boundary", progress, large=0 if mode == "history" else LARGE_SCAN)
     try:
@@ -660,6 +676,7 @@ def boundary_fix(options: Any, outcome: Any, fmt: str) -> Any:
 @fix_options
 @directory_option
 @progress_option
+@cache_option
 @output_options
 @common_options
 def check(
@@ -672,6 +689,7 @@ def check(
     diff: bool,
     directory: Path | None,
     progress: bool | None,
+    no_cache: bool,
     fmt: str,
     strict: bool,
     config: Path | None,
@@ -704,6 +722,7 @@ def check(
         inline_allow=not no_inline_allow,
         write_baseline=write_baseline,
         selection=cli_selection(),
+        cache=not no_cache,
     )
     bar = progress_line("apc check", progress)
     try:

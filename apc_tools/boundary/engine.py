@@ -11,17 +11,28 @@ text itself is no session.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from apc_tools.boundary import disguise, inputs, markers, paths, policy, sources, stores, trusted
+from apc_tools.boundary import (
+    disguise,
+    inputs,
+    markers,
+    paths,
+    policy,
+    sources,
+    stores,
+    trusted,
+    verdicts,
+)
 from apc_tools.boundary.local_paths import detect_local_paths
 from apc_tools.boundary.model import BlobView, Detection
 from apc_tools.boundary.policy import BaselineEntry, Settings
 from apc_tools.boundary.secrets import detect_secrets, is_agent_config
 from apc_tools.boundary.transcripts import HEAD_BYTES, Verdict, classify, detect_transcript
 from apc_tools.core import git as gitio
+from apc_tools.core.cache import Cache
 from apc_tools.core.git import BlobReader, Entry, GitError, Repo
 from apc_tools.core.selection import Selection
 from apc_tools.findings import CannotRun, Finding, Result
@@ -49,6 +60,7 @@ class Options:
     inline_allow: bool = True
     write_baseline: bool = False
     selection: Selection = field(default_factory=Selection)  # --select / --ignore (CLI wins)
+    cache: bool = True  # False: --no-cache (neither read nor write the result cache)
 
 
 @dataclass(frozen=True)
@@ -92,6 +104,7 @@ class Inspector:
     partial: bool = True  # a partial clone: missing blobs are not fetched; else damage
     homes: Mapping[str, paths.HomeFolder] = field(default_factory=dict)  # committed tool homes
     missing: list[Entry] = field(default_factory=list)  # blobs the scan could not read
+    results: verdicts.Verdicts | None = None  # the result cache (looked up before reading)
 
     def path_detections(self, path: str) -> list[Detection]:
         low = path.casefold()
@@ -202,8 +215,13 @@ def scan(options: Options, progress: Progress | None = None) -> Outcome:
 
 
 def _scan(repo: Repo, options: Options, progress: Progress | None) -> Outcome:
+    with Cache.open(verdicts.LISTING, enabled=options.cache) as listing:
+        return _scan_with(repo, options, progress, listing)
+
+
+def _scan_with(repo: Repo, options: Options, progress: Progress | None, listing: Cache) -> Outcome:
     scope = sources.scope_of(repo, options.cwd, options.paths)
-    source = sources.read_source(repo, options.mode, scope, options.rev_range)
+    source = sources.read_source(repo, options.mode, scope, options.rev_range, listing)
     scope.check(source.entries)
     settings, baseline, notes = _policy(repo, options, source)
     settings = settings.selected(options.selection)
@@ -217,9 +235,17 @@ def _scan(repo: Repo, options: Options, progress: Progress | None) -> Outcome:
         gitio.is_partial_clone(repo),
         paths.home_folders(e.path for e in entries),
     )
-    with BlobReader(repo) as reader:
+    scan_context = verdicts.context(
+        inspector.secrets_all, inspector.inline_allow, settings.max_blob_bytes, settings.paths
+    )
+    with (
+        Cache.open(verdicts.BLOBS, enabled=options.cache) as store,
+        _LazyReader(repo) as reader,
+    ):
+        inspector.results = verdicts.Verdicts(store, scan_context)
         found = list(_run(repo, entries, reader, inspector, progress))
         found += _messages(source.messages, reader, inspector)
+        inspector.results.flush()
     _refuse_missing(inspector)
     files = len({e.path for e in entries})
     per_blob = options.mode == "history"
@@ -258,7 +284,7 @@ def _refuse_missing(inspector: Inspector) -> None:
 def _run(
     repo: Repo,
     entries: list[Entry],
-    reader: BlobReader,
+    reader: BlobReader | _LazyReader,
     inspector: Inspector,
     progress: Progress | None,
 ) -> Iterator[Finding]:
@@ -268,8 +294,13 @@ def _run(
     wanted = [o for o, g in by_oid.items() if any(_readable(e) for e in g)]
     # A partial clone's cat-file stops at a missing promisor blob: ask only for those present.
     absent = gitio.absent_objects(repo, wanted) if inspector.partial and wanted else set()
+    # The result cache: each (blob, path)'s verdict looked up before any blob is read; a blob
+    # whose every path has one is not read at all (a warm run starts no cat-file).
+    hits = _path_hits(by_oid, inspector)
+    cached = _cached(by_oid, absent, hits, inspector)
     blobs = reader.read_many(
-        [o for o in wanted if o not in absent], inspector.settings.max_blob_bytes
+        [o for o in wanted if o not in absent and o not in cached.whole],
+        inspector.settings.max_blob_bytes,
     )
     total = len(by_oid)
     for done, (oid, group) in enumerate(by_oid.items(), start=1):
@@ -279,17 +310,108 @@ def _run(
         blob = None
         if oid in absent:
             blob = gitio.Blob(b"", 0, missing=True)
-        elif any(_readable(e) for e in group):
+        elif oid not in cached.whole and any(_readable(e) for e in group):
             blob = next(blobs)[1]
         for entry in first.values():
             if entry.is_submodule:
                 yield _finding(entry, inputs.submodule())
             elif entry.is_symlink:
-                yield from _link(entry, blob, inspector)
+                yield from _link(entry, blob, inspector, cached.get(entry))
             else:
-                yield from _at_path(entry, blob, inspector)
+                yield from _at_path(entry, blob, inspector, hits[entry.path], cached.get(entry))
         if progress is not None:
             progress(done, total)
+
+
+@dataclass
+class _Cached:
+    """The verdicts found in the cache: per (oid, path), and the oids needing no read."""
+
+    keys: dict[tuple[str, str], bytes] = field(default_factory=dict)
+    found: dict[tuple[str, str], list[Finding]] = field(default_factory=dict)
+    whole: set[str] = field(default_factory=set)
+
+    def get(self, entry: Entry) -> tuple[bytes | None, list[Finding] | None]:
+        at = (entry.oid, entry.path)
+        found = self.found.get(at)
+        if found is not None:  # loaded once per (oid, path); the commit is this entry's
+            found = [replace(f, commit=entry.commit) for f in found]
+        return self.keys.get(at), found
+
+
+def _path_hits(
+    by_oid: Mapping[str, list[Entry]], inspector: Inspector
+) -> dict[str, list[Detection]]:
+    """The path rules' detections of each distinct path (computed once)."""
+    out: dict[str, list[Detection]] = {}
+    for group in by_oid.values():
+        for entry in group:
+            if entry.path not in out and not entry.is_submodule:
+                out[entry.path] = inspector.path_detections(entry.path)
+    return out
+
+
+def _cached(
+    by_oid: Mapping[str, list[Entry]],
+    absent: set[str],
+    hits: Mapping[str, list[Detection]],
+    inspector: Inspector,
+) -> _Cached:
+    out = _Cached()
+    store = inspector.results
+    if store is None or not store.enabled:
+        return out
+    make, keys = store.key, out.keys
+    for oid, group in by_oid.items():
+        if oid in absent:  # never answered from the cache: a missing blob is exit 2
+            continue
+        for entry in group:
+            at = (oid, entry.path)
+            if at in keys or entry.is_submodule:
+                continue
+            if entry.is_symlink:
+                keys[at] = make(verdicts.LINK, oid, entry.path)
+            else:
+                keys[at] = make(verdicts.FILE, oid, entry.path, bool(hits[entry.path]))
+    if not out.keys:
+        return out
+    values = store.get_many(list(out.keys.values()))
+    by_key = {k: at for at, k in out.keys.items()}
+    for k, value in values.items():
+        oid, path = by_key[k]
+        listed = verdicts.load(value, Entry("", oid, path))
+        if listed is not None:
+            out.found[(oid, path)] = listed
+    for oid, group in by_oid.items():
+        readable = [e for e in group if _readable(e)]
+        if readable and all((oid, e.path) in out.found for e in readable):
+            out.whole.add(oid)
+    return out
+
+
+class _LazyReader:
+    """A :class:`BlobReader` started on the first read that asks for something (a warm run
+    answered from the cache neither imports GitPython nor starts ``cat-file``)."""
+
+    def __init__(self, repo: Repo) -> None:
+        self._repo = repo
+        self._reader: BlobReader | None = None
+
+    def read_many(
+        self, oids: Sequence[str], limit: int, kinds: tuple[bytes, ...] = (b"blob",)
+    ) -> Iterator[tuple[str, gitio.Blob]]:
+        if not oids:
+            return iter(())
+        if self._reader is None:
+            self._reader = BlobReader(self._repo)
+        return self._reader.read_many(oids, limit, kinds)
+
+    def __enter__(self) -> _LazyReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._reader is not None:
+            self._reader.close()
 
 
 def _readable(entry: Entry) -> bool:
@@ -297,11 +419,20 @@ def _readable(entry: Entry) -> bool:
     return not entry.is_submodule
 
 
-def _link(entry: Entry, blob: gitio.Blob | None, inspector: Inspector) -> Iterator[Finding]:
+def _link(
+    entry: Entry,
+    blob: gitio.Blob | None,
+    inspector: Inspector,
+    cached: tuple[bytes | None, list[Finding] | None] = (None, None),
+) -> Iterator[Finding]:
     """A symlink: its path, and its target (the blob git stores and a push carries) through
     the secret detectors, and in a contract file the local-path detector too."""
     for found in inspector.path_detections(entry.path):
         yield _finding(entry, found)
+    key, known = cached
+    if known is not None:
+        yield from known
+        return
     if blob is None:
         return
     if blob.missing:
@@ -309,8 +440,14 @@ def _link(entry: Entry, blob: gitio.Blob | None, inspector: Inspector) -> Iterat
         return
     view = BlobView(entry.path, blob.data, blob.size, blob.complete, is_contract(entry.path))
     hits = [*detect_secrets(view), *(detect_local_paths(view) if view.contract else ())]
-    for found in hits:
-        yield _finding(entry, replace(found, message=f"symlink target: {found.message}"))
+    out = [_finding(entry, replace(f, message=f"symlink target: {f.message}")) for f in hits]
+    _store(inspector, key, out)
+    yield from out
+
+
+def _store(inspector: Inspector, key: bytes | None, findings: list[Finding]) -> None:
+    if key is not None and inspector.results is not None:
+        inspector.results.put(key, findings)
 
 
 REWORD = "it is in the commit's message: reword the commit (`git rebase -i`, `reword`)"
@@ -318,7 +455,7 @@ RETAG = "it is in the tag's message: delete the tag and make it again"
 
 
 def _messages(
-    messages: tuple[Entry, ...], reader: BlobReader, inspector: Inspector
+    messages: tuple[Entry, ...], reader: BlobReader | _LazyReader, inspector: Inspector
 ) -> Iterator[Finding]:
     """Commit and tag messages: a session or a token pasted into one is pushed with it. Read
     as text through the session, marker and secret detectors (secrets whatever the scope)."""
@@ -328,50 +465,93 @@ def _messages(
     kinds = (b"commit", b"tag")
     every = replace(inspector, secrets_all=True)
     limit = inspector.settings.max_blob_bytes
-    for oid, blob in reader.read_many(list(unique), limit, kinds):
-        entry = unique[oid]
+    store = inspector.results
+    keys: dict[str, bytes] = {}
+    if store is not None and store.enabled:
+        keys = {o: store.key(verdicts.MESSAGE, o, f"{e.mode} {e.path}") for o, e in unique.items()}
+    values = store.get_many(list(keys.values())) if store is not None and keys else {}
+    known: dict[str, list[Finding]] = {}
+    for oid, entry in unique.items():
+        value = values.get(keys.get(oid, b""))
+        listed = verdicts.load(value, entry) if value is not None else None
+        if listed is not None:
+            known[oid] = listed
+    blobs = reader.read_many([o for o in unique if o not in known], limit, kinds)
+    for oid, entry in unique.items():  # in order: occurrences number findings by it
+        if oid in known:
+            yield from known[oid]
+            continue
+        blob = next(blobs)[1]
         if blob.missing:
             inspector.missing.append(entry)
             continue
-        text = gitio.message_of(blob.data)
-        if not text.strip():
-            continue
-        view = BlobView(entry.path, text, len(text), blob.complete)
-        if not blob.complete:
-            yield _finding(entry, inputs.too_large(blob.size, len(blob.data), blob.data))
-        fix = REWORD if entry.mode == "commit" else RETAG
-        found = [f for f in every.content(view, False) if every.keep(view, f)]
-        cut = text.find(b"\n\n")
-        if cut >= 0 and not any(f.rule.id.startswith("BTR") for f in found):
-            # The body on its own (a base64 or other wrapped session under the subject line,
-            # which the wrappers read only at the top): only a session is added from it.
-            body = BlobView(entry.path, text[cut + 2 :], len(text) - cut - 2, blob.complete)
-            shift = text.count(b"\n", 0, cut + 2)
-            found += [
-                replace(f, line=f.line + shift if f.line else f.line)
-                for f in every.content(body, False)
-                if f.rule.id.startswith("BTR")
-            ]
-        for one in found:
-            yield _finding(entry, replace(one, message=f"{one.message}; {fix}"))
+        out = list(_message(entry, blob, every))
+        _store(inspector, keys.get(oid), out)
+        yield from out
 
 
-def _at_path(entry: Entry, blob: gitio.Blob | None, inspector: Inspector) -> Iterator[Finding]:
-    path_hits = inspector.path_detections(entry.path)
+def _message(entry: Entry, blob: gitio.Blob, every: Inspector) -> Iterator[Finding]:
+    """The findings of one commit or tag message (a pure function of the object and the
+    scan's settings: cached by :func:`_messages`)."""
+    text = gitio.message_of(blob.data)
+    if not text.strip():
+        return
+    view = BlobView(entry.path, text, len(text), blob.complete)
+    if not blob.complete:
+        yield _finding(entry, inputs.too_large(blob.size, len(blob.data), blob.data))
+    fix = REWORD if entry.mode == "commit" else RETAG
+    found = [f for f in every.content(view, False) if every.keep(view, f)]
+    cut = text.find(b"\n\n")
+    if cut >= 0 and not any(f.rule.id.startswith("BTR") for f in found):
+        # The body on its own (a base64 or other wrapped session under the subject line,
+        # which the wrappers read only at the top): only a session is added from it.
+        body = BlobView(entry.path, text[cut + 2 :], len(text) - cut - 2, blob.complete)
+        shift = text.count(b"\n", 0, cut + 2)
+        found += [
+            replace(f, line=f.line + shift if f.line else f.line)
+            for f in every.content(body, False)
+            if f.rule.id.startswith("BTR")
+        ]
+    for one in found:
+        yield _finding(entry, replace(one, message=f"{one.message}; {fix}"))
+
+
+def _at_path(
+    entry: Entry,
+    blob: gitio.Blob | None,
+    inspector: Inspector,
+    path_hits: list[Detection] | None = None,
+    cached: tuple[bytes | None, list[Finding] | None] = (None, None),
+) -> Iterator[Finding]:
+    if path_hits is None:
+        path_hits = inspector.path_detections(entry.path)
     for found in path_hits:
         yield _finding(entry, found)
+    key, known = cached
+    if known is not None:
+        yield from known
+        return
     if blob is None:
         return
     if blob.missing:
         inspector.missing.append(entry)
         return
+    out = list(_in_blob(entry, blob, inspector, bool(path_hits)))
+    _store(inspector, key, out)
+    yield from out
+
+
+def _in_blob(
+    entry: Entry, blob: gitio.Blob, inspector: Inspector, path_hits: bool
+) -> Iterator[Finding]:
+    """What the blob holds (a pure function of the blob and the key :mod:`.verdicts` makes)."""
     if blob.data.startswith(inputs.LFS_HEADER) and blob.size < 1024:
         yield _finding(entry, inputs.lfs_pointer())
         return
     view = BlobView(entry.path, blob.data, blob.size, blob.complete, is_contract(entry.path))
     if not blob.complete:
         yield _finding(entry, inputs.too_large(blob.size, len(blob.data), blob.data))
-    for found in inspector.content(view, bool(path_hits)):
+    for found in inspector.content(view, path_hits):
         if inspector.keep(view, found):
             yield _finding(entry, found)
 

@@ -22,7 +22,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from apc_tools.boundary.verdicts import TagObjects, changes_cached
 from apc_tools.core import git as gitio
+from apc_tools.core.cache import Cache
 from apc_tools.core.git import Entry, Repo
 from apc_tools.findings import CannotRun
 
@@ -112,7 +114,7 @@ def tracked(repo: Repo, scope: Scope) -> Source:
     return Source(entries)
 
 
-def commit_range(repo: Repo, spec: str, scope: Scope) -> Source:
+def commit_range(repo: Repo, spec: str, scope: Scope, listing: Cache | None = None) -> Source:
     if ".." not in spec or "..." in spec:
         raise CannotRun(f"--range {spec!r}: expected BASE..HEAD (two commits, two dots)")
     left, right = spec.split("..", 1)
@@ -132,17 +134,17 @@ def commit_range(repo: Repo, spec: str, scope: Scope) -> Source:
             "this clone (their parents were not fetched), so commits of the range are "
             f"missing (a merged side branch is cut off): {UNSHALLOW}"
         )
-    entries = [e for e in gitio.changes_of(repo, walked) if scope.covers(e.path)]
+    entries = [e for e in changes_cached(repo, walked, listing) if scope.covers(e.path)]
     messages: list[Entry] = []
     if scope.whole:
         messages = [Entry("commit", c.oid, COMMIT_MESSAGE, c.oid) for c in walked]
         named = gitio.run(repo.root, ["rev-parse", "--verify", "-q", right])
-        tag, _ = _tags(repo, named.decode().strip(), right, messages)
+        tag, _ = _tags(repo, named.decode().strip(), right, messages, listing)
         entries += tag
     return Source(entries, base, tip, tuple(messages))
 
 
-def history(repo: Repo, scope: Scope) -> Source:
+def history(repo: Repo, scope: Scope, listing: Cache | None = None) -> Source:
     if gitio.head(repo) is None and not gitio.refs(repo):
         return Source([])
     if gitio.is_shallow(repo):
@@ -150,29 +152,32 @@ def history(repo: Repo, scope: Scope) -> Source:
             f"--history in a shallow clone would scan only the fetched commits: {UNSHALLOW}"
         )
     walked = gitio.walk(repo, "--all")
-    entries = list(gitio.changes_of(repo, walked))
+    entries = list(changes_cached(repo, walked, listing))
     messages = [Entry("commit", c.oid, COMMIT_MESSAGE, c.oid) for c in walked]
     for oid, kind, name in gitio.refs(repo):
         if kind != "commit":  # an annotated tag, or a ref straight at a tree or a blob
-            entries += _tags(repo, oid, name, messages)[0]
+            entries += _tags(repo, oid, name, messages, listing)[0]
     entries = [e for e in entries if scope.covers(e.path)]
     return Source(entries, messages=tuple(messages) if scope.whole else ())
 
 
-def _tags(repo: Repo, oid: str, name: str, messages: list[Entry]) -> tuple[list[Entry], str]:
+def _tags(
+    repo: Repo, oid: str, name: str, messages: list[Entry], listing: Cache | None = None
+) -> tuple[list[Entry], str]:
     """Follow a chain of annotated tags from ``oid``: each tag's message goes to ``messages``;
     a tree or blob at its end is returned as entries (a commit is walked anyway), each with
     the id of the last tag in place of a commit."""
     entries: list[Entry] = []
     seen: set[str] = set()
     last = ""
-    kind = gitio.object_type(repo, oid)
+    objects = TagObjects(repo, listing)
+    kind = objects.kind(oid)
     while kind == "tag" and oid not in seen and len(seen) < 64:
         seen.add(oid)
-        raw = gitio.read_objects(repo, [oid]).get(oid)
-        if raw is None:
+        told = objects.target(oid)
+        if told is None:
             raise CannotRun(f"{name}: tag object {oid} is missing: the repository is damaged")
-        target, target_kind, own = gitio.tag_target(raw[1])
+        target, target_kind, own = told
         label = name if not last else own  # the ref's name, then each inner tag's own name
         messages.append(Entry("tag", oid, f"(tag message {label})", oid))
         last, oid, kind = oid, target, target_kind
@@ -194,7 +199,11 @@ def _unique(entries: Iterable[Entry]) -> list[Entry]:
     return list(by_path.values())
 
 
-def read_source(repo: Repo, mode: str, scope: Scope, rev_range: str | None) -> Source:
+def read_source(
+    repo: Repo, mode: str, scope: Scope, rev_range: str | None, listing: Cache | None = None
+) -> Source:
+    """The entries of ``mode``; ``listing`` keeps what diff-tree lists per commit (range and
+    history modes: :func:`.verdicts.changes_cached`)."""
     if mode == "staged":
         return staged(repo, scope)
     if mode == "tracked":
@@ -202,7 +211,7 @@ def read_source(repo: Repo, mode: str, scope: Scope, rev_range: str | None) -> S
     if mode == "range":
         if not rev_range:
             raise CannotRun("--range needs BASE..HEAD")
-        return commit_range(repo, rev_range, scope)
+        return commit_range(repo, rev_range, scope, listing)
     if mode == "history":
-        return history(repo, scope)
+        return history(repo, scope, listing)
     raise CannotRun(f"unknown mode {mode!r}; known: {', '.join(MODES)}")

@@ -705,8 +705,8 @@ def run_validate(
     a path that does not exist stops the run. The policy file is ``config_path`` or
     ``.apc-tools.yaml`` at the first project root. ``profile`` None means the policy's.
     Findings an ``apc: allow`` comment accepts (:mod:`apc_tools.contract.inline`) are left out
-    unless ``inline_allow`` is False. ``cache`` False neither reads nor writes the result
-    cache (``--no-cache``; ``APC_NO_CACHE`` too).
+    unless ``inline_allow`` is False. ``cache`` False (``--no-cache``) keeps the result cache
+    (:mod:`apc_tools.core.cache`) out of the run (``APC_NO_CACHE`` too).
     """
     cwd, targets, scans, policy = start_run(paths, profile, config_path, cwd)
     if selection is not None:

@@ -27,7 +27,7 @@ import hashlib
 import os
 import stat
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -41,10 +41,11 @@ FOLDER = "results"  # beside conformance/ (tests/conformance/installer.py)
 FILE = "cache.sqlite3"
 MAX_BYTES = 512 * 1024 * 1024  # the bound on live data; about 2 million blob verdicts
 BUSY_MS = 1500  # how long a run waits for another run's write lock before going uncached
-CHUNK = 900  # keys per SELECT ... IN (...) (SQLite's oldest bound on parameters is 999)
+CHUNK = 900  # keys per SELECT ... IN (...) (SQLite before 3.32 allows 999 parameters)
+CHUNK_NEW = 8000  # SQLite 3.32 and later (32,766 parameters): fewer, larger queries
 NO_CACHE_ENV = "APC_NO_CACHE"
 MAX_BYTES_ENV = "APC_CACHE_MAX_BYTES"
-SCHEMA = 1
+SCHEMA = 2
 
 _code_digest: bytes | None = None
 
@@ -88,14 +89,34 @@ def _code() -> bytes:
 
 
 def key(*parts: bytes | str) -> bytes:
-    """A stable digest (32 bytes) of ``parts`` (each length-prefixed, so parts never run into
+    """A stable digest (24 bytes) of ``parts`` (each length-prefixed, so parts never run into
     one another) with apc's version and code digest: a new release never reads old verdicts."""
-    digest = hashlib.sha256()
-    for part in (__version__, _code(), *parts):
+    return keyer(*parts)()
+
+
+def keyer(*parts: bytes | str) -> Callable[..., bytes]:
+    """``make`` such that ``make(*more) == key(*parts, *more)``, the common parts hashed once
+    (a scan makes one key per blob)."""
+    base = hashlib.sha256()
+    _feed(base, (__version__, _code(), *parts))
+
+    def make(*more: bytes | str) -> bytes:
+        digest = base.copy()
+        if len(more) == 1 and isinstance(more[0], str):  # the hot path: one key per blob
+            data = more[0].encode("utf-8", "surrogatepass")
+            digest.update(len(data).to_bytes(8, "big") + data)
+        else:
+            _feed(digest, more)
+        return digest.digest()[:24]
+
+    return make
+
+
+def _feed(digest: Any, parts: Iterable[bytes | str]) -> None:
+    for part in parts:
         data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
         digest.update(len(data).to_bytes(8, "big"))
         digest.update(data)
-    return digest.digest()
 
 
 def max_bytes() -> int:
@@ -111,6 +132,9 @@ class Cache:
 
     def __init__(self, namespace: str, connection: sqlite3.Connection | None = None) -> None:
         self.namespace = namespace
+        # Stored keys are this tag and the key: one short primary key (a WITHOUT ROWID table
+        # looks 50,000 keys up about a third faster than with a separate namespace column).
+        self._tag = hashlib.sha256(namespace.encode("utf-8", "surrogatepass")).digest()[:4]
         self._db: Any = connection
         self.hits = 0
         self.misses = 0
@@ -147,20 +171,23 @@ class Cache:
             return {}
         out: dict[bytes, bytes] = {}
         stamp = _stamp()
-        unique = list(dict.fromkeys(keys))
+        tag = self._tag
+        unique = [tag + k for k in dict.fromkeys(keys)]
         stale: list[bytes] = []
+        import sqlite3
+
+        step = CHUNK_NEW if sqlite3.sqlite_version_info >= (3, 32) else CHUNK
         try:
-            for start in range(0, len(unique), CHUNK):
-                chunk = unique[start : start + CHUNK]
+            for start in range(0, len(unique), step):
+                chunk = unique[start : start + step]
                 marks = ",".join("?" * len(chunk))
                 rows = self._db.execute(
-                    f"SELECT key, value, used FROM entries WHERE ns = ? AND key IN ({marks})",
-                    (self.namespace, *chunk),
+                    f"SELECT key, value, used FROM entries WHERE key IN ({marks})", chunk
                 )
                 for k, value, used in rows:
-                    out[bytes(k)] = bytes(value)
+                    out[k[4:]] = value
                     if used < stamp:
-                        stale.append(bytes(k))
+                        stale.append(k)
             if stale:
                 self._touch(stale, stamp)
         except Exception as exc:
@@ -174,8 +201,7 @@ class Cache:
     def _touch(self, keys: list[bytes], stamp: int) -> None:
         with contextlib.suppress(Exception), self._db:  # busy or read-only: reads still count
             self._db.executemany(
-                "UPDATE entries SET used = ? WHERE ns = ? AND key = ?",
-                ((stamp, self.namespace, k) for k in keys),
+                "UPDATE entries SET used = ? WHERE key = ?", ((stamp, k) for k in keys)
             )
 
     def get(self, one: bytes) -> bytes | None:
@@ -189,8 +215,8 @@ class Cache:
         try:
             with self._db:
                 self._db.executemany(
-                    "INSERT OR REPLACE INTO entries (ns, key, value, used) VALUES (?, ?, ?, ?)",
-                    ((self.namespace, k, v, stamp) for k, v in items.items()),
+                    "INSERT OR REPLACE INTO entries (key, value, used) VALUES (?, ?, ?)",
+                    ((self._tag + k, v, stamp) for k, v in items.items()),
                 )
             self.written += len(items)
         except Exception as exc:
@@ -201,7 +227,9 @@ class Cache:
         if self._db is None:
             return 0
         try:
-            row = self._db.execute("SELECT count(*) FROM entries WHERE ns = ?", (self.namespace,))
+            row = self._db.execute(
+                "SELECT count(*) FROM entries WHERE substr(key, 1, 4) = ?", (self._tag,)
+            )
             return int(row.fetchone()[0])
         except Exception as exc:
             self._fail(exc)
@@ -274,12 +302,19 @@ def _connect(path: Path) -> sqlite3.Connection:
             mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).casefold() != "wal":
                 raise sqlite3.OperationalError(f"journal mode {mode}, not wal")
-            with db:
-                db.execute(
-                    "CREATE TABLE IF NOT EXISTS entries (ns TEXT NOT NULL, key BLOB NOT NULL,"
-                    " value BLOB NOT NULL, used INTEGER NOT NULL, PRIMARY KEY (ns, key))"
-                )
-                db.execute(f"PRAGMA user_version = {SCHEMA}")
+            db.execute("BEGIN IMMEDIATE")  # one run makes the table; another waits, then sees it
+            try:
+                if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
+                    db.execute("DROP TABLE IF EXISTS entries")  # another layout: start afresh
+                    db.execute(
+                        "CREATE TABLE entries (key BLOB PRIMARY KEY, value BLOB NOT NULL,"
+                        " used INTEGER NOT NULL) WITHOUT ROWID"
+                    )
+                    db.execute(f"PRAGMA user_version = {SCHEMA}")
+                db.commit()
+            except BaseException:
+                db.rollback()
+                raise
         db.execute("PRAGMA synchronous = NORMAL")
         # A quick sanity read: a file that is not a database fails here, not mid-run.
         db.execute("SELECT 1 FROM entries LIMIT 1").fetchall()
@@ -301,8 +336,7 @@ def _evict(db: sqlite3.Connection, bound: int) -> int:
     drop = max(1, int(rows * (1 - (bound * 3 // 4) / live)))
     with db:
         db.execute(
-            "DELETE FROM entries WHERE rowid IN "
-            "(SELECT rowid FROM entries ORDER BY used, rowid LIMIT ?)",
+            "DELETE FROM entries WHERE key IN (SELECT key FROM entries ORDER BY used LIMIT ?)",
             (drop,),
         )
     return int(drop)

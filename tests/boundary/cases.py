@@ -28,6 +28,12 @@ def _text(value: str) -> str:
 
 
 def run_boundary_case(work: Path, spec: dict[str, Any]) -> list[Finding]:
+    root, args = build_boundary_case(work, spec)
+    return findings(root, **args)
+
+
+def build_boundary_case(work: Path, spec: dict[str, Any]) -> tuple[Path, dict[str, Any]]:
+    """The case's git repository (beside ``work``) and the scan options it asks for."""
     root = init(work.parent / "repo")
     args = dict(spec.get("args", {}))
     if "base" in spec:
@@ -51,4 +57,4 @@ def run_boundary_case(work: Path, spec: dict[str, Any]) -> list[Finding]:
         oid = git(root, "rev-parse", f"HEAD:{spec['delete_blob']}").strip()
         (root / ".git" / "objects" / oid[:2] / oid[2:]).unlink()
         git(root, "config", "remote.origin.promisor", "true")  # missing blobs are expected
-    return findings(root, **args)
+    return root, args

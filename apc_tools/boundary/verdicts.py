@@ -1,0 +1,216 @@
+"""The gate's result cache (:mod:`apc_tools.core.cache`): what the detectors found in a blob,
+and what ``diff-tree`` lists for a commit, kept between runs.
+
+A git object id names its content, so a verdict keyed by it never goes stale. The key of a
+blob's verdict (:meth:`Verdicts.key`) holds everything else the content detectors read
+(audited in ``Inspector.content``, ``_at_path``, ``_link``, ``_messages``, ``keep`` and the
+detectors): the kind of entry (file, symlink, commit or tag message), the blob id, the path
+(whatever the detectors derive from it: contract file, agent configuration, the policy's BTR
+and BDB globs, suffix, name, folders, and the names of wrapped content), whether a path rule
+hit it, and for the whole scan (:func:`context`) the secret scope, inline allow comments, the
+read limit, the policy's extra globs of the content families, the zstd decompressor found and
+the Python version; :func:`apc_tools.core.cache.key` adds apc's version and code digest.
+
+What is stored is what a :class:`~apc_tools.findings.Finding` keeps: rule, severity, message
+(which never quotes content), line, column and the *hash* of the matched content (never the
+match itself), so a cached result rebuilds the byte-identical finding and fingerprint. An empty
+list (most blobs) is a verdict too. Not cached: a blob that is missing (partial clone, damaged
+repository: the scan must still exit 2), the path rules (no blob), submodules (no blob).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from apc_tools.core.cache import Cache, keyer
+from apc_tools.core.git import Commit, Entry, Repo
+from apc_tools.findings import Finding, Severity
+
+BLOBS = "boundary-blob"
+LISTING = "boundary-listing"
+FILE, LINK, MESSAGE = "file", "link", "message"
+
+
+def context(
+    secrets_all: bool,
+    inline_allow: bool,
+    max_blob_bytes: int,
+    globs: Mapping[str, tuple[str, ...]],
+) -> tuple[str, ...]:
+    """The part of every blob key that is the same for the whole scan."""
+    from apc_tools.boundary.disguise import zstd_module
+
+    zstd = zstd_module()
+    content_globs = {k: sorted(v) for k, v in sorted(globs.items()) if k != "BPA" and v}
+    return (
+        f"secrets_all={secrets_all}",
+        f"inline_allow={inline_allow}",
+        f"max_blob_bytes={max_blob_bytes}",
+        "globs=" + json.dumps(content_globs, sort_keys=True),
+        f"zstd={getattr(zstd, '__name__', '') if zstd is not None else ''}",
+        f"python={sys.version_info[0]}.{sys.version_info[1]}",
+    )
+
+
+def dump(findings: Iterable[Finding]) -> bytes:
+    rows = [[f.rule, f.severity.value, f.message, f.line, f.column, f.identity] for f in findings]
+    return json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode(
+        "utf-8", "surrogatepass"
+    )
+
+
+def load(value: bytes, entry: Entry) -> list[Finding] | None:
+    """The findings of a stored verdict at ``entry`` (None when the value is not one)."""
+    if value == b"[]":  # most blobs: nothing found
+        return []
+    try:
+        rows = json.loads(value.decode("utf-8", "surrogatepass"))
+        return [
+            Finding(
+                rule=str(rule),
+                severity=Severity(severity),
+                path=entry.path,
+                line=_int(line),
+                column=_int(column),
+                message=str(message),
+                commit=entry.commit,
+                identity=str(identity),
+            )
+            for rule, severity, message, line, column, identity in rows
+        ]
+    except (ValueError, TypeError, UnicodeDecodeError):
+        return None  # never trusted: the blob is read and inspected instead
+
+
+def _int(value: object) -> int | None:
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError("not a line number")
+    return value
+
+
+class Verdicts:
+    """The blob verdicts of one scan: looked up before reading, stored after detecting."""
+
+    def __init__(self, store: Cache, scan_context: Sequence[str]) -> None:
+        self.store = store
+        self._key = keyer(BLOBS, *scan_context)
+        self._new: dict[bytes, bytes] = {}
+
+    @property
+    def enabled(self) -> bool:
+        return self.store.enabled
+
+    def key(self, kind: str, oid: str, path: str, path_hits: bool = False) -> bytes:
+        # One part, NUL-separated: a kind, an object id and a flag hold no NUL, nor does a
+        # git path (the only part of any length comes before the flag).
+        return self._key(f"{kind}\0{oid}\0{'hit' if path_hits else ''}\0{path}")
+
+    def get_many(self, keys: Sequence[bytes]) -> dict[bytes, bytes]:
+        return self.store.get_many(keys)
+
+    def put(self, key: bytes, findings: Iterable[Finding]) -> None:
+        if self.store.enabled:
+            self._new[key] = dump(findings)
+            if len(self._new) >= 5000:
+                self.flush()
+
+    def flush(self) -> None:
+        new, self._new = self._new, {}
+        self.store.put_many(new)
+
+
+# --------------------------------------------------------------------------- the listing
+
+
+def changes_cached(repo: Repo, commits: Sequence[Commit], store: Cache | None) -> Iterable[Entry]:
+    """:func:`apc_tools.core.git.changes_of` with each commit's entries kept: what diff-tree
+    lists for a commit against its first parent is a pure function of the two ids (the git
+    settings are pinned in :mod:`apc_tools.core.git`), so only the commits not yet seen are
+    asked of git."""
+    from apc_tools.core import git as gitio
+
+    if store is None or not store.enabled or not commits:
+        return list(gitio.changes_of(repo, commits))
+    make = keyer(LISTING, "diff-tree --root -r --raw --no-renames --diff-filter=AMT")
+    keys = [make(f"{c.oid} {c.parents[0] if c.parents else ''}") for c in commits]
+    found = store.get_many(keys)
+    todo = [c for c, k in zip(commits, keys, strict=True) if k not in found]
+    fresh: dict[str, list[Entry]] = {c.oid: [] for c in todo}
+    for entry in gitio.changes_of(repo, todo):
+        fresh[entry.commit or ""].append(entry)
+    out: list[Entry] = []
+    new: dict[bytes, bytes] = {}
+    for commit, k in zip(commits, keys, strict=True):
+        if k in found:
+            listed = _entries(found[k], commit.oid)
+            if listed is not None:
+                out += listed
+                continue
+            listed = list(gitio.changes_of(repo, [commit]))
+        else:
+            listed = fresh[commit.oid]
+        out += listed
+        new[k] = b"\0".join(
+            f"{e.mode} {e.oid} ".encode("ascii") + os.fsencode(e.path) for e in listed
+        )
+    store.put_many(new)
+    return out
+
+
+def _entries(value: bytes, commit: str) -> list[Entry] | None:
+    if not value:
+        return []
+    out: list[Entry] = []
+    try:
+        for item in value.split(b"\0"):
+            mode, oid, path = item.split(b" ", 2)
+            out.append(Entry(mode.decode("ascii"), oid.decode("ascii"), os.fsdecode(path), commit))
+    except ValueError:
+        return None
+    return out
+
+
+class TagObjects:
+    """An object's type and a tag's target, kept by object id (what an id names never
+    changes): a warm run follows annotated tags without asking git."""
+
+    def __init__(self, repo: Repo, store: Cache | None) -> None:
+        self.repo = repo
+        self.store = store if store is not None and store.enabled else None
+        self._key = keyer(LISTING, "object")
+
+    def _cached(self, oid: str, compute: Callable[[], str | None]) -> str | None:
+        if self.store is None:
+            return compute()
+        k = self._key(oid)
+        value = self.store.get(k)
+        if value is not None:
+            return value.decode("utf-8", "surrogateescape")
+        out = compute()
+        if out is not None:
+            self.store.put_many({k: out.encode("utf-8", "surrogateescape")})
+        return out
+
+    def kind(self, oid: str) -> str:
+        from apc_tools.core import git as gitio
+
+        return self._cached("t" + oid, lambda: gitio.object_type(self.repo, oid)) or ""
+
+    def target(self, oid: str) -> tuple[str, str, str] | None:
+        """(object id, type, tag name) of tag ``oid``; None when it is missing."""
+        from apc_tools.core import git as gitio
+
+        def read() -> str | None:
+            raw = gitio.read_objects(self.repo, [oid]).get(oid)
+            return None if raw is None else "\0".join(gitio.tag_target(raw[1]))
+
+        value = self._cached("o" + oid, read)
+        if value is None:
+            return None
+        parts = value.split("\0")
+        return (parts[0], parts[1], parts[2]) if len(parts) == 3 else None
