@@ -695,6 +695,7 @@ def run_validate(
     inline_allow: bool = True,
     selection: Selection | None = None,
     cache: bool = True,
+    batch: bool = True,
 ) -> Validation:
     """Validate the projects holding ``paths`` (default: the project around ``cwd``) with
     their full context, and keep the findings about files under ``paths``.
@@ -706,7 +707,9 @@ def run_validate(
     ``.apc-tools.yaml`` at the first project root. ``profile`` None means the policy's.
     Findings an ``apc: allow`` comment accepts (:mod:`apc_tools.contract.inline`) are left out
     unless ``inline_allow`` is False. ``cache`` False (``--no-cache``) keeps the result cache
-    (:mod:`apc_tools.core.cache`) out of the run (``APC_NO_CACHE`` too).
+    (:mod:`apc_tools.core.cache`) out of the run (``APC_NO_CACHE`` too). ``batch`` False
+    parses every file in full in this process, without cache or pool: the reference the
+    batch run (:func:`_load_batch`) is tested against.
     """
     cwd, targets, scans, policy = start_run(paths, profile, config_path, cwd)
     if selection is not None:
@@ -717,7 +720,7 @@ def run_validate(
     skipped: list[str] = []
     allowed: list[Finding] = []
     for scan in scans:
-        _run_scan(scan, cwd, profile, policy, inline_allow, batch=True, use_cache=cache)
+        _run_scan(scan, cwd, profile, policy, inline_allow, batch=batch, use_cache=cache)
         more, seen, skip = _select(scan, cwd, profile)
         found += policy.apply(more, display_root(scan.root, cwd))
         allowed += [f for f in scan.allowed if _wanted(_finding_path(f, cwd), scan.targets)]
