@@ -220,6 +220,8 @@ def plugin_kinds(
 
 
 def _under(parents: tuple[str, ...], pair: tuple[str, str]) -> bool:
+    if pair[0] not in parents:  # the common case, one C-level scan
+        return False
     return any(parents[i : i + 2] == pair for i in range(len(parents) - 1))
 
 

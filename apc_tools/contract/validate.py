@@ -44,6 +44,7 @@ from apc_tools.core import detect
 from apc_tools.core import files as io
 from apc_tools.core.cache import Cache
 from apc_tools.core.cache import key as cache_key
+from apc_tools.core.cache import keyer as cache_keyer
 from apc_tools.core.parse import (
     FM_BOM,
     YAML_NOT_MAPPING,
@@ -392,9 +393,11 @@ def _outcomes(jobs: Sequence[_Job], profile: str, store: Cache, run: str) -> Non
 
     known: dict[bytes, bytes] = {}
     if store.enabled and jobs:
+        make = cache_keyer("validate", run)  # the common parts hashed once
         for job in jobs:
-            root = job.loaded.project.root
-            job.key = store_key(run, str(root), job.shown, job.rel, job.kind, job.data)
+            root = str(job.loaded.project.root)
+            digest = hashlib.sha256(job.data).digest()
+            job.key = make(root, job.shown, job.rel, job.kind, digest)
         known = store.get_many([job.key for job in jobs])
     missing: list[_Job] = []
     for job in jobs:
@@ -418,12 +421,6 @@ def _outcomes(jobs: Sequence[_Job], profile: str, store: Cache, run: str) -> Non
     if store.enabled:
         pairs = zip(missing, computed, strict=True)
         store.put_many({job.key: outcome.to_bytes() for job, outcome in pairs})
-
-
-def store_key(run: str, root: str, shown: str, rel: str, kind: str, data: bytes) -> bytes:
-    """The cache key of one file's Outcome: the run's digest (:func:`_run_digest`), the project
-    root, the file's display path, path and kind, and the SHA-256 of its bytes."""
-    return cache_key("validate", run, root, shown, rel, kind, hashlib.sha256(data).digest())
 
 
 def _check_batch(here: _Loaded, store: Cache, run: str) -> list[Finding]:
@@ -545,9 +542,14 @@ class _Scan:
     allowed: list[Finding] = field(default_factory=list)  # accepted by `apc: allow` comments
     outcomes: list[tuple[Project, Outcome]] = field(default_factory=list)  # batch runs only
 
-    def recognised(self) -> list[tuple[Path, str, str]]:
-        """(absolute path, display path, kind) of every contract file of the scan."""
-        out = [(p.root / o.rel, o.path, o.kind) for p, o in self.outcomes]
+    def recognised(self) -> list[tuple[Path | str, str, str]]:
+        """(absolute path, display path, kind) of every contract file of the scan (the files
+        known by their Outcomes by the path's text: a Path each was a tenth of a warm run)."""
+        roots = {id(p): os.fspath(p.root) for p, _ in self.outcomes}
+        out: list[tuple[Path | str, str, str]] = [
+            (os.path.join(roots[id(p)], o.rel.replace("/", os.sep)), o.path, o.kind)
+            for p, o in self.outcomes
+        ]
         for project in self.projects:
             for doc in project.docs:
                 out.append((project.root / doc.rel, doc.path, doc.kind))
@@ -625,13 +627,13 @@ def _select(
 ) -> tuple[list[Finding], list[tuple[str, str]], list[str]]:
     """The findings and recognised files under the scan's targets; the files it skipped."""
     recognised = scan.recognised()
-    known = {path for path, _, _ in recognised}
+    known = {os.fspath(path) for path, _, _ in recognised}
     wanted: list[Path] = []
     found: list[Finding] = []
     listed: list[tuple[str, str]] = []
     skipped: list[str] = []
     for target in scan.targets:
-        if target.is_dir() or target in known:
+        if target.is_dir() or os.fspath(target) in known:
             wanted.append(target)
         elif target.suffix == ".mdc":
             found += _validate_lone(target, cwd, profile)
@@ -643,7 +645,7 @@ def _select(
     return found, listed, skipped
 
 
-def _wanted(path: Path, targets: Sequence[Path]) -> bool:
+def _wanted(path: Path | str, targets: Sequence[Path]) -> bool:
     """``path`` is one of ``targets`` or below one: :func:`_under` on the paths' text (a
     thousand files x their parents as Path objects was a tenth of a run)."""
     text = os.path.normcase(os.fspath(path))
