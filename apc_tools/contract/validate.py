@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
-from apc_tools.contract.build import build_contract
 from apc_tools.contract.checks import CHECKS, PROJECT_CHECKS
 from apc_tools.contract.checks.agents import claude_yaml_outcome
 from apc_tools.contract.checks.discovery import NOTHING_RECOGNISED
@@ -23,7 +23,6 @@ from apc_tools.contract.checks.plans import imported_agents
 from apc_tools.contract.checks.rule_files import dead_globs, dead_globs_of, rule_globs
 from apc_tools.contract.checks.secrets import check_secrets, doc_secrets
 from apc_tools.contract.inline import Allowances, split_allowed
-from apc_tools.contract.model import Contract
 from apc_tools.contract.outcome import FILE_KINDS, FORMAT, Outcome
 from apc_tools.contract.project import (
     JSON_KINDS,
@@ -58,6 +57,9 @@ from apc_tools.core.parse import (
 from apc_tools.core.policy import Policy, load_policy
 from apc_tools.core.selection import Selection
 from apc_tools.findings import CannotRun, Finding, Result, content_hash
+
+if TYPE_CHECKING:  # pragma: no cover - imported by load_contract only (not by a validate run)
+    from apc_tools.contract.model import Contract
 
 PROFILES = ("default", "agentskills")
 
@@ -845,6 +847,8 @@ def load_contract(start: Path, *, profile: str = "default") -> Contract | None:
     project, _ = load_project(
         root, mine, display="", profile=profile, all_files=frozenset(mine), tracked=tracked
     )
+    from apc_tools.contract.build import build_contract
+
     return build_contract(project)
 
 
