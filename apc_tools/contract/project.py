@@ -316,19 +316,39 @@ def walk_files(root: Path, unlistable: list[str] | None = None) -> list[str]:
             rel = os.path.relpath(os.fsdecode(error.filename), root)
             unlistable.append("." if rel == "." else rel.replace(os.sep, "/"))
 
+    # os.walk's listing (not following symlinked folders) by os.scandir directly: the entry
+    # says whether it is a link without one more lstat per folder, and the relative path is
+    # built as it goes (os.walk's absolute folders each made relative were a tenth of a run).
     out: list[str] = []
-    top = os.fspath(root)
-    for folder, dirs, names in os.walk(root, onerror=failed, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-        # os.walk joins below ``top``: the folder relative to it is what follows (relpath,
-        # which makes both absolute, was a tenth of a warm run)
-        base = folder[len(top) :].lstrip(os.sep) if folder.startswith(top) else ""
-        base = base or os.path.relpath(folder, root)
-        # A symlinked folder is listed as an entry (as git lists it), not entered.
-        names = names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]
-        for name in names:
-            rel = name if base == "." else f"{base}/{name}"
-            out.append(rel.replace(os.sep, "/"))
+    stack: list[tuple[str, str]] = [(os.fspath(root), "")]  # (folder, its POSIX prefix)
+    while stack:
+        folder, base = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError as error:
+            failed(error)
+            continue
+        below: list[tuple[str, str]] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if not is_dir:
+                out.append(base + entry.name)
+                continue
+            if entry.name in SKIP_DIRS:
+                continue
+            try:
+                is_link = entry.is_symlink()
+            except OSError:
+                is_link = False
+            if is_link:  # a symlinked folder is listed as an entry (as git lists it), not entered
+                out.append(base + entry.name)
+            else:
+                below.append((entry.path, f"{base}{entry.name}/"))
+        stack += reversed(below)
     return sorted(out)
 
 

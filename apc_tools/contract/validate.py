@@ -417,7 +417,9 @@ def _outcomes(jobs: Sequence[_Job], profile: str, store: Cache, run: str) -> Non
         project = job.loaded.project
         return _file_outcome(project.root, project.display, profile, job.rel, job.kind, job.data)
 
-    computed = pool.map_items(work, len(missing), [len(job.data) for job in missing])
+    # A file costs its bytes (the secret scan, the parse) plus about 4 KiB of fixed work.
+    costs = [len(job.data) + 4096 for job in missing]
+    computed = pool.map_items(work, len(missing), costs)
     for job, outcome in zip(missing, computed, strict=True):
         job.loaded.entries[job.index] = outcome
     if store.enabled:

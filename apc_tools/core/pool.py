@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 MIN_ITEMS = 200  # below this a batch stays serial (a pre-commit run on a few files)
-MIN_COST = 512 * 1024  # ... and below this many cost units (bytes) too
+MIN_COST = 1024 * 1024  # ... and below this many cost units (bytes; about 4 KiB a file) too
 MIN_ITEMS_ENV = "APC_POOL_MIN_ITEMS"
 WORKERS_ENV = "APC_POOL_WORKERS"
 
