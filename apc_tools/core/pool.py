@@ -10,7 +10,7 @@ workers' results (pickled through a pipe) in chunk order. ``work`` and the data 
 inherited through ``fork``, never pickled: only the results travel.
 
 Nothing is lost and nothing raises because of the pool: where ``fork`` is not available
-(Windows, macOS' default spawn is not used either) the work stays serial; a worker that cannot
+(Windows; macOS, where a forked child is unsafe) the work stays serial; a worker that cannot
 start, crashes, is killed or raises is replaced by the serial computation of its chunk in the
 calling process (which raises what the serial run would raise). Workers ignore SIGINT: on
 Ctrl-C the calling process stops them and the interrupt goes on as in a serial run.
@@ -76,7 +76,9 @@ def workers_for(count: int, cost: int) -> int:
 
 
 def fork_available() -> bool:
-    if sys.platform == "win32" or not hasattr(os, "fork"):
+    """``fork`` where it is safe: not Windows (none), not macOS (system frameworks break in a
+    forked child, which is why Python's default there is spawn)."""
+    if sys.platform in ("win32", "darwin") or not hasattr(os, "fork"):
         return False
     import multiprocessing
 
