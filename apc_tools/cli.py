@@ -464,7 +464,21 @@ def validate(
             click.echo(f"{escape(shown)}: {kind}", err=fmt != "text")
         for shown in outcome.skipped:
             click.echo(f"{escape(shown)}: skipped (not an agent-context file)", err=fmt != "text")
-    emit(accepted, fmt, no_color, strict)
+    emit(accepted, fmt, no_color, strict, registry=validate_registry(fmt))
+
+
+def validate_registry(fmt: str) -> Registry | None:
+    """The rules `apc validate` reports (the floor's and the contract's) for the formats that
+    show only the rules of the findings: importing the gate's and the runtime's rules was a
+    fifth of a warm run. SARIF, --report-file and --statistics use the whole catalog (None)."""
+    ctx = click.get_current_context(silent=True)
+    meta = ctx.meta if ctx is not None else {}
+    if fmt not in ("text", "json") or meta.get(REPORT_FILES) or meta.get(STATISTICS):
+        return None
+    from apc_tools.contract.rules import RULES as CONTRACT_RULES
+    from apc_tools.core.rules import RULES as CORE_RULES
+
+    return Registry.of((*CORE_RULES, *CONTRACT_RULES))
 
 
 @main.command()

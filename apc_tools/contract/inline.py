@@ -64,9 +64,11 @@ class Allowances:
     """The ``apc: allow`` comments of one contract file: rule ids per line, and whether each
     line holds nothing but the comment."""
 
-    def __init__(self, doc: Doc) -> None:
+    def __init__(self, doc: Doc | None = None) -> None:
         self.by_line: dict[int, set[str]] = {}
         self.alone: set[int] = set()
+        if doc is None:
+            return
         if "apc:" not in doc.text or doc.kind not in MARKDOWN_KINDS:
             return
         front_end = doc.body_line - 1 if doc.has_frontmatter else 0  # the closing fence's line
@@ -84,6 +86,18 @@ class Allowances:
                 if not rest.strip():
                     self.alone.add(number)
 
+    @classmethod
+    def of(cls, by_line: Mapping[int, Iterable[str]], alone: Iterable[int]) -> Allowances:
+        """The allowances read from a file before (:meth:`parts`), without its text."""
+        out = cls()
+        out.by_line = {int(line): set(ids) for line, ids in by_line.items()}
+        out.alone = {int(line) for line in alone}
+        return out
+
+    def parts(self) -> tuple[dict[int, list[str]], list[int]]:
+        """What :meth:`of` rebuilds this from (rule ids per line, lone lines), sorted."""
+        return {n: sorted(ids) for n, ids in sorted(self.by_line.items())}, sorted(self.alone)
+
     def allows(self, finding: Finding) -> bool:
         rule = finding.rule
         if finding.line is None:
@@ -95,18 +109,21 @@ class Allowances:
 
 
 def split_allowed(
-    found: Iterable[Finding], docs: Mapping[str, Doc]
+    found: Iterable[Finding],
+    docs: Mapping[str, Doc],
+    known: Mapping[str, Allowances] | None = None,
 ) -> tuple[list[Finding], list[Finding]]:
-    """(the findings kept, the findings an inline comment accepts); ``docs`` by display path."""
-    cache: dict[str, Allowances] = {}
+    """(the findings kept, the findings an inline comment accepts); ``docs`` by display path,
+    ``known``: the allowances of files not among ``docs`` (read before), by display path."""
+    cache: dict[str, Allowances] = dict(known or {})
     kept: list[Finding] = []
     allowed: list[Finding] = []
     for finding in found:
         doc = docs.get(finding.path)
-        if doc is None:
+        if doc is None and finding.path not in cache:
             kept.append(finding)
             continue
-        if finding.path not in cache:
+        if finding.path not in cache and doc is not None:
             cache[finding.path] = Allowances(doc)
         (allowed if cache[finding.path].allows(finding) else kept).append(finding)
     return kept, allowed

@@ -204,17 +204,24 @@ def plugin_kinds(
     for rel in rels:
         if rel in known or not rel.endswith(".md"):
             continue
-        for root in roots:
-            head, _, rest = (
-                rel[len(root) :].partition("/") if rel.startswith(root) else ("", "", "")
-            )
-            kind = PLUGIN_FOLDERS.get(head)
-            if kind and rest and (kind == "claude-command" or "/" not in rest):
-                out[rel] = kind
+        # The plugin roots holding ``rel`` are among its folders: one lookup per folder (every
+        # file x every root was a tenth of a run on a tree with many plugins).
+        cut = 0
+        while cut >= 0:
+            root = rel[:cut]
+            if root in roots:
+                head, _, rest = rel[cut:].partition("/")
+                kind = PLUGIN_FOLDERS.get(head)
+                if kind and rest and (kind == "claude-command" or "/" not in rest):
+                    out[rel] = kind
+            cut = rel.find("/", cut)
+            cut = cut + 1 if cut >= 0 else -1
     return out
 
 
 def _under(parents: tuple[str, ...], pair: tuple[str, str]) -> bool:
+    if pair[0] not in parents:  # the common case, one C-level scan
+        return False
     return any(parents[i : i + 2] == pair for i in range(len(parents) - 1))
 
 
@@ -260,6 +267,9 @@ class Project:
     files: frozenset[str] = frozenset()  # every file under the root (POSIX, relative)
     tracked: frozenset[str] | None = None  # git-tracked files, when in a git work tree
     unread: list[str] = field(default_factory=list)  # contract files that could not be read
+    # agents.imported of each .apc/project.json not among docs (a batch run knows that file by
+    # its Outcome, contract.outcome): the agent slugs it declares
+    imported_agents: list[str] = field(default_factory=list)
 
     @cached_property
     def folders(self) -> frozenset[str]:
@@ -306,15 +316,39 @@ def walk_files(root: Path, unlistable: list[str] | None = None) -> list[str]:
             rel = os.path.relpath(os.fsdecode(error.filename), root)
             unlistable.append("." if rel == "." else rel.replace(os.sep, "/"))
 
+    # os.walk's listing (not following symlinked folders) by os.scandir directly: the entry
+    # says whether it is a link without one more lstat per folder, and the relative path is
+    # built as it goes (os.walk's absolute folders each made relative were a tenth of a run).
     out: list[str] = []
-    for folder, dirs, names in os.walk(root, onerror=failed, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-        base = os.path.relpath(folder, root)
-        # A symlinked folder is listed as an entry (as git lists it), not entered.
-        names = names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]
-        for name in names:
-            rel = name if base == "." else f"{base}/{name}"
-            out.append(rel.replace(os.sep, "/"))
+    stack: list[tuple[str, str]] = [(os.fspath(root), "")]  # (folder, its POSIX prefix)
+    while stack:
+        folder, base = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError as error:
+            failed(error)
+            continue
+        below: list[tuple[str, str]] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if not is_dir:
+                out.append(base + entry.name)
+                continue
+            if entry.name in SKIP_DIRS:
+                continue
+            try:
+                is_link = entry.is_symlink()
+            except OSError:
+                is_link = False
+            if is_link:  # a symlinked folder is listed as an entry (as git lists it), not entered
+                out.append(base + entry.name)
+            else:
+                below.append((entry.path, f"{base}{entry.name}/"))
+        stack += reversed(below)
     return sorted(out)
 
 
@@ -379,7 +413,9 @@ def outside_folder_links(root: Path, files: Iterable[str]) -> list[str]:
     top = root.resolve()
     found: list[str] = []
     for rel in files:
-        if not AGENT_FOLDERS.intersection(PurePosixPath(rel).parts):
+        if not AGENT_FOLDERS.intersection(rel.split("/")):
+            continue
+        if not os.path.islink(os.path.join(root, rel)):  # one lstat, no Path objects
             continue
         path = root / rel
         try:

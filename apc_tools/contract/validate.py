@@ -7,18 +7,23 @@ the run goes on.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
-from apc_tools.contract.build import build_contract
 from apc_tools.contract.checks import CHECKS, PROJECT_CHECKS
 from apc_tools.contract.checks.agents import claude_yaml_outcome
 from apc_tools.contract.checks.discovery import NOTHING_RECOGNISED
-from apc_tools.contract.inline import split_allowed
-from apc_tools.contract.model import Contract
+from apc_tools.contract.checks.plans import imported_agents
+from apc_tools.contract.checks.rule_files import dead_globs, dead_globs_of, rule_globs
+from apc_tools.contract.checks.secrets import check_secrets, doc_secrets
+from apc_tools.contract.inline import Allowances, split_allowed
+from apc_tools.contract.outcome import FILE_KINDS, FORMAT, Outcome
 from apc_tools.contract.project import (
     JSON_KINDS,
     LOOKS_FOR,
@@ -36,6 +41,9 @@ from apc_tools.contract.project import (
 )
 from apc_tools.core import detect
 from apc_tools.core import files as io
+from apc_tools.core.cache import Cache
+from apc_tools.core.cache import key as cache_key
+from apc_tools.core.cache import keyer as cache_keyer
 from apc_tools.core.parse import (
     FM_BOM,
     YAML_NOT_MAPPING,
@@ -49,6 +57,9 @@ from apc_tools.core.parse import (
 from apc_tools.core.policy import Policy, load_policy
 from apc_tools.core.selection import Selection
 from apc_tools.findings import CannotRun, Finding, Result, content_hash
+
+if TYPE_CHECKING:  # pragma: no cover - imported by load_contract only (not by a validate run)
+    from apc_tools.contract.model import Contract
 
 PROFILES = ("default", "agentskills")
 
@@ -176,16 +187,25 @@ def redact(project: Project, found: Iterable[Finding]) -> list[Finding]:
     return out
 
 
-def _projects_in(
+@dataclass
+class _Layout:
+    """One project of a scanned tree: its root and the files it owns (before any is read)."""
+
+    root: Path
+    display: str
+    local: list[str]
+    tracked: frozenset[str] | None
+
+
+def _layout(
     tree: Path,
     cwd: Path,
-    profile: str,
     policy: Policy | None = None,
     extra: Sequence[str] = (),
-) -> tuple[list[Project], list[Finding]]:
-    """Every project under ``tree`` with its contract files read and parsed. ``extra`` are files
-    (relative to ``tree``) named on the command line that the listing left out (git-ignored).
-    Folders that cannot be listed are IO005 findings (M4)."""
+) -> tuple[list[_Layout], list[Finding]]:
+    """The projects under ``tree`` and their files. ``extra`` are files (relative to ``tree``)
+    named on the command line that the listing left out (git-ignored). Folders that cannot be
+    listed are IO005 findings (M4)."""
     unlistable: list[str] = []
     files, tracked = list_files(tree, unlistable)
     found: list[Finding] = [_unlistable(tree, cwd, rel) for rel in unlistable]
@@ -203,23 +223,270 @@ def _projects_in(
     for rel in tracked or ():
         for above in roots_above(rel, root_set):
             tracked_in[above].append(rel[len(above) + 1 :] if above else rel)
-    projects: list[Project] = []
+    layouts: list[_Layout] = []
     for rel_root, members in grouped.items():
         cut = len(rel_root) + 1 if rel_root else 0
         local = [m[cut:] for m in members]
         sub_tracked = None if tracked is None else frozenset(tracked_in[rel_root])
         root = tree / rel_root if rel_root else tree
+        layouts.append(_Layout(root, display_root(root, cwd), local, sub_tracked))
+    return layouts, found
+
+
+def _projects_in(
+    tree: Path,
+    cwd: Path,
+    profile: str,
+    policy: Policy | None = None,
+    extra: Sequence[str] = (),
+) -> tuple[list[Project], list[Finding]]:
+    """Every project under ``tree`` with its contract files read and parsed (see
+    :func:`_layout`)."""
+    layouts, found = _layout(tree, cwd, policy, extra)
+    projects: list[Project] = []
+    for one in layouts:
         project, problems = load_project(
-            root,
-            local,
-            display=display_root(root, cwd),
+            one.root,
+            one.local,
+            display=one.display,
             profile=profile,
-            all_files=frozenset(local),
-            tracked=sub_tracked,
+            all_files=frozenset(one.local),
+            tracked=one.tracked,
         )
         projects.append(project)
         found += problems
     return projects, found
+
+
+# --------------------------------------------------------------------------- the batch run
+# `apc validate` (and `apc check`): each file of a FILE_KINDS kind read once, its Outcome taken
+# from the cache or computed (on every core for a large tree); every other file parsed in full
+# here; then the per-file checks of those and every project check, each run.
+
+
+def _file_outcome(
+    root: Path, display: str, profile: str, rel: str, kind: str, data: bytes
+) -> Outcome:
+    """The Outcome of the file ``rel`` of kind ``kind`` (in :data:`FILE_KINDS`) holding
+    ``data``: what :func:`load_project` and :func:`check_project` find about it alone."""
+    project = Project(root, display, profile)
+    shown = project.display_path(rel)
+    read = io.decode(data, shown)
+    if isinstance(read, Finding):
+        return Outcome(rel, kind, shown, redact(project, [read]), unread=True)
+    doc, problems = parse_doc(kind, rel, read)
+    if any(hit.detector in _CONTEXTUAL for hit in doc.secret_hits):
+        return Outcome(rel, kind, shown, in_full=True)
+    project.docs.append(doc)
+    checks = [finding for check in CHECKS.get(kind, ()) for finding in check(doc, project)]
+    return Outcome(
+        rel,
+        kind,
+        shown,
+        redact(project, problems),
+        redact(project, checks),
+        redact(project, list(doc_secrets(doc))),
+        rule_globs(doc) if kind == "rule" else None,
+        Allowances(doc).parts(),
+        imported_agents(doc) if kind == "project" else [],
+    )
+
+
+@dataclass
+class _Loaded:
+    """A project of a batch run: its contract files in order, each parsed here (a Doc) or
+    known by its Outcome."""
+
+    project: Project
+    entries: list[Doc | Outcome] = field(default_factory=list)
+
+
+@dataclass
+class _Job:
+    """A file whose Outcome is needed: where it goes, what it holds, its cache key."""
+
+    loaded: _Loaded
+    index: int  # its place in loaded.entries
+    rel: str
+    kind: str
+    shown: str
+    data: bytes
+    key: bytes = b""
+
+
+def _run_digest(policy: Policy, profile: str) -> str:
+    """What every Outcome of a run depends on besides the file: the profile, the policy (with
+    --select/--ignore) and the published schemas (apc's version and code are in the key)."""
+    from apc_tools.core.schemas import schema_names, schema_text
+
+    digest = hashlib.sha256(f"{FORMAT}\0{profile}\0{policy!r}".encode("utf-8", "surrogatepass"))
+    for name in schema_names():
+        digest.update(f"\0{name}\0{schema_text(name)}".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def _load_batch(
+    layouts: Sequence[_Layout], profile: str, store: Cache, run: str
+) -> tuple[list[_Loaded], list[Finding]]:
+    """Read every contract file of ``layouts`` once: parse and keep in full the files whose
+    checks need their project, take the others' Outcomes from the cache or compute them."""
+    loaded: list[_Loaded] = []
+    jobs: list[_Job] = []
+    raw: list[list[Finding]] = []  # per project: redacted below, as load_project does
+    for one in layouts:
+        project = Project(
+            one.root, one.display, profile, files=frozenset(one.local), tracked=one.tracked
+        )
+        here = _Loaded(project)
+        loaded.append(here)
+        mine: list[Finding] = []
+        raw.append(mine)
+        kinds = kinds_of(one.local, partial(_text_of, one.root))
+        for rel in one.local:
+            kind = kinds.get(rel)
+            if kind is None:
+                continue
+            shown = project.display_path(rel)
+            if kind in FILE_KINDS:
+                data = io.read_bytes(one.root / rel, one.root, shown)
+                if isinstance(data, Finding):
+                    mine.append(data)
+                    project.unread.append(rel)
+                    continue
+                jobs.append(_Job(here, len(here.entries), rel, kind, shown, data))
+                here.entries.append(Outcome(rel, kind, shown, in_full=True))  # filled below
+                continue
+            read = io.read_text(one.root / rel, one.root, shown)
+            if isinstance(read, Finding):
+                mine.append(read)
+                project.unread.append(rel)
+                continue
+            doc, problems = parse_doc(kind, rel, read)
+            here.entries.append(doc)
+            mine += problems
+    _outcomes(jobs, profile, store, run)
+    found: list[Finding] = []
+    for here, mine in zip(loaded, raw, strict=True):
+        project, ready = here.project, []
+        for job in (j for j in jobs if j.loaded is here):
+            outcome = here.entries[job.index]
+            assert isinstance(outcome, Outcome)
+            if outcome.in_full:  # parsed here, from the bytes already read
+                read = io.decode(job.data, job.shown)
+                assert not isinstance(read, Finding)  # it was decoded before
+                doc, problems = parse_doc(job.kind, job.rel, read)
+                here.entries[job.index] = doc
+                mine += problems
+            else:
+                if outcome.unread:
+                    project.unread.append(job.rel)
+                project.imported_agents += outcome.agents
+                ready += outcome.parse
+        here.entries = [e for e in here.entries if isinstance(e, Doc) or not e.unread]
+        project.docs = [entry for entry in here.entries if isinstance(entry, Doc)]
+        found += redact(project, mine) + ready
+    return loaded, found
+
+
+def _outcomes(jobs: Sequence[_Job], profile: str, store: Cache, run: str) -> None:
+    """Fill in each job's Outcome: from the cache, else computed (module core.pool decides
+    whether on several processes) and stored."""
+    from apc_tools.core import pool
+
+    known: dict[bytes, bytes] = {}
+    if store.enabled and jobs:
+        make = cache_keyer("validate", run)  # the common parts hashed once
+        for job in jobs:
+            root = str(job.loaded.project.root)
+            digest = hashlib.sha256(job.data).digest()
+            job.key = make(root, job.shown, job.rel, job.kind, digest)
+        known = store.get_many([job.key for job in jobs])
+    missing: list[_Job] = []
+    for job in jobs:
+        raw = known.get(job.key)
+        outcome = Outcome.from_bytes(job.rel, job.kind, job.shown, raw) if raw else None
+        if outcome is None:
+            missing.append(job)
+        else:
+            job.loaded.entries[job.index] = outcome
+    if not missing:
+        return
+
+    def work(i: int) -> Outcome:
+        job = missing[i]
+        project = job.loaded.project
+        return _file_outcome(project.root, project.display, profile, job.rel, job.kind, job.data)
+
+    # A file costs its bytes (the secret scan, the parse) plus about 4 KiB of fixed work.
+    costs = [len(job.data) + 4096 for job in missing]
+    computed = pool.map_items(work, len(missing), costs)
+    for job, outcome in zip(missing, computed, strict=True):
+        job.loaded.entries[job.index] = outcome
+    if store.enabled:
+        pairs = zip(missing, computed, strict=True)
+        store.put_many({job.key: outcome.to_bytes() for job, outcome in pairs})
+
+
+def _check_batch(here: _Loaded, store: Cache, run: str) -> list[Finding]:
+    """:func:`check_project` over a batch project: the per-file checks of the files parsed
+    here, the stored findings of the others, and every project check (never cached)."""
+    project = here.project
+    mine: list[Finding] = []
+    ready: list[Finding] = []
+    for entry in here.entries:
+        if isinstance(entry, Doc):
+            for check in CHECKS.get(entry.kind, ()):
+                mine.extend(check(entry, project))
+        else:
+            ready += entry.checks
+    for project_check in PROJECT_CHECKS:
+        if project_check is check_secrets:
+            for entry in here.entries:
+                if isinstance(entry, Doc):
+                    mine.extend(doc_secrets(entry))
+                else:
+                    ready += entry.secrets
+        elif project_check is dead_globs:
+            ready += _dead_globs_batch(here, store, run)
+        else:
+            mine.extend(project_check(project))
+    return redact(project, mine) + ready
+
+
+def _dead_globs_batch(here: _Loaded, store: Cache, run: str) -> list[Finding]:
+    """The dead-glob findings of a batch project, redacted. Matching globs against the file
+    list is the costliest project check, so when every rule file is known by its Outcome the
+    findings are cached under the file list (paths only: a glob matches names) and every rule
+    file's globs, in order (the work budget is spent in that order)."""
+    project = here.project
+    rules = [
+        rule_globs(e) if isinstance(e, Doc) else e.globs for e in here.entries if e.kind == "rule"
+    ]
+    if not any(rules):
+        return []
+    cacheable = store.enabled and not any(
+        isinstance(e, Doc) for e in here.entries if e.kind == "rule"
+    )
+    slot = b""
+    if cacheable:
+        files = project.tracked if project.tracked is not None else project.files
+        listing = hashlib.sha256("\0".join(sorted(files)).encode("utf-8", "surrogatepass"))
+        slot = cache_key(
+            "validate-dead-globs",
+            run,
+            str(project.root),
+            "tracked" if project.tracked is not None else "files",
+            listing.hexdigest(),
+            repr([(r.path, r.base, r.globs) if r else None for r in rules]),
+        )
+        raw = store.get(slot)
+        stored = Outcome.from_bytes("", "rule", "", raw) if raw else None
+        if stored is not None:
+            return stored.checks
+    found = redact(project, list(dead_globs_of(project, rules)))
+    if cacheable:
+        store.put_many({slot: Outcome("", "rule", "", checks=found).to_bytes()})
+    return found
 
 
 ROOT_MARKERS = (".apc", ".git", "AGENTS.md")
@@ -277,10 +544,16 @@ class _Scan:
     projects: list[Project] = field(default_factory=list)
     found: list[Finding] = field(default_factory=list)
     allowed: list[Finding] = field(default_factory=list)  # accepted by `apc: allow` comments
+    outcomes: list[tuple[Project, Outcome]] = field(default_factory=list)  # batch runs only
 
-    def recognised(self) -> list[tuple[Path, str, str]]:
-        """(absolute path, display path, kind) of every contract file of the scan."""
-        out = []
+    def recognised(self) -> list[tuple[Path | str, str, str]]:
+        """(absolute path, display path, kind) of every contract file of the scan (the files
+        known by their Outcomes by the path's text: a Path each was a tenth of a warm run)."""
+        roots = {id(p): os.fspath(p.root) for p, _ in self.outcomes}
+        out: list[tuple[Path | str, str, str]] = [
+            (os.path.join(roots[id(p)], o.rel.replace("/", os.sep)), o.path, o.kind)
+            for p, o in self.outcomes
+        ]
         for project in self.projects:
             for doc in project.docs:
                 out.append((project.root / doc.rel, doc.path, doc.kind))
@@ -309,19 +582,44 @@ def _group(targets: Sequence[Path]) -> list[_Scan]:
 
 
 def _run_scan(
-    scan: _Scan, cwd: Path, profile: str, policy: Policy, inline_allow: bool = True
+    scan: _Scan,
+    cwd: Path,
+    profile: str,
+    policy: Policy,
+    inline_allow: bool = True,
+    *,
+    batch: bool = False,
+    use_cache: bool = True,
 ) -> None:
+    """Validate the scan's tree. ``batch``: the files whose checks need only themselves are
+    known by their Outcomes (cached with ``use_cache``, on several processes for a large tree)
+    instead of being kept parsed (``--fix`` needs every file parsed)."""
     extra = [
         t.relative_to(scan.root).as_posix()
         for t in scan.targets
         if not t.is_dir() and _under(t, scan.root)
     ]
-    scan.projects, scan.found = _projects_in(scan.root, cwd, profile, policy, extra)
-    for project in scan.projects:
-        scan.found += check_project(project)
+    known: dict[str, Allowances] = {}
+    if batch:
+        layouts, scan.found = _layout(scan.root, cwd, policy, extra)
+        with Cache.open("validate", enabled=use_cache) as store:
+            run = _run_digest(policy, profile) if store.enabled else ""
+            loaded, problems = _load_batch(layouts, profile, store, run)
+            scan.found += problems
+            for here in loaded:
+                scan.found += _check_batch(here, store, run)
+        scan.projects = [here.project for here in loaded]
+        scan.outcomes = [
+            (here.project, e) for here in loaded for e in here.entries if isinstance(e, Outcome)
+        ]
+        known = {outcome.path: outcome.allowances() for _, outcome in scan.outcomes}
+    else:
+        scan.projects, scan.found = _projects_in(scan.root, cwd, profile, policy, extra)
+        for project in scan.projects:
+            scan.found += check_project(project)
     if inline_allow:
         docs = {doc.path: doc for project in scan.projects for doc in project.docs}
-        scan.found, scan.allowed = split_allowed(scan.found, docs)
+        scan.found, scan.allowed = split_allowed(scan.found, docs, known)
 
 
 def _finding_path(finding: Finding, cwd: Path) -> Path:
@@ -333,13 +631,13 @@ def _select(
 ) -> tuple[list[Finding], list[tuple[str, str]], list[str]]:
     """The findings and recognised files under the scan's targets; the files it skipped."""
     recognised = scan.recognised()
-    known = {path for path, _, _ in recognised}
+    known = {os.fspath(path) for path, _, _ in recognised}
     wanted: list[Path] = []
     found: list[Finding] = []
     listed: list[tuple[str, str]] = []
     skipped: list[str] = []
     for target in scan.targets:
-        if target.is_dir() or target in known:
+        if target.is_dir() or os.fspath(target) in known:
             wanted.append(target)
         elif target.suffix == ".mdc":
             found += _validate_lone(target, cwd, profile)
@@ -351,8 +649,15 @@ def _select(
     return found, listed, skipped
 
 
-def _wanted(path: Path, targets: Sequence[Path]) -> bool:
-    return any(_under(path, t) for t in targets)
+def _wanted(path: Path | str, targets: Sequence[Path]) -> bool:
+    """``path`` is one of ``targets`` or below one: :func:`_under` on the paths' text (a
+    thousand files x their parents as Path objects was a tenth of a run)."""
+    text = os.path.normcase(os.fspath(path))
+    for target in targets:
+        top = os.path.normcase(os.fspath(target))
+        if text == top or text.startswith(top if top.endswith(os.sep) else top + os.sep):
+            return True
+    return False
 
 
 def _validate_lone(path: Path, cwd: Path, profile: str) -> list[Finding]:
@@ -396,6 +701,7 @@ def run_validate(
     inline_allow: bool = True,
     selection: Selection | None = None,
     cache: bool = True,
+    batch: bool = True,
 ) -> Validation:
     """Validate the projects holding ``paths`` (default: the project around ``cwd``) with
     their full context, and keep the findings about files under ``paths``.
@@ -407,7 +713,9 @@ def run_validate(
     ``.apc-tools.yaml`` at the first project root. ``profile`` None means the policy's.
     Findings an ``apc: allow`` comment accepts (:mod:`apc_tools.contract.inline`) are left out
     unless ``inline_allow`` is False. ``cache`` False (``--no-cache``) keeps the result cache
-    (:mod:`apc_tools.core.cache`) out of the run.
+    (:mod:`apc_tools.core.cache`) out of the run (``APC_NO_CACHE`` too). ``batch`` False
+    parses every file in full in this process, without cache or pool: the reference the
+    batch run (:func:`_load_batch`) is tested against.
     """
     cwd, targets, scans, policy = start_run(paths, profile, config_path, cwd)
     if selection is not None:
@@ -418,7 +726,7 @@ def run_validate(
     skipped: list[str] = []
     allowed: list[Finding] = []
     for scan in scans:
-        _run_scan(scan, cwd, profile, policy, inline_allow)
+        _run_scan(scan, cwd, profile, policy, inline_allow, batch=batch, use_cache=cache)
         more, seen, skip = _select(scan, cwd, profile)
         found += policy.apply(more, display_root(scan.root, cwd))
         allowed += [f for f in scan.allowed if _wanted(_finding_path(f, cwd), scan.targets)]
@@ -454,11 +762,22 @@ def rooted(outcome: Validation, cwd: Path | None = None) -> Validation:
     cwd = (cwd or Path.cwd()).resolve()
     root = report_root(cwd)
 
+    moved: dict[str, str] = {}
+    here, top = os.fspath(cwd), os.fspath(root)
+
     def move(path: str) -> str:
-        rel = os.path.relpath(os.path.normpath(cwd / path), root)
-        if rel == os.pardir or rel.startswith(os.pardir + os.sep) or os.path.isabs(rel):
-            return path
-        return PurePosixPath(Path(rel)).as_posix()
+        if path not in moved:
+            full = os.path.normpath(os.path.join(here, path))
+            inside = full.startswith(top) and full[len(top) : len(top) + 1] == os.sep
+            if inside:
+                rel = full[len(top) + 1 :]
+            elif os.name != "nt" and full != top:  # not below the root: relpath would go up
+                rel = os.pardir
+            else:
+                rel = os.path.relpath(full, top)
+            outside = rel == os.pardir or rel.startswith(os.pardir + os.sep)
+            moved[path] = path if outside or os.path.isabs(rel) else rel.replace(os.sep, "/")
+        return moved[path]
 
     was = outcome.result
     findings = [replace(f, path=move(f.path)) for f in was.findings]
@@ -530,6 +849,8 @@ def load_contract(start: Path, *, profile: str = "default") -> Contract | None:
     project, _ = load_project(
         root, mine, display="", profile=profile, all_files=frozenset(mine), tracked=tracked
     )
+    from apc_tools.contract.build import build_contract
+
     return build_contract(project)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,6 +121,33 @@ def check_link(abspath: Path, root: Path, display: str) -> Finding | None:
 
 def read_text(abspath: Path, root: Path, display: str) -> TextFile | Finding:
     """Read a contract file as UTF-8 text, or return the finding that says why not."""
+    data = read_bytes(abspath, root, display)
+    return data if isinstance(data, Finding) else decode(data, display)
+
+
+def read_bytes(abspath: Path, root: Path, display: str) -> bytes | Finding:
+    """The bytes of a contract file (at most :data:`MAX_BYTES`), or the finding that says why
+    they cannot be read; :func:`decode` makes them text (one read serves a content hash and
+    the parse)."""
+    try:
+        info = os.lstat(abspath)
+    except OSError:
+        info = None  # said below, as for any other file
+    if info is not None and not stat.S_ISLNK(info.st_mode):
+        # The common case in one system call: not a link, so lstat is stat.
+        if not stat.S_ISREG(info.st_mode):
+            return IO_UNREADABLE.finding(display, "not a regular file")
+        if info.st_size > MAX_BYTES:
+            return IO_TOO_LARGE.finding(
+                display,
+                f"file is {info.st_size} bytes; the limit is {MAX_BYTES} (1 MiB), so it was not "
+                "read",
+            )
+        try:
+            with open(abspath, "rb") as handle:
+                return handle.read(MAX_BYTES + 1)
+        except OSError as exc:
+            return IO_UNREADABLE.finding(display, f"cannot read: {exc.strerror or exc}")
     link = check_link(abspath, root, display)
     if link is not None:
         return link
@@ -136,7 +164,7 @@ def read_text(abspath: Path, root: Path, display: str) -> TextFile | Finding:
             data = handle.read(MAX_BYTES + 1)
     except OSError as exc:
         return IO_UNREADABLE.finding(display, f"cannot read: {exc.strerror or exc}")
-    return decode(data, display)
+    return data
 
 
 def decode(data: bytes, display: str) -> TextFile | Finding:

@@ -97,11 +97,16 @@ def _agent_slugs(project: Project) -> frozenset[str]:
         if rel.startswith(".apc/agents/") and rel.count("/") == 2 and rel.endswith(".md")
     }
     for doc in project.docs_of("project"):
-        agents = doc.data.get("agents")
-        imported = agents.get("imported") if isinstance(agents, Mapping) else None
-        if isinstance(imported, list):
-            slugs.update(s for s in imported if isinstance(s, str))
+        slugs.update(imported_agents(doc))
+    slugs.update(project.imported_agents)
     return frozenset(slugs)
+
+
+def imported_agents(doc: Doc) -> list[str]:
+    """The slugs ``agents.imported`` of a ``project.json`` declares."""
+    agents = doc.data.get("agents")
+    imported = agents.get("imported") if isinstance(agents, Mapping) else None
+    return [s for s in imported if isinstance(s, str)] if isinstance(imported, list) else []
 
 
 def is_date(value: Any) -> bool:

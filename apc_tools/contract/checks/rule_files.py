@@ -17,6 +17,7 @@ path outside those folders gets no dead-glob check (its project is unknown).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from apc_tools.contract.checks import _support as fm
@@ -166,42 +167,71 @@ class _Matcher:
         return self.seen[key]
 
 
-def _dead_globs(doc: Doc, matcher: _Matcher, what: str) -> Iterator[Finding]:
-    base = _base(doc)
+# One glob of a rule file as the dead-glob check needs it: the pattern, where it is written
+# (``$.globs`` or ``$.globs[N]``) and its line and column. A rule file's globs are read per file
+# (cacheable with the file) and compared with the project's files by the project check.
+GlobSpec = tuple[str, str, int | None, int | None]
+
+
+@dataclass(frozen=True)
+class RuleGlobs:
+    """The globs of one rule file, with the folder they are relative to."""
+
+    path: str  # display path
+    base: str
+    globs: tuple[GlobSpec, ...]
+
+
+def rule_globs(doc: Doc) -> RuleGlobs | None:
+    """The globs the dead-glob check compares (None: the file gets no dead-glob check)."""
+    if not (fm.parsed(doc) and _in_rule_folder(doc)):
+        return None
+    specs: list[GlobSpec] = []
     for index, pattern in split_globs(doc.data.get("globs")):
-        live = True if pattern.startswith("!") else matcher.live(base, pattern)
-        if live:
-            continue
         if index is None:
             pos, where = fm.column_of(doc, ("globs",), pattern), "$.globs"
         else:
             pos, where = fm.value_pos(doc, ("globs", index)), f"$.globs[{index}]"
+        specs.append((pattern, where, pos.line, pos.column))
+    return RuleGlobs(doc.path, _base(doc), tuple(specs))
+
+
+def _dead_globs(rule: RuleGlobs, matcher: _Matcher, what: str) -> Iterator[Finding]:
+    for pattern, where, line, column in rule.globs:
+        live = True if pattern.startswith("!") else matcher.live(rule.base, pattern)
+        if live:
+            continue
         if live is None:
-            yield fm.at(
-                DEAD_GLOB,
-                doc,
-                pos,
+            yield DEAD_GLOB.finding(
+                rule.path,
                 f"{where}: not checked: this project's rules hold more globs than apc compares "
                 "with its files (the dead-glob work budget is spent)",
-                Severity.INFO,
+                line,
+                column,
+                severity=Severity.INFO,
             )
             continue
-        yield fm.at(
-            DEAD_GLOB,
-            doc,
-            pos,
+        yield DEAD_GLOB.finding(
+            rule.path,
             f"{where}: '{pattern}' matches no {what}; the rule never fires for it (fix the "
             "pattern or remove it)",
+            line,
+            column,
         )
 
 
 def dead_globs(project: Project) -> Iterator[Finding]:
     """RUL003 for every rule file of the project (a project check: globs repeat across rules)."""
+    return dead_globs_of(project, (rule_globs(doc) for doc in project.docs_of("rule")))
+
+
+def dead_globs_of(project: Project, rules: Iterable[RuleGlobs | None]) -> Iterator[Finding]:
+    """RUL003 for the globs of ``rules`` (each read by :func:`rule_globs`) in ``project``."""
     matcher = _Matcher(project)
     what = "tracked file" if project.tracked is not None else "file"
-    for doc in project.docs_of("rule"):
-        if fm.parsed(doc) and _in_rule_folder(doc):
-            yield from _dead_globs(doc, matcher, what)
+    for rule in rules:
+        if rule is not None:
+            yield from _dead_globs(rule, matcher, what)
 
 
 _GLOBS_FIX = "write a YAML list of patterns or a comma-separated string (`**/*.ts, src/**`)"

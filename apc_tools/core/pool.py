@@ -1,0 +1,184 @@
+"""Per-item work on every core: forked worker processes over contiguous chunks, results in order.
+
+:func:`map_items` computes ``work(i)`` for ``i`` in ``range(count)`` and returns the results in
+index order, exactly as ``[work(i) for i in range(count)]`` would. When the batch is large
+enough to pay for processes (at least :data:`MIN_ITEMS` items and :data:`MIN_COST` cost units,
+bytes for files) and the machine has more than one usable CPU, the items are cut into one
+contiguous chunk per CPU (balanced by ``costs``): worker processes started with ``fork`` compute
+all chunks but the last, the calling process computes the last one meanwhile, then reads the
+workers' results (pickled through a pipe) in chunk order. ``work`` and the data it reads are
+inherited through ``fork``, never pickled: only the results travel.
+
+Nothing is lost and nothing raises because of the pool: where ``fork`` is not available
+(Windows; macOS, where a forked child is unsafe) the work stays serial; a worker that cannot
+start, crashes, is killed or raises is replaced by the serial computation of its chunk in the
+calling process (which raises what the serial run would raise). Workers ignore SIGINT: on
+Ctrl-C the calling process stops them and the interrupt goes on as in a serial run.
+
+``APC_POOL_MIN_ITEMS`` (an internal knob for tests and benchmarks) overrides the item threshold
+and drops the cost threshold; ``APC_POOL_WORKERS`` overrides the number of processes
+(``1`` keeps everything serial).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+MIN_ITEMS = 200  # below this a batch stays serial (a pre-commit run on a few files)
+MIN_COST = 1024 * 1024  # ... and below this many cost units (bytes; about 4 KiB a file) too
+MIN_ITEMS_ENV = "APC_POOL_MIN_ITEMS"
+WORKERS_ENV = "APC_POOL_WORKERS"
+
+# The work of the current batch, inherited by the forked workers (never pickled).
+_WORK: Callable[[int], Any] | None = None
+
+
+def cpu_count() -> int:
+    """CPUs this process may run on (the affinity mask where the platform has one)."""
+    counter = getattr(os, "process_cpu_count", None)  # Python 3.13+
+    if counter is not None:
+        return int(counter() or 1)
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _env_int(name: str) -> int | None:
+    try:
+        return int(os.environ[name])
+    except (KeyError, ValueError):
+        return None
+
+
+def workers_for(count: int, cost: int) -> int:
+    """How many processes (the caller included) a batch of ``count`` items costing ``cost``
+    gets: 1 (serial) below the thresholds or without ``fork``."""
+    if not fork_available():
+        return 1
+    forced = _env_int(WORKERS_ENV)
+    workers = forced if forced is not None else cpu_count()
+    min_items = _env_int(MIN_ITEMS_ENV)
+    if min_items is not None:
+        small = count < max(min_items, 2)
+    else:
+        small = count < MIN_ITEMS or cost < MIN_COST
+    if small or workers < 2:
+        return 1
+    return min(workers, count)
+
+
+def fork_available() -> bool:
+    """``fork`` where it is safe: not Windows (none), not macOS (system frameworks break in a
+    forked child, which is why Python's default there is spawn)."""
+    if sys.platform in ("win32", "darwin") or not hasattr(os, "fork"):
+        return False
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def chunks(costs: Sequence[int], parts: int) -> list[range]:
+    """``range(len(costs))`` cut into at most ``parts`` contiguous, non-empty ranges of about
+    equal total cost (each item costs at least 1)."""
+    count = len(costs)
+    if count == 0:
+        return []
+    parts = max(1, min(parts, count))
+    total = sum(max(1, c) for c in costs)
+    out: list[range] = []
+    start, spent = 0, 0
+    for index, cost in enumerate(costs):
+        spent += max(1, cost)
+        left = parts - len(out) - 1  # ranges still to open after this one
+        if left and spent >= total * (len(out) + 1) / parts and count - index - 1 >= left:
+            out.append(range(start, index + 1))
+            start = index + 1
+    out.append(range(start, count))
+    return [r for r in out if len(r)]
+
+
+def map_items(work: Callable[[int], T], count: int, costs: Sequence[int] | None = None) -> list[T]:
+    """``[work(i) for i in range(count)]``, on several processes when it pays (module doc)."""
+    costs = costs if costs is not None else [1] * count
+    workers = workers_for(count, sum(costs))
+    if workers < 2:
+        return [work(i) for i in range(count)]
+    return _parallel(work, chunks(costs, workers))
+
+
+def _serial(work: Callable[[int], T], items: range) -> list[T]:
+    return [work(i) for i in items]
+
+
+def _child(items: range, sender: Any) -> None:
+    """The body of a worker: compute ``items`` with the inherited work, send the results."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    work = _WORK
+    try:
+        assert work is not None
+        payload: tuple[str, Any] = ("ok", [work(i) for i in items])
+    except BaseException:  # reported to the parent, which recomputes the chunk itself
+        payload = ("error", traceback.format_exc())
+    try:
+        sender.send(payload)
+    except Exception:  # a result that cannot be pickled: the parent recomputes
+        sender.send(("error", traceback.format_exc()))
+    finally:
+        sender.close()
+
+
+def _parallel(work: Callable[[int], T], parts: list[range]) -> list[T]:
+    import multiprocessing
+
+    global _WORK
+    context = multiprocessing.get_context("fork")
+    _WORK = work
+    started: list[tuple[range, Any, Any]] = []  # (items, process, receiving end) or no process
+    try:
+        for items in parts[:-1]:
+            try:
+                receiver, sender = context.Pipe(duplex=False)
+                process = context.Process(target=_child, args=(items, sender), daemon=True)
+                process.start()
+                sender.close()
+                started.append((items, process, receiver))
+            except Exception:  # cannot fork (limits, memory): this chunk is done here
+                started.append((items, None, None))
+        mine = _serial(work, parts[-1])
+        results: list[T] = []
+        for items, process, receiver in started:
+            results += _collect(work, items, process, receiver)
+        return results + mine
+    except BaseException:
+        for _, process, _ in started:
+            if process is not None and process.is_alive():
+                process.kill()
+        raise
+    finally:
+        for _, process, receiver in started:
+            if receiver is not None:
+                receiver.close()
+            if process is not None:
+                process.join(5)
+        _WORK = None
+
+
+def _collect(work: Callable[[int], T], items: range, process: Any, receiver: Any) -> list[T]:
+    """A worker's results, or the chunk computed here when the worker failed in any way."""
+    if process is None:
+        return _serial(work, items)
+    try:
+        status, value = receiver.recv()
+    except (EOFError, OSError, Exception):  # crashed or killed before sending
+        status, value = "error", "worker ended without a result"
+    if status == "ok" and isinstance(value, list) and len(value) == len(items):
+        return value
+    return _serial(work, items)

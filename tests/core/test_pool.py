@@ -1,0 +1,128 @@
+"""core/pool.py: per-item work on forked processes, results in index order, never lost.
+
+Real processes (the ``fork`` start method); the pool is forced on small batches with the
+internal knobs ``APC_POOL_MIN_ITEMS`` and ``APC_POOL_WORKERS``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from apc_tools.core import pool
+
+pytestmark = pytest.mark.skipif(not pool.fork_available(), reason="needs the fork start method")
+
+
+@pytest.fixture
+def forced(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(pool.MIN_ITEMS_ENV, "2")
+    monkeypatch.setenv(pool.WORKERS_ENV, "3")
+
+
+def test_results_in_order_and_computed_in_workers(forced: None) -> None:
+    parent = os.getpid()
+    out = pool.map_items(lambda i: (i * i, os.getpid()), 50)
+    assert [value for value, _ in out] == [i * i for i in range(50)]
+    pids = {pid for _, pid in out}
+    assert parent in pids  # the caller computes the last chunk itself
+    assert len(pids) == 3  # ... and two workers the others
+
+
+def test_work_reads_the_inherited_data_not_a_pickled_copy(forced: None) -> None:
+    data = [bytes([i % 256]) * 1000 for i in range(300)]
+    unpicklable = lambda b: len(b)  # noqa: E731 - a lambda: fork inherits, nothing is pickled
+    assert pool.map_items(lambda i: unpicklable(data[i]), len(data)) == [1000] * 300
+
+
+def test_a_worker_that_raises_is_replaced_by_the_serial_run(forced: None) -> None:
+    parent = os.getpid()
+
+    def work(i: int) -> int:
+        if os.getpid() != parent and i == 3:
+            raise RuntimeError("boom in a worker")
+        return i + 1
+
+    assert pool.map_items(work, 30) == list(range(1, 31))
+
+
+def test_a_worker_that_dies_is_replaced_by_the_serial_run(forced: None) -> None:
+    parent = os.getpid()
+
+    def work(i: int) -> int:
+        if os.getpid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return -i
+
+    assert pool.map_items(work, 20) == [-i for i in range(20)]
+
+
+def test_an_error_the_serial_run_would_raise_is_raised(forced: None) -> None:
+    def work(i: int) -> int:
+        if i == 7:
+            raise ValueError("the same in every process")
+        return i
+
+    with pytest.raises(ValueError, match="the same in every process"):
+        pool.map_items(work, 20)
+
+
+def test_a_result_that_cannot_be_pickled_is_computed_here(forced: None) -> None:
+    parent = os.getpid()
+    out = pool.map_items(lambda i: (lambda: i) if os.getpid() != parent else i, 12)
+    assert out == list(range(12))  # the workers' lambdas could not travel: all computed here
+
+
+def test_small_batches_stay_serial(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(pool.MIN_ITEMS_ENV, raising=False)
+    monkeypatch.setenv(pool.WORKERS_ENV, "4")
+    assert pool.workers_for(10, 10 * 4096) == 1  # a pre-commit run on a few files
+    assert pool.workers_for(pool.MIN_ITEMS, pool.MIN_COST - 1) == 1  # many tiny files
+    assert pool.workers_for(pool.MIN_ITEMS, pool.MIN_COST) == 4
+    parent = os.getpid()
+    assert {pid for pid in pool.map_items(lambda i: os.getpid(), 10)} == {parent}
+    monkeypatch.setenv(pool.WORKERS_ENV, "1")
+    assert pool.workers_for(10_000, 10**9) == 1
+
+
+def test_worker_count_follows_the_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(pool.WORKERS_ENV, raising=False)
+    monkeypatch.delenv(pool.MIN_ITEMS_ENV, raising=False)
+    cpus = pool.cpu_count()
+    assert cpus >= 1
+    if hasattr(os, "sched_getaffinity"):
+        assert cpus == len(os.sched_getaffinity(0))
+    expected = 1 if cpus < 2 else min(cpus, 10_000)
+    assert pool.workers_for(10_000, 10**9) == expected
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3, 7])
+def test_chunks_cover_every_item_once_in_order(parts: int) -> None:
+    costs = [1, 100, 3, 3, 3, 50, 1, 1, 1, 200, 5]
+    ranges = pool.chunks(costs, parts)
+    assert [i for r in ranges for i in r] == list(range(len(costs)))
+    assert 1 <= len(ranges) <= parts
+    assert all(len(r) for r in ranges)
+    assert pool.chunks([], 3) == []
+    assert pool.chunks([5, 5, 5, 5], 2) == [range(0, 2), range(2, 4)]
+
+
+def test_ctrl_c_stops_the_workers_and_goes_on_as_in_a_serial_run(forced: None) -> None:
+    import multiprocessing
+    import time
+
+    parent = os.getpid()
+
+    def work(i: int) -> int:
+        if os.getpid() == parent:
+            os.kill(parent, signal.SIGINT)  # Ctrl-C while the caller computes its chunk
+            time.sleep(1)
+        else:
+            time.sleep(0.05)  # the workers are still busy
+        return i
+
+    with pytest.raises(KeyboardInterrupt):
+        pool.map_items(work, 30)
+    assert multiprocessing.active_children() == []  # stopped and reaped, none left behind
