@@ -11,10 +11,13 @@ does, see installed.py), and times whole processes, each in a folder outside any
 * ``python -m apc_tools --version`` (the lightest command).
 
 It prints the median and best wall time and the median CPU (user+sys of the child) of
-``--runs`` runs after one warm-up, for both trees, and their difference.
+``--runs`` runs after one warm-up, for both trees, and their difference. ``--after REF`` takes
+the second tree from a commit too (default: this checkout as it is on disk), so the start-up
+budget of one main can be compared with another's:
 
     python bench/startup.py                   # 30 runs each
     python bench/startup.py --runs 50 --before a42d565
+    python bench/startup.py --before bac5249 --after main   # main before / after a merge
 """
 
 from __future__ import annotations
@@ -98,6 +101,9 @@ def series(tree: Path, args: list[str], cwd: Path, runs: int) -> dict[str, float
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", default=BEFORE, help="the commit to compare with")
+    parser.add_argument(
+        "--after", help="the commit to measure (default: this checkout, as it is on disk)"
+    )
     parser.add_argument("--runs", type=int, default=30, help="timed runs per measure")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="apc-startup-") as tmp:
@@ -105,13 +111,18 @@ def main() -> int:
         work.mkdir()
         (work / "h.json").write_text(json.dumps(history()), encoding="utf-8")
         trees = {f"before ({args.before})": extract(args.before, Path(tmp) / "before")}
-        trees["after (this checkout)"] = ROOT
+        if args.after:
+            trees[f"after ({args.after})"] = extract(args.after, Path(tmp) / "after")
+        else:
+            trees["after (this checkout)"] = ROOT
         for tree in trees.values():
             compileall.compile_dir(str(tree / "apc_tools"), quiet=1)
         commands = {
             "apc repair h.json -o out.json": ["repair", "h.json", "-o", "out.json"],
             "apc --version": ["--version"],
         }
+        one, five, _ = os.getloadavg()
+        print(f"load avg {one:.2f} / {five:.2f} (1/5 min, {os.cpu_count()} cpus) at start")
         print(f"{'command':32} {'tree':28} {'median':>8} {'best':>8} {'cpu':>8}")
         for label, argv in commands.items():
             results = {name: series(tree, argv, work, args.runs) for name, tree in trees.items()}
@@ -122,7 +133,10 @@ def main() -> int:
                 )
             first, last = results.values()
             delta = (last["median"] - first["median"]) * 1000
-            print(f"{'':32} {'difference (median)':28} {delta:+6.1f}ms")
+            cpu = (last["cpu"] - first["cpu"]) * 1000
+            print(f"{'':32} {'difference (median)':28} {delta:+6.1f}ms {'':8} {cpu:+6.1f}ms")
+        one, five, _ = os.getloadavg()
+        print(f"load avg {one:.2f} / {five:.2f} at end")
     return 0
 
 
