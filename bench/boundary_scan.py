@@ -223,12 +223,18 @@ def git(
     return subprocess.run(command, cwd=cwd, env=env, check=check, capture_output=True, input=stdin)
 
 
-def build(root: Path, files: int, megabytes: int, max_file: int) -> tuple[int, int]:
+def build(
+    root: Path,
+    files: int,
+    megabytes: int,
+    max_file: int,
+    pool: Iterator[tuple[str, bytes]] | None = None,
+) -> tuple[int, int]:
     """A repository of at least ``files`` files and ``megabytes`` MB, every blob distinct."""
     root.mkdir(parents=True)
     git(root, "init", "-q", "-b", "main")
     total = count = 0
-    pool = source_pool(max_file)
+    pool = pool or source_pool(max_file)
     while count < files or total < megabytes * 1_000_000:
         suffix, text = next(pool)
         data = text + COMMENT[suffix] % count
@@ -463,14 +469,20 @@ def history_blob(text: bytes, suffix: str, rev: int) -> bytes:
     return text + (COMMENT[suffix] % rev).replace(b"copy", b"rev")
 
 
-def build_history(root: Path, commits: int, files: int, seed: int = 19) -> int:
+def build_history(
+    root: Path,
+    commits: int,
+    files: int,
+    seed: int = 19,
+    pool: Iterator[tuple[str, bytes]] | None = None,
+) -> int:
     """A ``commits``-commit repository from one ``git fast-import`` stream: the first commit adds
     ``files`` source files, each later one changes 1-4 of them, every 25th adds a file, and
     commit ``commits // 10`` adds a Claude Code session that 50 commits later are deleted."""
     root.mkdir(parents=True)
     git(root, "init", "-q", "-b", "main")
     rng = random.Random(seed)
-    pool = source_pool(4000)
+    pool = pool or source_pool(4000)
     texts: dict[str, tuple[str, bytes]] = {}
 
     def new_path(n: int) -> str:
