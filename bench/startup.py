@@ -11,7 +11,8 @@ does, see installed.py), and times whole processes, each in a folder outside any
 * ``python -m apc_tools --version`` (the lightest command).
 
 It prints the median and best wall time and the median CPU (user+sys of the child) of
-``--runs`` runs after one warm-up, for both trees, and their difference. ``--after REF`` takes
+``--runs`` runs after one warm-up, for both trees (alternating run by run), and their
+difference. ``--after REF`` takes
 the second tree from a commit too (default: this checkout as it is on disk), so the start-up
 budget of one main can be compared with another's:
 
@@ -87,14 +88,24 @@ def once(tree: Path, args: list[str], cwd: Path) -> tuple[float, float]:
     return wall, usage.ru_utime + usage.ru_stime
 
 
-def series(tree: Path, args: list[str], cwd: Path, runs: int) -> dict[str, float]:
-    once(tree, args, cwd)  # warm-up: file cache, bytecode
-    samples = [once(tree, args, cwd) for _ in range(runs)]
-    walls = [s[0] for s in samples]
+def series(
+    trees: dict[str, Path], args: list[str], cwd: Path, runs: int
+) -> dict[str, dict[str, float]]:
+    """Per tree: median and best wall, median CPU of ``runs`` runs, the trees alternating run
+    by run (so the machine's load weighs on both), after one warm-up each."""
+    for tree in trees.values():
+        once(tree, args, cwd)  # warm-up: file cache, bytecode
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
+    for _ in range(runs):
+        for name, tree in trees.items():
+            samples[name].append(once(tree, args, cwd))
     return {
-        "median": statistics.median(walls),
-        "best": min(walls),
-        "cpu": statistics.median(s[1] for s in samples),
+        name: {
+            "median": statistics.median(s[0] for s in got),
+            "best": min(s[0] for s in got),
+            "cpu": statistics.median(s[1] for s in got),
+        }
+        for name, got in samples.items()
     }
 
 
@@ -125,7 +136,7 @@ def main() -> int:
         print(f"load avg {one:.2f} / {five:.2f} (1/5 min, {os.cpu_count()} cpus) at start")
         print(f"{'command':32} {'tree':28} {'median':>8} {'best':>8} {'cpu':>8}")
         for label, argv in commands.items():
-            results = {name: series(tree, argv, work, args.runs) for name, tree in trees.items()}
+            results = series(trees, argv, work, args.runs)
             for name, r in results.items():
                 print(
                     f"{label:32} {name:28} {r['median'] * 1000:6.1f}ms "
