@@ -117,7 +117,8 @@ PLANTED = {
         b"# aider chat started at 2025-06-01 10:00:00\n\n#### fix the failing test\n\nOk.\n"
     ),
     "notes/handoff.md": b"# Handoff\n\nThe agent stopped here:\n\n"
-    b"[Request interrupted by user for tool use]\n",
+    b"[Request interrupted"
+    b" by user for tool use]\n",  # split: this file is no leak itself
 }
 TARGET_COLD, TARGET_WARM, TARGET_CHANGE, TARGET_HISTORY = 1.5, 0.5, 1.2, 0.2
 
