@@ -176,10 +176,10 @@ class Bench:
         if not same_verdicts(label, verdicts):
             self.mismatches.append(label)
 
-    def header(self, title: str) -> None:
+    def header(self, title: str, modes: bool = False) -> None:
         print(f"\n== {title}")
         print(f"  apc: {shlex.join(self.apc)} ({self.version})")
-        if self.prefilter:
+        if modes and self.prefilter:
             print(f"  extra cold rows with APC_PREFILTER={', '.join(self.prefilter)}")
         if note := inherited_switches():
             print(note)
@@ -327,7 +327,7 @@ def tracked(big: Path, bench: Bench, runs: int) -> list[dict[str, object]]:
     files = tracked_files(big)
     sources = [p for p in files if Path(p).suffix in CHANGE]
     changed = sources[:: max(1, len(sources) // 10)][:10]
-    bench.header(f"tracked: {len(files)} files, {runs} rounds, apc against git grep")
+    bench.header(f"tracked: {len(files)} files, {runs} rounds, apc against git grep", True)
     grep = ["git", "grep", "-I", "-F", *(x for m in MARKERS for x in ("-e", m)), "HEAD"]
     args = ["boundary", "--tracked", "--format", "json"]
     warm_cache = bench.cache_dir("warm")
@@ -546,7 +546,7 @@ def history(work: Path, bench: Bench, args: argparse.Namespace) -> list[dict[str
         print(f"  {args.history_commits} commits, {count} files at the tip, gc done")
     commits = git(repo, "rev-list", "--count", "HEAD").stdout.decode().strip()
     runs = args.history_runs or args.runs
-    bench.header(f"history: {commits} commits, {runs} rounds, cold against a warm re-run")
+    bench.header(f"history: {commits} commits, {runs} rounds, cold against a warm re-run", True)
     cmd = ["boundary", "--history", "--format", "json"]
     warm_cache = bench.cache_dir("hwarm")
     filled = bench.apc_run(cmd, repo, warm_cache)  # fills the warm cache
