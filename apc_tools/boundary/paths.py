@@ -449,7 +449,14 @@ def home_folders(paths: Iterable[str]) -> dict[str, HomeFolder]:
     `.claude/` that holds `projects/`, a `.codex/` that holds `sessions/`, ..."""
     found: dict[str, HomeFolder] = {}
     wanted = {f"{h.folder}/{h.marker}/": h for h in HOME_FOLDERS}
-    for path in paths:
+    listed = list(paths)
+    # One case-folded text of every path (casefold maps no character to a newline, nor a
+    # newline to another): a needle absent from it is absent from every path (most trees).
+    every = "\n".join(listed).casefold()
+    wanted = {n: h for n, h in wanted.items() if n in every}
+    if not wanted:
+        return found
+    for path in listed:
         low = "/" + path.casefold()
         for needle, home in wanted.items():
             at = low.find("/" + needle)
@@ -539,6 +546,8 @@ class Compiled:
     rules: tuple[tuple[str, tuple[str, ...], PathRule], ...] = ()
     by_segment: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     wild: tuple[int, ...] = ()
+    segments: frozenset[str] = frozenset()  # the keys of by_segment
+    wild_needles: tuple[str, ...] = ()  # the needle of each wild rule
 
     def candidates(self, parts: list[str]) -> list[int]:
         found = {i for part in parts for i in self.by_segment.get(part, ())}
@@ -556,7 +565,13 @@ def compile_table(table: tuple[PathRule, ...]) -> Compiled:
             wild.append(i)
         else:
             index.setdefault(literal, []).append(i)
-    return Compiled(rules, {k: tuple(v) for k, v in index.items()}, tuple(wild))
+    return Compiled(
+        rules,
+        {k: tuple(v) for k, v in index.items()},
+        tuple(wild),
+        frozenset(index),
+        tuple(rules[i][0] for i in wild),
+    )
 
 
 _WILD = re.compile(r"[*?\[\]{}]")
@@ -575,6 +590,10 @@ def _split(glob: str) -> tuple[str, ...]:
 def match_table(table: Compiled, low: str) -> PathRule | None:
     """The first rule of ``table`` whose glob matches the case-folded path ``low``."""
     parts = low.split("/")
+    # Most paths: no segment any rule names, no needle of a wild rule (each rule needs its
+    # needle in the path, and a rule with a literal segment needs that segment).
+    if table.segments.isdisjoint(parts) and not any(n in low for n in table.wild_needles):
+        return None
     for index in table.candidates(parts):
         needle, glob, path_rule = table.rules[index]
         if needle in low and segments_match(glob, tuple(parts)):
@@ -602,7 +621,7 @@ TOOL_TABLE = compile_table(TOOL_PATHS)
 
 def detect_path(low: str, extra: Compiled | None = None) -> Iterator[Detection]:
     """BPA detections for the case-folded repository path ``low``."""
-    inner = apc_relative(low)
+    inner = apc_relative(low) if ".apc/" in low else None
     if inner:
         hit = match_table(APC_TABLE, inner)
         if hit is not None:
@@ -613,7 +632,9 @@ def detect_path(low: str, extra: Compiled | None = None) -> Iterator[Detection]:
                 match=hit.glob,
             )
             return
-    hit = match_table(TOOL_TABLE, low) or (match_table(extra, low) if extra else None)
+    hit = match_table(TOOL_TABLE, low)
+    if hit is None and extra is not None and extra.rules:
+        hit = match_table(extra, low)
     if hit is not None:
         yield Detection(
             TOOL_PATH,
