@@ -109,6 +109,8 @@ class Inspector:
 
     def path_detections(self, path: str) -> list[Detection]:
         low = path.casefold()
+        if not self.homes and paths.no_path_rule(low, self.extra_paths):  # most paths
+            return []
         found = list(paths.detect_path(low, self.extra_paths))
         if not found and self.homes:
             found = list(paths.detect_home(low, self.homes))

@@ -547,7 +547,14 @@ class Compiled:
     by_segment: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     wild: tuple[int, ...] = ()
     segments: frozenset[str] = frozenset()  # the keys of by_segment
-    wild_needles: tuple[str, ...] = ()  # the needle of each wild rule
+    wild_needles: re.Pattern[str] | None = None  # any needle of a wild rule (None: no such)
+
+    def rejects(self, low: str, parts: list[str]) -> bool:
+        """No rule can match ``low`` (split into ``parts``): it has no segment a rule names,
+        nor the needle of a wild rule (every rule needs its needle in the path)."""
+        if not self.segments.isdisjoint(parts):
+            return False
+        return self.wild_needles is None or self.wild_needles.search(low) is None
 
     def candidates(self, parts: list[str]) -> list[int]:
         found = {i for part in parts for i in self.by_segment.get(part, ())}
@@ -570,7 +577,7 @@ def compile_table(table: tuple[PathRule, ...]) -> Compiled:
         {k: tuple(v) for k, v in index.items()},
         tuple(wild),
         frozenset(index),
-        tuple(rules[i][0] for i in wild),
+        re.compile("|".join(re.escape(rules[i][0]) for i in wild)) if wild else None,
     )
 
 
@@ -590,9 +597,7 @@ def _split(glob: str) -> tuple[str, ...]:
 def match_table(table: Compiled, low: str) -> PathRule | None:
     """The first rule of ``table`` whose glob matches the case-folded path ``low``."""
     parts = low.split("/")
-    # Most paths: no segment any rule names, no needle of a wild rule (each rule needs its
-    # needle in the path, and a rule with a literal segment needs that segment).
-    if table.segments.isdisjoint(parts) and not any(n in low for n in table.wild_needles):
+    if table.rejects(low, parts):  # most paths
         return None
     for index in table.candidates(parts):
         needle, glob, path_rule = table.rules[index]
@@ -617,6 +622,14 @@ def apc_relative(low: str) -> str | None:
 
 APC_TABLE = compile_table(APC_FORBIDDEN)
 TOOL_TABLE = compile_table(TOOL_PATHS)
+
+
+def no_path_rule(low: str, extra: Compiled | None = None) -> bool:
+    """:func:`detect_path` finds nothing in ``low`` (decided without building a detection)."""
+    if ".apc/" in low:
+        return False
+    parts = low.split("/")
+    return TOOL_TABLE.rejects(low, parts) and (extra is None or extra.rejects(low, parts))
 
 
 def detect_path(low: str, extra: Compiled | None = None) -> Iterator[Detection]:

@@ -106,3 +106,27 @@ def test_the_listing_decodes_hostile_names_as_fsdecode(tmp_path: Path) -> None:
     assert list(gitio.tree_entries(repo, "HEAD")) == want
     assert {e.path for e in gitio.index_entries(repo)} == {e.path for e in want}
     assert os.fsdecode(b"bad-\xff\xfe.txt") in {e.path for e in want}
+
+
+def test_no_path_rule_agrees_with_detect_path() -> None:
+    """The quick "no path rule" answer the scan takes for most paths is never wrong."""
+    extra = paths.extra_rules(["notes/**", "*.trace"], "policy")
+    pieces = sorted(
+        {*_pieces(paths.TOOL_TABLE), *_pieces(paths.APC_TABLE), *_pieces(extra), ".apc"}
+    )
+    rng = random.Random(7)
+    hits = 0
+    for _ in range(20000):
+        low = "/".join(rng.choice(pieces) for _ in range(rng.randint(1, 5))).casefold()
+        for table in (None, extra):
+            found = list(paths.detect_path(low, table))
+            hits += bool(found)
+            if paths.no_path_rule(low, table):
+                assert not found, low
+    assert hits > 500
+
+
+def test_a_wild_rule_without_a_needle_is_never_rejected() -> None:
+    table = paths.extra_rules(["*"], "policy")
+    assert paths.match_table(table, "src/any.py") is not None
+    assert not paths.no_path_rule("src/any.py", table)
