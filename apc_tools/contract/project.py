@@ -16,9 +16,13 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
-from apc_tools.core import detect, git
-from apc_tools.core.parse import Located
+from apc_tools.core import git
+
+if TYPE_CHECKING:  # pragma: no cover - detect is loaded when a secret scan runs
+    from apc_tools.core import detect
+    from apc_tools.core.parse import Located
 
 SKIP_DIRS = frozenset(
     {
@@ -249,6 +253,8 @@ class Doc:
     def secret_hits(self) -> list[detect.Hit]:
         """The live-looking secrets in the file (scanned once, shared by the checks and by
         the redaction of messages)."""
+        from apc_tools.core import detect
+
         return detect.find_secrets(self.text)
 
     @property
