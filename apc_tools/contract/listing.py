@@ -7,7 +7,7 @@ a run answered whole from the cache never loads them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,6 +38,18 @@ class Validation:
     allowed: tuple[Finding, ...] = ()  # findings an inline `apc: allow` comment accepted
     # What the checks asked the disk (``Project.probe``); None: the run cannot be stored whole
     probes: tuple[Probe, ...] | None = ()
+
+
+@dataclass
+class Gathered:
+    """What :func:`apc_tools.contract.warm.run_key` listed and read, handed to the run it keys
+    so the run judges exactly the bytes of its key (and reads nothing twice): per scanned
+    root the layouts and listing findings, per project root the kinds, per (project root,
+    rel) the bytes or why they cannot be read."""
+
+    layouts: dict[str, tuple[list[_Layout], list[Finding]]] = field(default_factory=dict)
+    kinds: dict[str, dict[str, str]] = field(default_factory=dict)
+    data: dict[tuple[str, str], bytes | Finding] = field(default_factory=dict)
 
 
 def _text_of(root: Path, rel: str) -> str | None:

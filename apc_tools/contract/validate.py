@@ -24,6 +24,7 @@ from apc_tools.contract.checks.rule_files import dead_globs, dead_globs_of, rule
 from apc_tools.contract.checks.secrets import check_secrets, doc_secrets
 from apc_tools.contract.inline import Allowances, split_allowed
 from apc_tools.contract.listing import (
+    Gathered,
     Validation,
     _absolute,
     _Layout,
@@ -281,10 +282,15 @@ def _run_digest(policy: Policy, profile: str) -> str:
 
 
 def _load_batch(
-    layouts: Sequence[_Layout], profile: str, store: Cache, run: str
+    layouts: Sequence[_Layout],
+    profile: str,
+    store: Cache,
+    run: str,
+    gathered: Gathered | None = None,
 ) -> tuple[list[_Loaded], list[Finding]]:
-    """Read every contract file of ``layouts`` once: parse and keep in full the files whose
-    checks need their project, take the others' Outcomes from the cache or compute them."""
+    """Read every contract file of ``layouts`` once (or take the bytes ``gathered`` read):
+    parse and keep in full the files whose checks need their project, take the others'
+    Outcomes from the cache or compute them."""
     loaded: list[_Loaded] = []
     jobs: list[_Job] = []
     raw: list[list[Finding]] = []  # per project: redacted below, as load_project does
@@ -296,14 +302,17 @@ def _load_batch(
         loaded.append(here)
         mine: list[Finding] = []
         raw.append(mine)
-        kinds = kinds_of(one.local, partial(_text_of, one.root))
+        top = os.fspath(one.root)
+        given = gathered.kinds.get(top) if gathered else None
+        kinds = given if given is not None else kinds_of(one.local, partial(_text_of, one.root))
         for rel in one.local:
             kind = kinds.get(rel)
             if kind is None:
                 continue
             shown = project.display_path(rel)
+            got = gathered.data.get((top, rel)) if gathered else None
+            data = got if got is not None else io.read_bytes(one.root / rel, one.root, shown)
             if kind in FILE_KINDS:
-                data = io.read_bytes(one.root / rel, one.root, shown)
                 if isinstance(data, Finding):
                     mine.append(data)
                     project.unread.append(rel)
@@ -311,7 +320,7 @@ def _load_batch(
                 jobs.append(_Job(here, len(here.entries), rel, kind, shown, data))
                 here.entries.append(Outcome(rel, kind, shown, in_full=True))  # filled below
                 continue
-            read = io.read_text(one.root / rel, one.root, shown)
+            read = data if isinstance(data, Finding) else io.decode(data, shown)  # read_text
             if isinstance(read, Finding):
                 mine.append(read)
                 project.unread.append(rel)
@@ -498,6 +507,7 @@ def _run_scan(
     *,
     batch: bool = False,
     use_cache: bool = True,
+    gathered: Gathered | None = None,
 ) -> None:
     """Validate the scan's tree. ``batch``: the files whose checks need only themselves are
     known by their Outcomes (cached with ``use_cache``, on several processes for a large tree)
@@ -509,10 +519,14 @@ def _run_scan(
     ]
     known: dict[str, Allowances] = {}
     if batch:
-        layouts, scan.found = _layout(scan.root, cwd, policy, extra)
+        given = gathered.layouts.get(os.fspath(scan.root)) if gathered else None
+        if given is not None:  # listed by contract.warm for the run's key
+            layouts, scan.found = given[0], list(given[1])
+        else:
+            layouts, scan.found = _layout(scan.root, cwd, policy, extra)
         with Cache.open("validate", enabled=use_cache) as store:
             run = _run_digest(policy, profile) if store.enabled else ""
-            loaded, problems = _load_batch(layouts, profile, store, run)
+            loaded, problems = _load_batch(layouts, profile, store, run, gathered)
             scan.found += problems
             for here in loaded:
                 scan.found += _check_batch(here, store, run)
@@ -611,6 +625,7 @@ def run_validate(
     selection: Selection | None = None,
     cache: bool = True,
     batch: bool = True,
+    gathered: Gathered | None = None,
 ) -> Validation:
     """Validate the projects holding ``paths`` (default: the project around ``cwd``) with
     their full context, and keep the findings about files under ``paths``.
@@ -636,7 +651,16 @@ def run_validate(
     allowed: list[Finding] = []
     probes: list[tuple[str, str, str, bool]] | None = []
     for scan in scans:
-        _run_scan(scan, cwd, profile, policy, inline_allow, batch=batch, use_cache=cache)
+        _run_scan(
+            scan,
+            cwd,
+            profile,
+            policy,
+            inline_allow,
+            batch=batch,
+            use_cache=cache,
+            gathered=gathered,
+        )
         more, seen, skip = _select(scan, cwd, profile)
         found += policy.apply(more, display_root(scan.root, cwd))
         allowed += [f for f in scan.allowed if _wanted(_finding_path(f, cwd), scan.targets)]

@@ -20,9 +20,10 @@ function of, gathered the way the run itself gathers it (the same functions):
   stored with the result and asked again before it is used; any other answer is a miss.
 
 Any edit, addition, deletion or rename of a listed file changes the file list or a content
-hash; a policy change changes the policy; so each gives a fresh run. The key is computed before
-the run and again after it, and the result is stored only when both agree (a file edited while
-the run read it is not stored under the old content).
+hash; a policy change changes the policy; so each gives a fresh run. On a miss the run is made
+on exactly what the key was made of (:class:`~apc_tools.contract.listing.Gathered`: the
+layouts, kinds and bytes, nothing listed or read twice), so a file edited meanwhile is never
+stored under its old content.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from apc_tools.contract.listing import (
+    Gathered,
     Validation,
     _absolute,
     _layout,
@@ -71,6 +73,29 @@ def run_key(
     """The key of the whole run ``run_validate(paths, ...)`` reported from ``report`` (module
     docstring), or None when the run is not one to answer whole (it would stop: a missing
     path, a bad policy)."""
+    found = gather(
+        paths,
+        report=report,
+        profile=profile,
+        config_path=config_path,
+        cwd=cwd,
+        inline_allow=inline_allow,
+        selection=selection,
+    )
+    return None if found is None else found[0]
+
+
+def gather(
+    paths: Sequence[Path],
+    *,
+    report: Path,
+    profile: str | None = None,
+    config_path: Path | None = None,
+    cwd: Path | None = None,
+    inline_allow: bool = True,
+    selection: Selection | None = None,
+) -> tuple[bytes, Gathered] | None:
+    """:func:`run_key` and what was listed and read to make it (for the run)."""
     from apc_tools.core.cache import key as cache_key
     from apc_tools.core.policy import load_policy
 
@@ -86,6 +111,7 @@ def run_key(
         policy = load_policy(config_path, next(iter(groups)))
         if selection is not None:
             policy = policy.selected(selection)
+        got = Gathered()
         parts: list[str] = [
             FORMAT,
             os.fspath(here),
@@ -103,22 +129,25 @@ def run_key(
                 t.relative_to(root).as_posix() for t in mine if not t.is_dir() and _under(t, root)
             ]
             layouts, found = _layout(root, here, policy, extra)
+            got.layouts[os.fspath(root)] = (layouts, found)
             parts += [os.fspath(root), repr(found)]
             for one in layouts:
                 tracked = None if one.tracked is None else "\0".join(sorted(one.tracked))
-                parts += [os.fspath(one.root), one.display, "\0".join(one.local), repr(tracked)]
-                kinds = kinds_of(one.local, partial(_text_of, one.root))
+                top = os.fspath(one.root)
+                parts += [top, one.display, "\0".join(one.local), repr(tracked)]
+                kinds = got.kinds[top] = kinds_of(one.local, partial(_text_of, one.root))
                 for rel in one.local:
                     kind = kinds.get(rel)
                     if kind is not None:
-                        data = io.read_bytes(one.root / rel, one.root, rel)
+                        shown = f"{one.display}/{rel}" if one.display else rel
+                        data = got.data[(top, rel)] = io.read_bytes(one.root / rel, one.root, shown)
                         parts += [rel, kind, _digest(data)]
         for target in targets:
             if not target.is_dir():  # a file argument (a lone .mdc is read from here)
                 parts += [os.fspath(target), _digest(io.read_bytes(target, target.parent, ""))]
     except (OSError, ValueError, RuntimeError, CannotRun):
         return None
-    return cache_key("validate-run", *parts)
+    return cache_key("validate-run", *parts), got
 
 
 def _digest(data: bytes | Finding) -> str:
@@ -165,10 +194,9 @@ def validate_tree(
     here = (cwd or Path.cwd()).resolve()
     top = report if report is not None else report_root(here)
 
-    def key() -> bytes | None:
-        if not cache or disabled_by_env():
-            return None
-        return run_key(
+    made = None
+    if cache and not disabled_by_env():
+        made = gather(
             paths,
             report=top,
             profile=profile,
@@ -177,9 +205,7 @@ def validate_tree(
             inline_allow=inline_allow,
             selection=selection,
         )
-
-    before = key()
-    found = lookup(before)
+    found = lookup(made[0] if made else None)
     if found is not None:
         return found
     from apc_tools.contract.validate import rooted, run_validate
@@ -193,11 +219,12 @@ def validate_tree(
             inline_allow=inline_allow,
             selection=selection,
             cache=cache,
+            gathered=made[1] if made else None,
         ),
         here,
     )
-    if before is not None:
-        store(before, key(), found)
+    if made is not None:
+        store(made[0], found)
     return found
 
 
@@ -221,12 +248,10 @@ def lookup(key: bytes | None, *, enabled: bool = True) -> Validation | None:
     return found
 
 
-def store(
-    key: bytes | None, again: bytes | None, found: Validation, *, enabled: bool = True
-) -> None:
-    """Keep ``found`` under ``key`` when the key computed after the run (``again``) is the
-    same and the run can be answered whole."""
-    if key is None or key != again or found.probes is None:
+def store(key: bytes | None, found: Validation, *, enabled: bool = True) -> None:
+    """Keep ``found`` (a run made on exactly the data of ``key``: :class:`Gathered`) under
+    ``key`` when the run can be answered whole."""
+    if key is None or found.probes is None:
         return
     from apc_tools.core.cache import Cache
 
