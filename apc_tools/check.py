@@ -294,12 +294,13 @@ def write_check_baseline(
 
 def baseline_name(root: Path, options: CheckOptions) -> str:
     """The baseline file the policy names (``boundary.baseline``, default .apc-baseline.json)."""
-    from apc_tools.boundary.policy import parse_settings
+    from apc_tools.boundary.policy import BASELINE_FILE, parse_settings
     from apc_tools.core.policy import POLICY_FILE
 
     source = options.config if options.config is not None else root / POLICY_FILE
-    text = source.read_text("utf-8", "replace") if source.is_file() else "version: 1\n"
-    return parse_settings(str(source), text).baseline
+    if not source.is_file():  # the empty policy's name, without loading the YAML parser
+        return BASELINE_FILE
+    return parse_settings(str(source), source.read_text("utf-8", "replace")).baseline
 
 
 def repository_root(cwd: Path) -> Path:

@@ -437,22 +437,23 @@ def validate(
     in the report are relative to the repository root (the git top level, else the project
     root), whatever folder apc runs from.
     """
-    from apc_tools.contract.validate import report_root, rooted, run_validate
+    from apc_tools.contract import warm
 
     if fix or diff or unsafe_fixes:
         run_fixes(paths, fix, unsafe_fixes, diff, profile, config, fmt, Path.cwd())
     try:
-        outcome = rooted(
-            run_validate(
-                list(paths),
-                profile=profile,
-                config_path=config,
-                inline_allow=not no_inline_allow,
-                selection=cli_selection(),
-                cache=not no_cache,
-            )
+        root = warm.report_root(Path.cwd().resolve())
+        # An unchanged tree is answered whole from the cache (contract.warm), without
+        # importing the parsers and checks; else the run, stored for the next time.
+        outcome = warm.validate_tree(
+            list(paths),
+            profile=profile,
+            config_path=config,
+            inline_allow=not no_inline_allow,
+            selection=cli_selection(),
+            cache=not no_cache,
+            report=root,
         )
-        root = report_root(Path.cwd().resolve())
         keep_source(root, lambda rule: False)
         from apc_tools.check import accept_baseline
 
@@ -475,6 +476,8 @@ def validate_registry(fmt: str) -> Registry | None:
     meta = ctx.meta if ctx is not None else {}
     if fmt not in ("text", "json") or meta.get(REPORT_FILES) or meta.get(STATISTICS):
         return None
+    if fmt == "json":  # the JSON report names no rule's metadata: no rules imported
+        return Registry.of(())
     from apc_tools.contract.rules import RULES as CONTRACT_RULES
     from apc_tools.core.rules import RULES as CORE_RULES
 

@@ -16,9 +16,13 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
-from apc_tools.core import detect, git
-from apc_tools.core.parse import Located
+from apc_tools.core import git
+
+if TYPE_CHECKING:  # pragma: no cover - detect is loaded when a secret scan runs
+    from apc_tools.core import detect
+    from apc_tools.core.parse import Located
 
 SKIP_DIRS = frozenset(
     {
@@ -249,6 +253,8 @@ class Doc:
     def secret_hits(self) -> list[detect.Hit]:
         """The live-looking secrets in the file (scanned once, shared by the checks and by
         the redaction of messages)."""
+        from apc_tools.core import detect
+
         return detect.find_secrets(self.text)
 
     @property
@@ -270,6 +276,16 @@ class Project:
     # agents.imported of each .apc/project.json not among docs (a batch run knows that file by
     # its Outcome, contract.outcome): the agent slugs it declares
     imported_agents: list[str] = field(default_factory=list)
+    # What the checks asked the disk beyond the file list, (question, rel) -> answer: the
+    # whole-run result of contract.warm is valid only while every answer stays the same.
+    probes: dict[tuple[str, str], bool] = field(default_factory=dict)
+
+    def probe(self, question: str, rel: str) -> bool:
+        """``rel`` (below the root) ``exists`` (or is a symlink), ``is_file`` or ``is_dir``,
+        asked of the disk and recorded in :attr:`probes`."""
+        answer = disk_answer(self.root, question, rel)
+        self.probes[(question, rel)] = answer
+        return answer
 
     @cached_property
     def folders(self) -> frozenset[str]:
@@ -285,13 +301,30 @@ class Project:
 
     @property
     def is_apc(self) -> bool:
-        return (self.root / ".apc").is_dir()
+        return self.probe("is_dir", ".apc")
 
     def docs_of(self, *kinds: str) -> list[Doc]:
         return [d for d in self.docs if d.kind in kinds]
 
     def display_path(self, rel: str) -> str:
         return f"{self.display}/{rel}" if self.display else rel
+
+
+PROBES = ("exists", "is_file", "is_dir")
+
+
+def disk_answer(root: Path, question: str, rel: str) -> bool:
+    """One question of :data:`PROBES` about ``root / rel``; a name the system refuses (a NUL
+    byte, too long) or any OSError is False."""
+    target = root / rel
+    try:
+        if question == "exists":
+            return target.exists() or target.is_symlink()
+        if question == "is_file":
+            return target.is_file()
+        return target.is_dir()
+    except (OSError, ValueError):
+        return False
 
 
 def display_root(root: Path, cwd: Path) -> str:

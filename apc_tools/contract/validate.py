@@ -23,6 +23,17 @@ from apc_tools.contract.checks.plans import imported_agents
 from apc_tools.contract.checks.rule_files import dead_globs, dead_globs_of, rule_globs
 from apc_tools.contract.checks.secrets import check_secrets, doc_secrets
 from apc_tools.contract.inline import Allowances, split_allowed
+from apc_tools.contract.listing import (
+    Gathered,
+    Validation,
+    _absolute,
+    _Layout,
+    _layout,
+    _text_of,
+    _under,
+    find_root,
+    report_root,
+)
 from apc_tools.contract.outcome import FILE_KINDS, FORMAT, Outcome
 from apc_tools.contract.project import (
     JSON_KINDS,
@@ -34,10 +45,8 @@ from apc_tools.contract.project import (
     display_root,
     kinds_of,
     list_files,
-    outside_folder_links,
     owner,
     project_roots,
-    roots_above,
 )
 from apc_tools.core import detect
 from apc_tools.core import files as io
@@ -149,13 +158,6 @@ def load_project(
     return project, redact(project, found)
 
 
-def _text_of(root: Path, rel: str) -> str | None:
-    """A project file's text for discovery (a plugin marketplace), or None when unreadable (it
-    is no contract file itself, so nothing is reported about it)."""
-    read = io.read_text(root / rel, root, rel)
-    return None if isinstance(read, Finding) else read.text
-
-
 def check_project(project: Project) -> list[Finding]:
     found: list[Finding] = []
     for doc in project.docs:
@@ -185,52 +187,6 @@ def redact(project: Project, found: Iterable[Finding]) -> list[Finding]:
         message = detect.redact_secrets(finding.message, known.get(finding.path, ()))
         out.append(finding if message == finding.message else replace(finding, message=message))
     return out
-
-
-@dataclass
-class _Layout:
-    """One project of a scanned tree: its root and the files it owns (before any is read)."""
-
-    root: Path
-    display: str
-    local: list[str]
-    tracked: frozenset[str] | None
-
-
-def _layout(
-    tree: Path,
-    cwd: Path,
-    policy: Policy | None = None,
-    extra: Sequence[str] = (),
-) -> tuple[list[_Layout], list[Finding]]:
-    """The projects under ``tree`` and their files. ``extra`` are files (relative to ``tree``)
-    named on the command line that the listing left out (git-ignored). Folders that cannot be
-    listed are IO005 findings (M4)."""
-    unlistable: list[str] = []
-    files, tracked = list_files(tree, unlistable)
-    found: list[Finding] = [_unlistable(tree, cwd, rel) for rel in unlistable]
-    found += [_folder_link(tree, cwd, rel) for rel in outside_folder_links(tree, files)]
-    files = sorted(set(files).union(extra))
-    if policy is not None and policy.exclude:
-        files = [f for f in files if not policy.excluded(f)]
-    roots = project_roots(files)
-    root_set = frozenset(roots)
-    grouped: dict[str, list[str]] = {r: [] for r in roots}
-    for rel in files:
-        grouped[owner(rel, root_set)].append(rel)
-    # Each project sees every tracked file below its root (nested projects' too): files x depth.
-    tracked_in: dict[str, list[str]] = {r: [] for r in roots}
-    for rel in tracked or ():
-        for above in roots_above(rel, root_set):
-            tracked_in[above].append(rel[len(above) + 1 :] if above else rel)
-    layouts: list[_Layout] = []
-    for rel_root, members in grouped.items():
-        cut = len(rel_root) + 1 if rel_root else 0
-        local = [m[cut:] for m in members]
-        sub_tracked = None if tracked is None else frozenset(tracked_in[rel_root])
-        root = tree / rel_root if rel_root else tree
-        layouts.append(_Layout(root, display_root(root, cwd), local, sub_tracked))
-    return layouts, found
 
 
 def _projects_in(
@@ -326,10 +282,15 @@ def _run_digest(policy: Policy, profile: str) -> str:
 
 
 def _load_batch(
-    layouts: Sequence[_Layout], profile: str, store: Cache, run: str
+    layouts: Sequence[_Layout],
+    profile: str,
+    store: Cache,
+    run: str,
+    gathered: Gathered | None = None,
 ) -> tuple[list[_Loaded], list[Finding]]:
-    """Read every contract file of ``layouts`` once: parse and keep in full the files whose
-    checks need their project, take the others' Outcomes from the cache or compute them."""
+    """Read every contract file of ``layouts`` once (or take the bytes ``gathered`` read):
+    parse and keep in full the files whose checks need their project, take the others'
+    Outcomes from the cache or compute them."""
     loaded: list[_Loaded] = []
     jobs: list[_Job] = []
     raw: list[list[Finding]] = []  # per project: redacted below, as load_project does
@@ -341,14 +302,17 @@ def _load_batch(
         loaded.append(here)
         mine: list[Finding] = []
         raw.append(mine)
-        kinds = kinds_of(one.local, partial(_text_of, one.root))
+        top = os.fspath(one.root)
+        given = gathered.kinds.get(top) if gathered else None
+        kinds = given if given is not None else kinds_of(one.local, partial(_text_of, one.root))
         for rel in one.local:
             kind = kinds.get(rel)
             if kind is None:
                 continue
             shown = project.display_path(rel)
+            got = gathered.data.get((top, rel)) if gathered else None
+            data = got if got is not None else io.read_bytes(one.root / rel, one.root, shown)
             if kind in FILE_KINDS:
-                data = io.read_bytes(one.root / rel, one.root, shown)
                 if isinstance(data, Finding):
                     mine.append(data)
                     project.unread.append(rel)
@@ -356,7 +320,7 @@ def _load_batch(
                 jobs.append(_Job(here, len(here.entries), rel, kind, shown, data))
                 here.entries.append(Outcome(rel, kind, shown, in_full=True))  # filled below
                 continue
-            read = io.read_text(one.root / rel, one.root, shown)
+            read = data if isinstance(data, Finding) else io.decode(data, shown)  # read_text
             if isinstance(read, Finding):
                 mine.append(read)
                 project.unread.append(rel)
@@ -489,52 +453,6 @@ def _dead_globs_batch(here: _Loaded, store: Cache, run: str) -> list[Finding]:
     return found
 
 
-ROOT_MARKERS = (".apc", ".git", "AGENTS.md")
-
-
-def _unlistable(tree: Path, cwd: Path, rel: str) -> Finding:
-    """IO005 for a folder that cannot be listed: its files are not checked (M4)."""
-    shown = display_root(tree / rel if rel != "." else tree, cwd) or "."
-    return io.IO_UNREADABLE.finding(
-        shown, "cannot list this folder (permissions?): the files in it were not checked"
-    )
-
-
-def _folder_link(tree: Path, cwd: Path, rel: str) -> Finding:
-    """IO004 for a symlinked agent folder that leads out of the tree: not followed."""
-    return io.IO_SYMLINK.finding(
-        display_root(tree / rel, cwd),
-        "symbolic link to a folder outside the project: agent tools follow it, apc does not, so "
-        "its files are not checked and are missing on another machine; commit the files instead",
-    )
-
-
-def find_root(start: Path) -> Path:
-    """The project root around ``start``, found the way git finds its top level: the nearest
-    ancestor (or ``start``) holding ``.apc/``; else the git work tree's top; else the nearest
-    folder with ``AGENTS.md``; else the folder itself."""
-    start = start.resolve()
-    folder = start if start.is_dir() else start.parent
-    chain = [folder, *folder.parents]
-    if any((c / ".apc").is_dir() for c in chain):
-        return next(c for c in chain if (c / ".apc").is_dir())
-    for marker in ROOT_MARKERS[1:]:
-        for candidate in chain:
-            if (candidate / marker).exists():
-                return candidate
-    return folder
-
-
-def _absolute(path: Path) -> Path:
-    """``path`` made absolute with its folders resolved (a symlinked file itself is kept)."""
-    path = path.absolute()
-    return path.resolve() if path.is_dir() else path.parent.resolve() / path.name
-
-
-def _under(path: Path, target: Path) -> bool:
-    return path == target or target in path.parents
-
-
 @dataclass
 class _Scan:
     """One project root scanned for a group of command-line targets."""
@@ -545,6 +463,15 @@ class _Scan:
     found: list[Finding] = field(default_factory=list)
     allowed: list[Finding] = field(default_factory=list)  # accepted by `apc: allow` comments
     outcomes: list[tuple[Project, Outcome]] = field(default_factory=list)  # batch runs only
+    lone: bool = False  # a lone .mdc was checked (its project's probes are not kept)
+
+    def probes(self) -> list[tuple[str, str, str, bool]]:
+        """What the checks of the scan's projects asked the disk (``Project.probe``)."""
+        return [
+            (os.fspath(project.root), question, rel, answer)
+            for project in self.projects
+            for (question, rel), answer in sorted(project.probes.items())
+        ]
 
     def recognised(self) -> list[tuple[Path | str, str, str]]:
         """(absolute path, display path, kind) of every contract file of the scan (the files
@@ -561,16 +488,6 @@ class _Scan:
                 kind = classify(rel) or "unknown"
                 out.append((project.root / rel, project.display_path(rel), kind))
         return out
-
-
-@dataclass
-class Validation:
-    """What `apc validate` found: the Result and which files were recognised as what."""
-
-    result: Result
-    listed: tuple[tuple[str, str], ...]  # (display path, kind) of every file looked at
-    skipped: tuple[str, ...]  # file arguments that are not agent-context files
-    allowed: tuple[Finding, ...] = ()  # findings an inline `apc: allow` comment accepted
 
 
 def _group(targets: Sequence[Path]) -> list[_Scan]:
@@ -590,6 +507,7 @@ def _run_scan(
     *,
     batch: bool = False,
     use_cache: bool = True,
+    gathered: Gathered | None = None,
 ) -> None:
     """Validate the scan's tree. ``batch``: the files whose checks need only themselves are
     known by their Outcomes (cached with ``use_cache``, on several processes for a large tree)
@@ -601,10 +519,14 @@ def _run_scan(
     ]
     known: dict[str, Allowances] = {}
     if batch:
-        layouts, scan.found = _layout(scan.root, cwd, policy, extra)
+        given = gathered.layouts.get(os.fspath(scan.root)) if gathered else None
+        if given is not None:  # listed by contract.warm for the run's key
+            layouts, scan.found = given[0], list(given[1])
+        else:
+            layouts, scan.found = _layout(scan.root, cwd, policy, extra)
         with Cache.open("validate", enabled=use_cache) as store:
             run = _run_digest(policy, profile) if store.enabled else ""
-            loaded, problems = _load_batch(layouts, profile, store, run)
+            loaded, problems = _load_batch(layouts, profile, store, run, gathered)
             scan.found += problems
             for here in loaded:
                 scan.found += _check_batch(here, store, run)
@@ -640,6 +562,7 @@ def _select(
         if target.is_dir() or os.fspath(target) in known:
             wanted.append(target)
         elif target.suffix == ".mdc":
+            scan.lone = True
             found += _validate_lone(target, cwd, profile)
             listed.append((display_root(target, cwd), "rule"))
         else:
@@ -702,6 +625,7 @@ def run_validate(
     selection: Selection | None = None,
     cache: bool = True,
     batch: bool = True,
+    gathered: Gathered | None = None,
 ) -> Validation:
     """Validate the projects holding ``paths`` (default: the project around ``cwd``) with
     their full context, and keep the findings about files under ``paths``.
@@ -725,20 +649,32 @@ def run_validate(
     listed: list[tuple[str, str]] = []
     skipped: list[str] = []
     allowed: list[Finding] = []
+    probes: list[tuple[str, str, str, bool]] | None = []
     for scan in scans:
-        _run_scan(scan, cwd, profile, policy, inline_allow, batch=batch, use_cache=cache)
+        _run_scan(
+            scan,
+            cwd,
+            profile,
+            policy,
+            inline_allow,
+            batch=batch,
+            use_cache=cache,
+            gathered=gathered,
+        )
         more, seen, skip = _select(scan, cwd, profile)
         found += policy.apply(more, display_root(scan.root, cwd))
         allowed += [f for f in scan.allowed if _wanted(_finding_path(f, cwd), scan.targets)]
         listed += seen
         skipped += skip
+        probes = None if probes is None or scan.lone else probes + scan.probes()
     if not listed:
         found.append(_nothing_found(targets, cwd, given=bool(paths)))
     found = [identified(replace(f, path=_shown(f.path, cwd))) for f in found]
     listed = [(_shown(shown, cwd), kind) for shown, kind in listed]
     result = Result.of(found, len(set(listed)), strict=policy.strict, skipped=len(skipped))
     accepted = tuple(replace(f, path=_shown(f.path, cwd)) for f in allowed)
-    return Validation(result, tuple(sorted(set(listed))), tuple(skipped), accepted)
+    kept = None if probes is None else tuple(probes)
+    return Validation(result, tuple(sorted(set(listed))), tuple(skipped), accepted, kept)
 
 
 DIGITS = re.compile(r"[0-9]+")
@@ -786,16 +722,8 @@ def rooted(outcome: Validation, cwd: Path | None = None) -> Validation:
         tuple(sorted((move(shown), kind) for shown, kind in outcome.listed)),
         tuple(move(shown) for shown in outcome.skipped),
         tuple(replace(f, path=move(f.path)) for f in outcome.allowed),
+        outcome.probes,
     )
-
-
-def report_root(cwd: Path) -> Path:
-    """The folder `apc validate` reports paths from: the git top level around ``cwd``, else
-    the project root (:func:`find_root`)."""
-    from apc_tools.core import git
-
-    top = git.toplevel(cwd)
-    return top.resolve() if top is not None else find_root(cwd)
 
 
 def _shown(path: str, cwd: Path) -> str:

@@ -225,7 +225,7 @@ def test_an_unlistable_folder_is_reported(tmp_path: Path) -> None:
 
 
 def test_an_unlistable_folder_becomes_io005(tmp_path: Path) -> None:
-    from apc_tools.contract.validate import _unlistable
+    from apc_tools.contract.listing import _unlistable
 
     finding = _unlistable(tmp_path, tmp_path, ".apc/agents")
     assert finding.rule == "IO005" and finding.path == ".apc/agents"

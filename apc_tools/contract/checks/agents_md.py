@@ -236,11 +236,8 @@ def _exists(project: Project, rel: str) -> bool:
         return True
     if rel in project.files or rel in project.folders:
         return True
-    target = project.root / rel  # files of a nested project, or git-ignored ones
-    try:
-        return target.exists() or target.is_symlink()
-    except (OSError, ValueError):  # a NUL byte or an over-long name: no such file
-        return False
+    # files of a nested project, or git-ignored ones (a NUL byte or an over-long name: False)
+    return project.probe("exists", rel)
 
 
 def resolve(doc_rel: str, path: str) -> str | None:

@@ -64,7 +64,7 @@ def check_coverage(doc: Doc, project: Project) -> Iterator[Finding]:
 
 def check_present(project: Project) -> Iterator[Finding]:
     if project.is_apc and ".apc/.gitignore" not in project.files:
-        if (project.root / ".apc" / ".gitignore").is_file():
+        if project.probe("is_file", ".apc/.gitignore"):
             return
         yield ABSENT.finding(
             project.display_path(".apc/.gitignore"),

@@ -1,0 +1,160 @@
+"""Discovery before any file is parsed, for `apc validate` and its whole-run result
+(:mod:`apc_tools.contract.warm`): the project root around a path, the projects of a tree and
+their files, the report root, and :class:`Validation`. It imports no parser and no check, so
+a run answered whole from the cache never loads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from apc_tools.contract.project import (
+    display_root,
+    list_files,
+    outside_folder_links,
+    owner,
+    project_roots,
+    roots_above,
+)
+from apc_tools.core import files as io
+from apc_tools.findings import Finding, Result
+
+if TYPE_CHECKING:  # pragma: no cover
+    from apc_tools.core.policy import Policy
+
+Probe = tuple[str, str, str, bool]  # (project root, question, rel, answer)
+
+
+@dataclass
+class Validation:
+    """What `apc validate` found: the Result and which files were recognised as what."""
+
+    result: Result
+    listed: tuple[tuple[str, str], ...]  # (display path, kind) of every file looked at
+    skipped: tuple[str, ...]  # file arguments that are not agent-context files
+    allowed: tuple[Finding, ...] = ()  # findings an inline `apc: allow` comment accepted
+    # What the checks asked the disk (``Project.probe``); None: the run cannot be stored whole
+    probes: tuple[Probe, ...] | None = ()
+
+
+@dataclass
+class Gathered:
+    """What :func:`apc_tools.contract.warm.run_key` listed and read, handed to the run it keys
+    so the run judges exactly the bytes of its key (and reads nothing twice): per scanned
+    root the layouts and listing findings, per project root the kinds, per (project root,
+    rel) the bytes or why they cannot be read."""
+
+    layouts: dict[str, tuple[list[_Layout], list[Finding]]] = field(default_factory=dict)
+    kinds: dict[str, dict[str, str]] = field(default_factory=dict)
+    data: dict[tuple[str, str], bytes | Finding] = field(default_factory=dict)
+
+
+def _text_of(root: Path, rel: str) -> str | None:
+    """A project file's text for discovery (a plugin marketplace), or None when unreadable (it
+    is no contract file itself, so nothing is reported about it)."""
+    read = io.read_text(root / rel, root, rel)
+    return None if isinstance(read, Finding) else read.text
+
+
+@dataclass
+class _Layout:
+    """One project of a scanned tree: its root and the files it owns (before any is read)."""
+
+    root: Path
+    display: str
+    local: list[str]
+    tracked: frozenset[str] | None
+
+
+def _layout(
+    tree: Path,
+    cwd: Path,
+    policy: Policy | None = None,
+    extra: Sequence[str] = (),
+) -> tuple[list[_Layout], list[Finding]]:
+    """The projects under ``tree`` and their files. ``extra`` are files (relative to ``tree``)
+    named on the command line that the listing left out (git-ignored). Folders that cannot be
+    listed are IO005 findings (M4)."""
+    unlistable: list[str] = []
+    files, tracked = list_files(tree, unlistable)
+    found: list[Finding] = [_unlistable(tree, cwd, rel) for rel in unlistable]
+    found += [_folder_link(tree, cwd, rel) for rel in outside_folder_links(tree, files)]
+    files = sorted(set(files).union(extra))
+    if policy is not None and policy.exclude:
+        files = [f for f in files if not policy.excluded(f)]
+    roots = project_roots(files)
+    root_set = frozenset(roots)
+    grouped: dict[str, list[str]] = {r: [] for r in roots}
+    for rel in files:
+        grouped[owner(rel, root_set)].append(rel)
+    # Each project sees every tracked file below its root (nested projects' too): files x depth.
+    tracked_in: dict[str, list[str]] = {r: [] for r in roots}
+    for rel in tracked or ():
+        for above in roots_above(rel, root_set):
+            tracked_in[above].append(rel[len(above) + 1 :] if above else rel)
+    layouts: list[_Layout] = []
+    for rel_root, members in grouped.items():
+        cut = len(rel_root) + 1 if rel_root else 0
+        local = [m[cut:] for m in members]
+        sub_tracked = None if tracked is None else frozenset(tracked_in[rel_root])
+        root = tree / rel_root if rel_root else tree
+        layouts.append(_Layout(root, display_root(root, cwd), local, sub_tracked))
+    return layouts, found
+
+
+ROOT_MARKERS = (".apc", ".git", "AGENTS.md")
+
+
+def _unlistable(tree: Path, cwd: Path, rel: str) -> Finding:
+    """IO005 for a folder that cannot be listed: its files are not checked (M4)."""
+    shown = display_root(tree / rel if rel != "." else tree, cwd) or "."
+    return io.IO_UNREADABLE.finding(
+        shown, "cannot list this folder (permissions?): the files in it were not checked"
+    )
+
+
+def _folder_link(tree: Path, cwd: Path, rel: str) -> Finding:
+    """IO004 for a symlinked agent folder that leads out of the tree: not followed."""
+    return io.IO_SYMLINK.finding(
+        display_root(tree / rel, cwd),
+        "symbolic link to a folder outside the project: agent tools follow it, apc does not, so "
+        "its files are not checked and are missing on another machine; commit the files instead",
+    )
+
+
+def find_root(start: Path) -> Path:
+    """The project root around ``start``, found the way git finds its top level: the nearest
+    ancestor (or ``start``) holding ``.apc/``; else the git work tree's top; else the nearest
+    folder with ``AGENTS.md``; else the folder itself."""
+    start = start.resolve()
+    folder = start if start.is_dir() else start.parent
+    chain = [folder, *folder.parents]
+    if any((c / ".apc").is_dir() for c in chain):
+        return next(c for c in chain if (c / ".apc").is_dir())
+    for marker in ROOT_MARKERS[1:]:
+        for candidate in chain:
+            if (candidate / marker).exists():
+                return candidate
+    return folder
+
+
+def _absolute(path: Path) -> Path:
+    """``path`` made absolute with its folders resolved (a symlinked file itself is kept)."""
+    path = path.absolute()
+    return path.resolve() if path.is_dir() else path.parent.resolve() / path.name
+
+
+def _under(path: Path, target: Path) -> bool:
+    return path == target or target in path.parents
+
+
+def report_root(cwd: Path) -> Path:
+    """The folder `apc validate` reports paths from: the git top level around ``cwd``, else
+    the project root (:func:`find_root`)."""
+    from apc_tools.core import git
+
+    top = git.toplevel(cwd)
+    return top.resolve() if top is not None else find_root(cwd)
