@@ -320,7 +320,9 @@ def _run(
     total = len(by_oid)
     for done, (oid, group) in enumerate(by_oid.items(), start=1):
         if judged is not None and oid in judged:
-            yield from judged[oid].merge(inspector)
+            one = judged[oid]
+            if one is not None:  # None: nothing found, stored or missing
+                yield from one.merge(inspector)
         elif oid in reading and oid not in absent:
             yield from stage.judge(oid, next(blobs)[1], inspector)
         else:
@@ -412,7 +414,7 @@ class _BlobStage:
         seen = None if plain else blob  # plain: nothing for the content detectors
         return _judge(oid, self.by_oid[oid], seen, plain, inspector, self.hits, self.cached)
 
-    def pooled(self, oids: list[str]) -> dict[str, _Judged] | None:
+    def pooled(self, oids: list[str]) -> dict[str, _Judged | None] | None:
         """Every blob of ``oids`` judged in chunks on every core, or None (serial: too few
         blobs, one CPU, no fork, ``APC_POOL_WORKERS=1``)."""
         from apc_tools.core import pool
@@ -423,26 +425,35 @@ class _BlobStage:
         parts = pool.chunks([1] * len(oids), workers)
         parent = os.getpid()
 
-        def work(index: int) -> list[_Judged]:
+        def work(index: int) -> list[_Judged | None]:
             part = [oids[i] for i in parts[index]]
             if os.getpid() == parent:  # the last chunk, or a failed worker's: this reader
                 return self._chunk(part, self.reader)
             with BlobReader(self.repo) as own:
                 return self._chunk(part, own)
 
-        out: dict[str, _Judged] = {}
+        out: dict[str, _Judged | None] = {}
         for index, results in enumerate(pool.map_parts(work, len(parts))):
             out.update(zip((oids[i] for i in parts[index]), results, strict=True))
         return out
 
-    def _chunk(self, oids: list[str], reader: BlobReader | _LazyReader) -> list[_Judged]:
-        out: list[_Judged] = []
+    def _chunk(self, oids: list[str], reader: BlobReader | _LazyReader) -> list[_Judged | None]:
+        out: list[_Judged | None] = []
         limit = self.inspector.settings.max_blob_bytes
+        results = self.inspector.results
+        storing = results is not None and results.enabled
+        recorder = _Recorder() if storing else None
+        inspector = replace(self.inspector, results=recorder, missing=[])  # type: ignore[arg-type]
         for oid, blob in reader.read_many(oids, limit):
-            recorder = _Recorder()
-            inspector = replace(self.inspector, results=recorder, missing=[])  # type: ignore[arg-type]
+            inspector.missing = []
+            if recorder is not None:
+                recorder.stored = []
             found = list(self.judge(oid, blob, inspector))
-            out.append(_Judged(found, recorder.stored, inspector.missing))
+            stored = recorder.stored if recorder is not None else []
+            if found or stored or inspector.missing:
+                out.append(_Judged(found, stored, inspector.missing))
+            else:
+                out.append(None)
         return out
 
 
