@@ -312,9 +312,7 @@ def _run(
     reading = set(todo)
     skipped = set(uncached) - reading  # the git pass found no literal in them
     to_read = [o for o in todo if o not in absent]
-    # Which groups the content detectors must see whatever the bytes (path-only: once each).
-    forced = {o for o in to_read if _group_must_read(by_oid[o], inspector, hits)}
-    stage = _BlobStage(repo, by_oid, inspector, hits, cached, check, forced, reader)
+    stage = _BlobStage(repo, by_oid, inspector, hits, cached, check, reader)
     judged = stage.pooled(to_read)
     blobs = iter(()) if judged is not None else stage.read(to_read)
     total = len(by_oid)
@@ -398,21 +396,21 @@ class _BlobStage:
     hits: Mapping[str, list[Detection]]
     cached: _Cached
     check: prefilter.Matcher | None
-    forced: set[str]  # blobs read whatever they hold (no literal test on them)
     reader: BlobReader | _LazyReader
 
     def read(self, oids: Sequence[str]) -> Iterator[tuple[str, gitio.Blob]]:
         return self.reader.read_many(oids, self.inspector.settings.max_blob_bytes)
 
     def judge(self, oid: str, blob: gitio.Blob, inspector: Inspector) -> Iterator[Finding]:
-        plain = (
+        group = self.by_oid[oid]
+        plain = (  # no literal test passes, at no path read whatever it holds (in the worker)
             self.check is not None
-            and oid not in self.forced
             and not blob.missing
             and not prefilter.needs_content(blob.data, blob.complete, self.check)
+            and not _group_must_read(group, self.inspector, self.hits)
         )
         seen = None if plain else blob  # plain: nothing for the content detectors
-        return _judge(oid, self.by_oid[oid], seen, plain, inspector, self.hits, self.cached)
+        return _judge(oid, group, seen, plain, inspector, self.hits, self.cached)
 
     def pooled(self, oids: list[str]) -> dict[str, _Judged | None] | None:
         """Every blob of ``oids`` judged in chunks on every core, or None (serial: too few
