@@ -57,7 +57,9 @@ from timing import (
     Sample,
     Series,
     Verdict,
+    cache_state,
     has_no_cache,
+    inherited_switches,
     load,
     ratio_line,
     run_child,
@@ -124,11 +126,13 @@ TARGET_COLD, TARGET_WARM, TARGET_CHANGE, TARGET_HISTORY = 1.5, 0.5, 1.2, 0.2
 class Bench:
     """The apc under test, the scratch folder for cache folders, and the mismatches so far."""
 
-    def __init__(self, apc: list[str], scratch: Path) -> None:
+    def __init__(self, apc: list[str], scratch: Path, prefilter: Sequence[str] = ()) -> None:
         self.apc = apc
         self.scratch = scratch
+        self.prefilter = list(prefilter)  # APC_PREFILTER values for extra cold rows
         self.no_cache = has_no_cache(apc, "boundary")
         self.mismatches: list[str] = []
+        self.written: bool | None = None  # whether a warm-up wrote to its cache folder
         done = subprocess.run([*apc, "--version"], capture_output=True, text=True)
         self.version = (done.stdout or done.stderr).strip() or "?"
 
@@ -137,14 +141,17 @@ class Bench:
         self.scratch.mkdir(parents=True, exist_ok=True)
         return Path(tempfile.mkdtemp(prefix=f"{name}-", dir=self.scratch))
 
-    def apc_run(self, args: Sequence[str], cwd: Path, cache: Path) -> Sample:
+    def apc_run(
+        self, args: Sequence[str], cwd: Path, cache: Path, prefilter: str | None = None
+    ) -> Sample:
         """One timed apc run with ``cache`` as XDG_CACHE_HOME (exit 0 or 1: a complete scan)."""
-        return run_child([*self.apc, *args], cwd, {"XDG_CACHE_HOME": str(cache)})
+        env = {"XDG_CACHE_HOME": str(cache), "APC_PREFILTER": prefilter}
+        return run_child([*self.apc, *args], cwd, env)
 
-    def cold(self, args: Sequence[str], cwd: Path) -> Sample:
+    def cold(self, args: Sequence[str], cwd: Path, prefilter: str | None = None) -> Sample:
         cache = self.cache_dir("cold")
         try:
-            return self.apc_run(args, cwd, cache)
+            return self.apc_run(args, cwd, cache, prefilter)
         finally:
             shutil.rmtree(cache, ignore_errors=True)
 
@@ -159,14 +166,23 @@ class Bench:
         finally:
             shutil.rmtree(cache, ignore_errors=True)
 
+    def filled(self, cache: Path) -> str:
+        """After the warm-up: print the cache state; the note for the warm rows."""
+        self.written = any(cache.iterdir())
+        print(f"  cache: {cache_state(self.no_cache, self.written)}")
+        return "" if self.written else "(no cache written: a warm run is a cold run)"
+
     def agree(self, label: str, verdicts: dict[str, Verdict]) -> None:
         if not same_verdicts(label, verdicts):
             self.mismatches.append(label)
 
-    def header(self, title: str) -> None:
-        cache = "available (--no-cache)" if self.no_cache else "not available"
+    def header(self, title: str, modes: bool = False) -> None:
         print(f"\n== {title}")
-        print(f"  apc: {shlex.join(self.apc)} ({self.version}); cache: {cache}")
+        print(f"  apc: {shlex.join(self.apc)} ({self.version})")
+        if modes and self.prefilter:
+            print(f"  extra cold rows with APC_PREFILTER={', '.join(self.prefilter)}")
+        if note := inherited_switches():
+            print(note)
         print(f"  at start: {load()}")
 
 
@@ -208,12 +224,18 @@ def git(
     return subprocess.run(command, cwd=cwd, env=env, check=check, capture_output=True, input=stdin)
 
 
-def build(root: Path, files: int, megabytes: int, max_file: int) -> tuple[int, int]:
+def build(
+    root: Path,
+    files: int,
+    megabytes: int,
+    max_file: int,
+    pool: Iterator[tuple[str, bytes]] | None = None,
+) -> tuple[int, int]:
     """A repository of at least ``files`` files and ``megabytes`` MB, every blob distinct."""
     root.mkdir(parents=True)
     git(root, "init", "-q", "-b", "main")
     total = count = 0
-    pool = source_pool(max_file)
+    pool = pool or source_pool(max_file)
     while count < files or total < megabytes * 1_000_000:
         suffix, text = next(pool)
         data = text + COMMENT[suffix] % count
@@ -264,12 +286,12 @@ def apc_command(given: str | None) -> list[str]:
 
 
 def table(rows: dict[str, Series]) -> None:
-    print(f"  {'measure':<26} {'runs':>4} {'median wall':>12} {'best wall':>10} {'median cpu':>11}")
+    print(f"  {'measure':<31} {'runs':>4} {'median wall':>12} {'best wall':>10} {'median cpu':>11}")
     for name, series in rows.items():
         if not series.samples:
             continue
         print(
-            f"  {name:<26} {len(series.samples):>4} {series.wall:>11.3f}s {series.best:>9.3f}s "
+            f"  {name:<31} {len(series.samples):>4} {series.wall:>11.3f}s {series.best:>9.3f}s "
             f"{series.cpu:>10.3f}s"
         )
 
@@ -305,14 +327,13 @@ def tracked(big: Path, bench: Bench, runs: int) -> list[dict[str, object]]:
     files = tracked_files(big)
     sources = [p for p in files if Path(p).suffix in CHANGE]
     changed = sources[:: max(1, len(sources) // 10)][:10]
-    bench.header(f"tracked: {len(files)} files, {runs} rounds, apc against git grep")
+    bench.header(f"tracked: {len(files)} files, {runs} rounds, apc against git grep", True)
     grep = ["git", "grep", "-I", "-F", *(x for m in MARKERS for x in ("-e", m)), "HEAD"]
     args = ["boundary", "--tracked", "--format", "json"]
     warm_cache = bench.cache_dir("warm")
     run_child(grep, big)  # warm-up: page cache
     filled = bench.apc_run(args, big, warm_cache)  # warm-up, and it fills the warm cache
-    if bench.no_cache and not any(warm_cache.iterdir()):
-        print(f"  NOTE: a run wrote nothing to XDG_CACHE_HOME ({warm_cache})")
+    note = bench.filled(warm_cache)
     rows = {
         "git grep -I -F (floor)": Series("grep"),
         "apc cold": Series("cold"),
@@ -321,6 +342,8 @@ def tracked(big: Path, bench: Bench, runs: int) -> list[dict[str, object]]:
         "apc --no-cache": Series("no-cache"),
     }
     grep_s, cold_s, warm_s, change_s, none_s = rows.values()
+    modes = {m: Series(f"cold APC_PREFILTER={m}") for m in bench.prefilter}
+    rows.update({f"apc cold, APC_PREFILTER={m}": series for m, series in modes.items()})
     nonce = uuid.uuid4().hex[:8]
     change_verdicts: dict[str, Verdict] = {}
     for i in range(runs):
@@ -329,6 +352,8 @@ def tracked(big: Path, bench: Bench, runs: int) -> list[dict[str, object]]:
         warm_s.samples.append(bench.apc_run(args, big, warm_cache))
         if bench.no_cache:
             none_s.samples.append(bench.uncached(args, big))
+        for mode, series in modes.items():
+            series.samples.append(bench.cold(args, big, mode))
         commit_change(big, changed, f"{nonce}-{i}")
         try:
             change_s.samples.append(bench.apc_run(args, big, warm_cache))
@@ -341,17 +366,18 @@ def tracked(big: Path, bench: Bench, runs: int) -> list[dict[str, object]]:
     table(rows)
     print(f"  at end: {load()}")
     results: list[dict[str, object]] = []
-    note = "" if bench.no_cache else "(cache not available: a warm run is a cold run)"
     judge(results, "tracked cold / git grep", cold_s, grep_s, TARGET_COLD)
     judge(results, "tracked warm / git grep", warm_s, grep_s, TARGET_WARM, note)
     judge(results, "tracked 10-file change / warm", change_s, warm_s, TARGET_CHANGE)
     if none_s.samples:
         judge(results, "tracked --no-cache / git grep (reference)", none_s, grep_s, None)
+    for mode, series in modes.items():
+        judge(results, f"tracked cold APC_PREFILTER={mode} / git grep", series, grep_s, None)
     verdicts = {"fill": verdict(filled.stdout)}
-    for series in (cold_s, warm_s, none_s):
+    for series in (cold_s, warm_s, none_s, *modes.values()):
         for n, sample in enumerate(series.samples):
             verdicts[f"{series.name} {n + 1}"] = verdict(sample.stdout)
-    bench.agree("tracked: cold / warm / --no-cache", verdicts)
+    bench.agree("tracked: cold / warm / --no-cache / prefilter modes", verdicts)
     bench.agree("tracked: after the change, warm / cold", change_verdicts)
     if verdicts["fill"].findings < len(PLANTED):
         print(f"  NOTE: fewer findings than the {len(PLANTED)} planted leaks")
@@ -444,14 +470,20 @@ def history_blob(text: bytes, suffix: str, rev: int) -> bytes:
     return text + (COMMENT[suffix] % rev).replace(b"copy", b"rev")
 
 
-def build_history(root: Path, commits: int, files: int, seed: int = 19) -> int:
+def build_history(
+    root: Path,
+    commits: int,
+    files: int,
+    seed: int = 19,
+    pool: Iterator[tuple[str, bytes]] | None = None,
+) -> int:
     """A ``commits``-commit repository from one ``git fast-import`` stream: the first commit adds
     ``files`` source files, each later one changes 1-4 of them, every 25th adds a file, and
     commit ``commits // 10`` adds a Claude Code session that 50 commits later are deleted."""
     root.mkdir(parents=True)
     git(root, "init", "-q", "-b", "main")
     rng = random.Random(seed)
-    pool = source_pool(4000)
+    pool = pool or source_pool(4000)
     texts: dict[str, tuple[str, bytes]] = {}
 
     def new_path(n: int) -> str:
@@ -514,29 +546,34 @@ def history(work: Path, bench: Bench, args: argparse.Namespace) -> list[dict[str
         print(f"  {args.history_commits} commits, {count} files at the tip, gc done")
     commits = git(repo, "rev-list", "--count", "HEAD").stdout.decode().strip()
     runs = args.history_runs or args.runs
-    bench.header(f"history: {commits} commits, {runs} rounds, cold against a warm re-run")
+    bench.header(f"history: {commits} commits, {runs} rounds, cold against a warm re-run", True)
     cmd = ["boundary", "--history", "--format", "json"]
     warm_cache = bench.cache_dir("hwarm")
     filled = bench.apc_run(cmd, repo, warm_cache)  # fills the warm cache
+    note = bench.filled(warm_cache)
     cold_s, warm_s, none_s = Series("cold"), Series("warm"), Series("no-cache")
+    modes = {m: Series(f"cold APC_PREFILTER={m}") for m in bench.prefilter}
     for _ in range(runs):
         cold_s.samples.append(bench.cold(cmd, repo))
         warm_s.samples.append(bench.apc_run(cmd, repo, warm_cache))
         if bench.no_cache:
             none_s.samples.append(bench.uncached(cmd, repo))
+        for mode, series in modes.items():
+            series.samples.append(bench.cold(cmd, repo, mode))
     shutil.rmtree(warm_cache, ignore_errors=True)
-    table({"apc cold": cold_s, "apc warm re-run": warm_s, "apc --no-cache": none_s})
+    rows = {"apc cold": cold_s, "apc warm re-run": warm_s, "apc --no-cache": none_s}
+    rows.update({f"apc cold, APC_PREFILTER={m}": series for m, series in modes.items()})
+    table(rows)
     print(f"  at end: {load()}")
     results: list[dict[str, object]] = []
-    note = "" if bench.no_cache else "(cache not available: a warm run is a cold run)"
     judge(results, "history warm / cold", warm_s, cold_s, TARGET_HISTORY, note)
     print(f"  verdict cold: {verdict(cold_s.samples[-1].stdout)}")
     print(f"  verdict warm: {verdict(warm_s.samples[-1].stdout)}")
     verdicts = {"fill": verdict(filled.stdout)}
-    for series in (cold_s, warm_s, none_s):
+    for series in (cold_s, warm_s, none_s, *modes.values()):
         for n, sample in enumerate(series.samples):
             verdicts[f"{series.name} {n + 1}"] = verdict(sample.stdout)
-    bench.agree("history: cold / warm / --no-cache", verdicts)
+    bench.agree("history: cold / warm / --no-cache / prefilter modes", verdicts)
     if verdicts["fill"].findings == 0:
         print("  MISMATCH (history): the planted session was not reported")
         bench.mismatches.append("history: planted session")
@@ -559,7 +596,9 @@ def run(args: argparse.Namespace) -> tuple[list[object], list[str]]:
         print(f"  {count} files, {size / 1e6:.0f} MB, every blob distinct, gc done")
     if (big / ".git").exists():
         base(big)
-    bench = Bench(apc_command(args.apc), Path(tempfile.mkdtemp(prefix="apc-bench-cache-")))
+    scratch = Path(tempfile.mkdtemp(prefix="apc-bench-cache-"))
+    modes = [m.strip() for m in (args.prefilter or "").split(",") if m.strip()]
+    bench = Bench(apc_command(args.apc), scratch, modes)
     results: list[object] = []
     try:
         if "tracked" in parts:
@@ -596,6 +635,11 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the built repositories")
     parser.add_argument("--apc", help="the apc command (default: apc on PATH, else python -m)")
     parser.add_argument("--detect-secrets", help="the detect-secrets command")
+    parser.add_argument(
+        "--prefilter",
+        help="also time cold runs with APC_PREFILTER set to each of these (e.g. 0,git), "
+        "their verdicts compared too",
+    )
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
     compile_apc()

@@ -11,10 +11,14 @@ does, see installed.py), and times whole processes, each in a folder outside any
 * ``python -m apc_tools --version`` (the lightest command).
 
 It prints the median and best wall time and the median CPU (user+sys of the child) of
-``--runs`` runs after one warm-up, for both trees, and their difference.
+``--runs`` runs after one warm-up, for both trees (alternating run by run), and their
+difference. ``--after REF`` takes
+the second tree from a commit too (default: this checkout as it is on disk), so the start-up
+budget of one main can be compared with another's:
 
     python bench/startup.py                   # 30 runs each
     python bench/startup.py --runs 50 --before a42d565
+    python bench/startup.py --before bac5249 --after main   # main before / after a merge
 """
 
 from __future__ import annotations
@@ -84,20 +88,33 @@ def once(tree: Path, args: list[str], cwd: Path) -> tuple[float, float]:
     return wall, usage.ru_utime + usage.ru_stime
 
 
-def series(tree: Path, args: list[str], cwd: Path, runs: int) -> dict[str, float]:
-    once(tree, args, cwd)  # warm-up: file cache, bytecode
-    samples = [once(tree, args, cwd) for _ in range(runs)]
-    walls = [s[0] for s in samples]
+def series(
+    trees: dict[str, Path], args: list[str], cwd: Path, runs: int
+) -> dict[str, dict[str, float]]:
+    """Per tree: median and best wall, median CPU of ``runs`` runs, the trees alternating run
+    by run (so the machine's load weighs on both), after one warm-up each."""
+    for tree in trees.values():
+        once(tree, args, cwd)  # warm-up: file cache, bytecode
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
+    for _ in range(runs):
+        for name, tree in trees.items():
+            samples[name].append(once(tree, args, cwd))
     return {
-        "median": statistics.median(walls),
-        "best": min(walls),
-        "cpu": statistics.median(s[1] for s in samples),
+        name: {
+            "median": statistics.median(s[0] for s in got),
+            "best": min(s[0] for s in got),
+            "cpu": statistics.median(s[1] for s in got),
+        }
+        for name, got in samples.items()
     }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", default=BEFORE, help="the commit to compare with")
+    parser.add_argument(
+        "--after", help="the commit to measure (default: this checkout, as it is on disk)"
+    )
     parser.add_argument("--runs", type=int, default=30, help="timed runs per measure")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="apc-startup-") as tmp:
@@ -105,16 +122,21 @@ def main() -> int:
         work.mkdir()
         (work / "h.json").write_text(json.dumps(history()), encoding="utf-8")
         trees = {f"before ({args.before})": extract(args.before, Path(tmp) / "before")}
-        trees["after (this checkout)"] = ROOT
+        if args.after:
+            trees[f"after ({args.after})"] = extract(args.after, Path(tmp) / "after")
+        else:
+            trees["after (this checkout)"] = ROOT
         for tree in trees.values():
             compileall.compile_dir(str(tree / "apc_tools"), quiet=1)
         commands = {
             "apc repair h.json -o out.json": ["repair", "h.json", "-o", "out.json"],
             "apc --version": ["--version"],
         }
+        one, five, _ = os.getloadavg()
+        print(f"load avg {one:.2f} / {five:.2f} (1/5 min, {os.cpu_count()} cpus) at start")
         print(f"{'command':32} {'tree':28} {'median':>8} {'best':>8} {'cpu':>8}")
         for label, argv in commands.items():
-            results = {name: series(tree, argv, work, args.runs) for name, tree in trees.items()}
+            results = series(trees, argv, work, args.runs)
             for name, r in results.items():
                 print(
                     f"{label:32} {name:28} {r['median'] * 1000:6.1f}ms "
@@ -122,7 +144,10 @@ def main() -> int:
                 )
             first, last = results.values()
             delta = (last["median"] - first["median"]) * 1000
-            print(f"{'':32} {'difference (median)':28} {delta:+6.1f}ms")
+            cpu = (last["cpu"] - first["cpu"]) * 1000
+            print(f"{'':32} {'difference (median)':28} {delta:+6.1f}ms {'':8} {cpu:+6.1f}ms")
+        one, five, _ = os.getloadavg()
+        print(f"load avg {one:.2f} / {five:.2f} at end")
     return 0
 
 

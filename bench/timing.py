@@ -35,16 +35,36 @@ class Sample:
     stderr: bytes
 
 
+# apc's switches that would make a cold run warm or bypass what is measured: never inherited;
+# a benchmark sets them itself where it means to.
+SWITCHES = ("APC_NO_CACHE", "APC_PREFILTER")
+
+
+def child_env(env: Mapping[str, str | None] | None = None) -> dict[str, str]:
+    """The environment of a timed child: ours without apc's switches, then ``env`` (a None
+    value removes the variable)."""
+    merged: dict[str, str | None] = {**os.environ, "NO_COLOR": "1"}
+    merged.update(dict.fromkeys(SWITCHES))
+    merged.update(env or {})
+    return {k: v for k, v in merged.items() if v is not None}
+
+
+def inherited_switches() -> str:
+    """A note naming apc's switches set in our environment (they are not passed on)."""
+    found = [f"{k}={os.environ[k]}" for k in SWITCHES if k in os.environ]
+    return f"  NOTE: not passed to apc: {', '.join(found)}" if found else ""
+
+
 def run_child(
     command: Sequence[str],
     cwd: Path | None = None,
-    env: Mapping[str, str] | None = None,
+    env: Mapping[str, str | None] | None = None,
     ok: Sequence[int] = (0, 1),
 ) -> Sample:
     """Run ``command`` once and time it; exit with a message when its status is not in ``ok``.
 
     CPU and RSS are the child's own (``os.wait4``), not the cumulative ``RUSAGE_CHILDREN``."""
-    full_env = {**os.environ, "NO_COLOR": "1", **(env or {})}
+    full_env = child_env(env)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         child = subprocess.Popen(
@@ -145,9 +165,23 @@ def has_no_cache(apc: Sequence[str], subcommand: str, env: Mapping[str, str] | N
         [*apc, subcommand, "--help"],
         capture_output=True,
         text=True,
-        env={**os.environ, **(env or {})},
+        env=child_env(env),
     )
     return "--no-cache" in done.stdout
+
+
+def cache_state(flag: bool, written: bool | None) -> str:
+    """What the header says about apc's cache: the --no-cache flag, and whether the warm-up
+    wrote anything under its XDG_CACHE_HOME (None: not known yet)."""
+    if flag:
+        state = "available (--no-cache)"
+    elif written:
+        state = "written to XDG_CACHE_HOME, but no --no-cache flag"
+    else:
+        state = "not available"
+    if written is False and flag:
+        state += ", but the warm-up wrote nothing to XDG_CACHE_HOME"
+    return state
 
 
 def ratio_line(name: str, value: float, cpu: float, target: float | None, note: str = "") -> str:

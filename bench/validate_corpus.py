@@ -55,7 +55,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from installed import compile_apc
-from timing import Verdict, has_no_cache, load, same_verdicts, verdict
+from timing import (
+    Verdict,
+    cache_state,
+    child_env,
+    has_no_cache,
+    inherited_switches,
+    load,
+    same_verdicts,
+    verdict,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 # ../shared/corpus beside the checkout (as in CI), else the team's shared folder.
@@ -209,7 +218,7 @@ def run_once(
     assert tool.command
     argv = [*tool.command, *(a.replace("{dir}", str(target)) for a in tool.args), *extra]
     stdout, stderr = out_dir / f"{tool.name}.out", out_dir / f"{tool.name}.err"
-    full_env = {**os.environ, **tool.env, "NO_COLOR": "1", **(env or {})}
+    full_env = child_env({**tool.env, **(env or {})})
     with stdout.open("wb") as out, stderr.open("wb") as err:
         start = time.perf_counter()
         child = subprocess.Popen(
@@ -375,13 +384,15 @@ def measure(
     scratch: Path,
     edits: Edits,
     check: list[Variant],
-) -> None:
+) -> bool | None:
     """``count`` rounds over ``variants`` (one run of each per round, so the load weighs on all),
     after one warm-up of each tool (page cache, .pyc; for apc it fills the warm cache).
 
     In per-repo mode a sample is one run per repository folder, summed. The verdict of each
-    apc run is kept; on the last round the changed tree is also judged cold (``check``)."""
+    apc run is kept; on the last round the changed tree is also judged cold (``check``).
+    Returns whether apc's warm-up wrote to its cache folder (None: no apc)."""
     caches = Caches(scratch)
+    written = None
     try:
         warmed: set[str] = set()
         for variant in variants:
@@ -390,6 +401,8 @@ def measure(
                 warm = Variant("warm-up", variant.tool, "warm" if variant.cache else "")
                 run = one_run(warm, targets, scratch, caches, edits, -1)
                 variant.filled = run.verdict
+                if variant.tool.name == "apc":
+                    written = any(caches.warm.iterdir())
         for n in range(count):
             for variant in variants:
                 if not variant.tool.command:
@@ -411,6 +424,7 @@ def measure(
         shutil.rmtree(caches.root, ignore_errors=True)
     for variant in variants:
         variant.timing = summarise(variant, count)
+    return written
 
 
 def summarise(variant: Variant, count: int) -> Timing:
@@ -448,7 +462,9 @@ def cpu_ratio(a: Timing | None, b: Timing | None) -> str:
 
 
 def report(timings: dict[str, Timing], files: int, mode: str, cache: str, start: str) -> list[str]:
-    lines = [f"staged files: {files}   mode: {mode}   apc cache: {cache}", f"at start: {start}", ""]
+    lines = [f"staged files: {files}   mode: {mode}   apc cache: {cache}", f"at start: {start}"]
+    lines += [note] if (note := inherited_switches()) else []
+    lines.append("")
     head = f"{'tool':<19} {'version':<18} {'runs':>4} {'median s':>9} {'min s':>7} {'cpu s':>7} "
     head += f"{'files/s':>8} "
     lines.append(head + f"{'peak RSS':>9} {'findings':>8} {'files seen':>10}  note")
@@ -469,7 +485,7 @@ def report(timings: dict[str, Timing], files: int, mode: str, cache: str, start:
     )
     agnix, skillsaw = timings.get("agnix"), timings.get("skillsaw")
     broken = bool(cold and cold.problem)
-    note = "" if cache.startswith("available") else " (cache not available: warm = cold)"
+    note = "" if "written" in cache or "available (" in cache else " (no cache: warm = cold)"
     for label, a, b, target, most in (
         ("apc cold / agnix", cold, agnix, APC_TARGET, True),
         ("apc warm / agnix", warm, agnix, WARM_TARGET, True),
@@ -563,14 +579,13 @@ def run(options: argparse.Namespace, scratch: Path) -> int:
     start = machine_load()
     found = {t.name: t for t in tools(options) if not options.only or t.name in options.only}
     rounds: list[Variant] = []
-    cache = "-"
+    cache, no_cache = "-", False
     check: list[Variant] = []
     if "agnix" in found:
         rounds.append(Variant("agnix", found["agnix"]))
     if "apc" in found:
         apc = found["apc"]
         no_cache = bool(apc.command) and has_no_cache([*(apc.command or [])], "validate", apc.env)
-        cache = "available (--no-cache)" if no_cache else "not available"
         rounds += [
             Variant("apc cold", apc, "cold"),
             Variant("apc warm", apc, "warm"),
@@ -580,7 +595,9 @@ def run(options: argparse.Namespace, scratch: Path) -> int:
             rounds.append(Variant("apc --no-cache", apc, "cold", extra=("--no-cache",)))
         check = [Variant("apc 10-file change, cold", apc, "cold", change=True)]
     edits = Edits(tree)
-    measure(rounds, targets, options.runs, outputs, edits, check)
+    written = measure(rounds, targets, options.runs, outputs, edits, check)
+    if "apc" in found:
+        cache = cache_state(no_cache, written)
     slow = [Variant("skillsaw", found["skillsaw"])] if "skillsaw" in found else []
     measure(slow, targets, options.skillsaw_runs or options.runs, outputs, edits, [])
     timings = {v.key: v.timing for v in rounds + slow if v.timing}

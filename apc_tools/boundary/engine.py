@@ -110,6 +110,8 @@ class Inspector:
 
     def path_detections(self, path: str) -> list[Detection]:
         low = path.casefold()
+        if not self.homes and paths.no_path_rule(low, self.extra_paths):  # most paths
+            return []
         found = list(paths.detect_path(low, self.extra_paths))
         if not found and self.homes:
             found = list(paths.detect_home(low, self.homes))
@@ -227,7 +229,9 @@ def _scan_with(repo: Repo, options: Options, progress: Progress | None, listing:
     scope.check(source.entries)
     settings, baseline, notes = _policy(repo, options, source)
     settings = settings.selected(options.selection)
-    entries = [e for e in source.entries if not settings.excluded(e.path)]
+    entries = source.entries
+    if settings.exclude:
+        entries = [e for e in entries if not settings.excluded(e.path)]
     secrets = options.secrets or settings.secrets
     inspector = Inspector(
         settings,
@@ -316,8 +320,11 @@ def _run(
     judged = stage.pooled(to_read)
     blobs = iter(()) if judged is not None else stage.read(to_read)
     total = len(by_oid)
+    quiet = cached.quiet  # a warm run: most blobs, nothing to yield and nothing to read
     for done, (oid, group) in enumerate(by_oid.items(), start=1):
-        if judged is not None and oid in judged:
+        if oid in quiet:  # a warm run: cached, nothing to yield, nothing to read
+            pass
+        elif judged is not None and oid in judged:
             one = judged[oid]
             if one is not None:  # None: nothing found, stored or missing
                 yield from one.merge(inspector)
@@ -514,11 +521,12 @@ class _Cached:
     keys: dict[tuple[str, str], bytes] = field(default_factory=dict)
     found: dict[tuple[str, str], list[Finding]] = field(default_factory=dict)
     whole: set[str] = field(default_factory=set)
+    quiet: set[str] = field(default_factory=set)  # of whole: nothing found, no path rule hit
 
     def get(self, entry: Entry) -> tuple[bytes | None, list[Finding] | None]:
         at = (entry.oid, entry.path)
         found = self.found.get(at)
-        if found is not None:  # loaded once per (oid, path); the commit is this entry's
+        if found:  # loaded once per (oid, path); the commit is this entry's
             found = [replace(f, commit=entry.commit) for f in found]
         return self.keys.get(at), found
 
@@ -546,29 +554,44 @@ def _cached(
     if store is None or not store.enabled:
         return out
     make, keys = store.key, out.keys
+    link, file = verdicts.LINK, verdicts.FILE
+    loud: set[str] = set()  # blobs with a path rule hit, a submodule, or a finding
     for oid, group in by_oid.items():
         if oid in absent:  # never answered from the cache: a missing blob is exit 2
             continue
         for entry in group:
-            at = (oid, entry.path)
-            if at in keys or entry.is_submodule:
+            path, mode = entry.path, entry.mode
+            at = (oid, path)
+            if mode == gitio.SUBMODULE_MODE:
+                loud.add(oid)
                 continue
-            if entry.is_symlink:
-                keys[at] = make(verdicts.LINK, oid, entry.path)
+            if at in keys:
+                continue
+            if hits[path]:
+                loud.add(oid)
+            if mode == gitio.SYMLINK_MODE:
+                keys[at] = make(link, oid, path)
             else:
-                keys[at] = make(verdicts.FILE, oid, entry.path, bool(hits[entry.path]))
+                keys[at] = make(file, oid, path, bool(hits[path]))
     if not out.keys:
         return out
     values = store.get_many(list(keys.values()))
     found, missed = out.found, set()
+    empty: list[Finding] = []  # shared by every blob stored empty (never changed in place)
     for at, k in keys.items():
         value = values.get(k)
+        if value == b"[]":  # most blobs
+            found[at] = empty
+            continue
         listed = None if value is None else verdicts.load(value, Entry("", at[0], at[1]))
         if listed is None:
             missed.add(at[0])
         else:
             found[at] = listed
+            if listed:
+                loud.add(at[0])
     out.whole = {at[0] for at in keys if at[0] not in missed}  # every path of it answered
+    out.quiet = out.whole - loud
     return out
 
 

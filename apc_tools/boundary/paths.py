@@ -449,7 +449,14 @@ def home_folders(paths: Iterable[str]) -> dict[str, HomeFolder]:
     `.claude/` that holds `projects/`, a `.codex/` that holds `sessions/`, ..."""
     found: dict[str, HomeFolder] = {}
     wanted = {f"{h.folder}/{h.marker}/": h for h in HOME_FOLDERS}
-    for path in paths:
+    listed = list(paths)
+    # One case-folded text of every path (casefold maps no character to a newline, nor a
+    # newline to another): a needle absent from it is absent from every path (most trees).
+    every = "\n".join(listed).casefold()
+    wanted = {n: h for n, h in wanted.items() if n in every}
+    if not wanted:
+        return found
+    for path in listed:
         low = "/" + path.casefold()
         for needle, home in wanted.items():
             at = low.find("/" + needle)
@@ -539,6 +546,15 @@ class Compiled:
     rules: tuple[tuple[str, tuple[str, ...], PathRule], ...] = ()
     by_segment: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     wild: tuple[int, ...] = ()
+    segments: frozenset[str] = frozenset()  # the keys of by_segment
+    wild_needles: re.Pattern[str] | None = None  # any needle of a wild rule (None: no such)
+
+    def rejects(self, low: str, parts: list[str]) -> bool:
+        """No rule can match ``low`` (split into ``parts``): it has no segment a rule names,
+        nor the needle of a wild rule (every rule needs its needle in the path)."""
+        if not self.segments.isdisjoint(parts):
+            return False
+        return self.wild_needles is None or self.wild_needles.search(low) is None
 
     def candidates(self, parts: list[str]) -> Sequence[int]:
         by = self.by_segment
@@ -559,7 +575,13 @@ def compile_table(table: tuple[PathRule, ...]) -> Compiled:
             wild.append(i)
         else:
             index.setdefault(literal, []).append(i)
-    return Compiled(rules, {k: tuple(v) for k, v in index.items()}, tuple(wild))
+    return Compiled(
+        rules,
+        {k: tuple(v) for k, v in index.items()},
+        tuple(wild),
+        frozenset(index),
+        re.compile("|".join(re.escape(rules[i][0]) for i in wild)) if wild else None,
+    )
 
 
 _WILD = re.compile(r"[*?\[\]{}]")
@@ -580,6 +602,8 @@ def match_table(table: Compiled, low: str) -> PathRule | None:
     if not table.rules:
         return None
     parts = low.split("/")
+    if table.rejects(low, parts):  # most paths
+        return None
     for index in table.candidates(parts):
         needle, glob, path_rule = table.rules[index]
         if needle in low and segments_match(glob, tuple(parts)):
@@ -605,9 +629,17 @@ APC_TABLE = compile_table(APC_FORBIDDEN)
 TOOL_TABLE = compile_table(TOOL_PATHS)
 
 
+def no_path_rule(low: str, extra: Compiled | None = None) -> bool:
+    """:func:`detect_path` finds nothing in ``low`` (decided without building a detection)."""
+    if ".apc/" in low:
+        return False
+    parts = low.split("/")
+    return TOOL_TABLE.rejects(low, parts) and (extra is None or extra.rejects(low, parts))
+
+
 def detect_path(low: str, extra: Compiled | None = None) -> Iterator[Detection]:
     """BPA detections for the case-folded repository path ``low``."""
-    inner = apc_relative(low)
+    inner = apc_relative(low) if ".apc/" in low else None
     if inner:
         hit = match_table(APC_TABLE, inner)
         if hit is not None:
@@ -618,7 +650,9 @@ def detect_path(low: str, extra: Compiled | None = None) -> Iterator[Detection]:
                 match=hit.glob,
             )
             return
-    hit = match_table(TOOL_TABLE, low) or (match_table(extra, low) if extra else None)
+    hit = match_table(TOOL_TABLE, low)
+    if hit is None and extra is not None and extra.rules:
+        hit = match_table(extra, low)
     if hit is not None:
         yield Detection(
             TOOL_PATH,

@@ -113,7 +113,7 @@ def tracked(repo: Repo, scope: Scope) -> Source:
     if commit is None:
         return Source([])
     whole = list(gitio.tree_entries(repo, commit))
-    entries = [e for e in whole if scope.covers(e.path)]
+    entries = whole if scope.paths is None else [e for e in whole if scope.covers(e.path)]
     return Source(entries, commit=commit, tree_size=len(whole))
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -316,20 +317,36 @@ def _tokens(out: bytes) -> list[bytes]:
 def tree_entries(repo: Repo, rev: str) -> Iterator[Entry]:
     """Every blob and gitlink of the tree at ``rev`` (``ls-tree -r``), whole repository."""
     out = run(repo.root, ["ls-tree", "-r", "-z", "--full-tree", rev])
+    for meta, name in _records(out):
+        mode, kind, oid = meta.split(" ")
+        if kind == "blob" or kind == "commit":
+            yield Entry(mode, oid, name)
+
+
+def _records(out: bytes) -> list[tuple[str, str]]:
+    """The ``META\tNAME`` records of a ``-z`` listing, the name as :func:`os.fsdecode` gives
+    it. With a UTF-8 file system encoding the whole listing is decoded at once (the records'
+    NUL and tab separators are ASCII, where a UTF-8 decoding always restarts, so this is the
+    same text as decoding each name; ten times fewer steps)."""
+    if sys.getfilesystemencoding().replace("-", "").casefold() == "utf8":
+        text = out.decode("utf-8", sys.getfilesystemencodeerrors())
+        tokens = text.split("\0")
+        if tokens and tokens[-1] == "":
+            tokens.pop()
+        return [(meta, name) for meta, _, name in (t.partition("\t") for t in tokens)]
+    out_records: list[tuple[str, str]] = []
     for token in _tokens(out):
         meta, _, name = token.partition(b"\t")
-        mode, kind, oid = meta.decode().split(" ")
-        if kind in ("blob", "commit"):
-            yield Entry(mode, oid, os.fsdecode(name))
+        out_records.append((meta.decode(), os.fsdecode(name)))
+    return out_records
 
 
 def index_entries(repo: Repo) -> Iterator[Entry]:
     """Every entry of the index (``ls-files -s``); of a conflicted path, its stages in order."""
     out = run(repo.root, ["ls-files", "-s", "-z", "--full-name"])
-    for token in _tokens(out):
-        meta, _, name = token.partition(b"\t")
-        mode, oid, _stage = meta.decode().split(" ")
-        yield Entry(mode, oid, os.fsdecode(name))
+    for meta, name in _records(out):
+        mode, oid, _stage = meta.split(" ")
+        yield Entry(mode, oid, name)
 
 
 def staged_changes(repo: Repo, against: str) -> Iterator[Entry]:

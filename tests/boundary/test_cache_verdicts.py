@@ -468,3 +468,26 @@ def test_concurrent_scans_share_the_cache(tmp_path: Path, xdg: Path) -> None:
     assert again.stdout == expected
     assert "cat-file --batch\n" not in trace.read_text()  # all 300 verdicts were kept
     assert entries() == filled
+
+
+def test_a_quiet_blob_at_a_flagged_path_still_reports_the_path(
+    tmp_path: Path, xdg: Path, runs: Any
+) -> None:
+    """The warm loop skips a blob only when every path of it is answered empty and no path rule
+    hits any of them: one blob at a plain path and at a runtime path, a session, a symlink and a
+    submodule, answered warm as cold."""
+    root = init(tmp_path / "repo")
+    body = "nothing here\n"
+    commit(root, {"src/a.txt": body, ".aider.input.history": body, "src/b.py": "x = 1\n"})
+    os.symlink("a.txt", root / "src" / "link")
+    git(root, "add", "-A")
+    git(root, "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},vendor/sub")
+    git(root, "commit", "-q", "-m", "link and submodule")
+    scans = runs(root)
+    cold = scans()
+    warm = scans()
+    assert not scans.started("read")  # answered wholly from the cache
+    assert warm == cold == scans(cache=False)
+    found = {(f["rule"], f["path"]) for f in json.loads(warm)["findings"]}
+    assert ("BPA002", ".aider.input.history") in found
+    assert any(path == "vendor/sub" for _, path in found)
