@@ -326,7 +326,9 @@ def _run(
             pass
         elif judged is not None and oid in judged:
             one = judged[oid]
-            if one is not None:  # None: nothing found, stored or missing
+            if isinstance(one, bytes):  # one path, nothing found: its key, stored empty
+                _store(inspector, one, [])
+            elif one is not None:  # None: nothing found, stored or missing
                 yield from one.merge(inspector)
         elif oid in reading and oid not in absent:
             yield from stage.judge(oid, next(blobs)[1], inspector)
@@ -419,7 +421,7 @@ class _BlobStage:
         seen = None if plain else blob  # plain: nothing for the content detectors
         return _judge(oid, group, seen, plain, inspector, self.hits, self.cached)
 
-    def pooled(self, oids: list[str]) -> dict[str, _Judged | None] | None:
+    def pooled(self, oids: list[str]) -> dict[str, _Judged | bytes | None] | None:
         """Every blob of ``oids`` judged in chunks on every core, or None (serial: too few
         blobs, one CPU, no fork, ``APC_POOL_WORKERS=1``)."""
         from apc_tools.core import pool
@@ -430,20 +432,22 @@ class _BlobStage:
         parts = pool.chunks([1] * len(oids), workers)
         parent = os.getpid()
 
-        def work(index: int) -> list[_Judged | None]:
+        def work(index: int) -> list[_Judged | bytes | None]:
             part = [oids[i] for i in parts[index]]
             if os.getpid() == parent:  # the last chunk, or a failed worker's: this reader
                 return self._chunk(part, self.reader)
             with BlobReader(self.repo) as own:
                 return self._chunk(part, own)
 
-        out: dict[str, _Judged | None] = {}
+        out: dict[str, _Judged | bytes | None] = {}
         for index, results in enumerate(pool.map_parts(work, len(parts))):
             out.update(zip((oids[i] for i in parts[index]), results, strict=True))
         return out
 
-    def _chunk(self, oids: list[str], reader: BlobReader | _LazyReader) -> list[_Judged | None]:
-        out: list[_Judged | None] = []
+    def _chunk(
+        self, oids: list[str], reader: BlobReader | _LazyReader
+    ) -> list[_Judged | bytes | None]:
+        out: list[_Judged | bytes | None] = []
         limit = self.inspector.settings.max_blob_bytes
         results = self.inspector.results
         storing = results is not None and results.enabled
@@ -455,10 +459,10 @@ class _BlobStage:
                 recorder.stored = []
             found = list(self.judge(oid, blob, inspector))
             stored = recorder.stored if recorder is not None else []
-            if found or stored or inspector.missing:
+            if found or inspector.missing or len(stored) > 1 or (stored and stored[0][1]):
                 out.append(_Judged(found, stored, inspector.missing))
-            else:
-                out.append(None)
+            else:  # the common case travels small: nothing, or one empty verdict's key
+                out.append(stored[0][0] if stored else None)
         return out
 
 
