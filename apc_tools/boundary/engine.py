@@ -11,6 +11,7 @@ text itself is no session.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -314,38 +315,161 @@ def _run(
     todo, check = _candidates(repo, unit, by_oid, uncached, inspector)
     reading = set(todo)
     skipped = set(uncached) - reading  # the git pass found no literal in them
-    blobs = reader.read_many(
-        [o for o in todo if o not in absent], inspector.settings.max_blob_bytes
-    )
+    to_read = [o for o in todo if o not in absent]
+    stage = _BlobStage(repo, by_oid, inspector, hits, cached, check, reader)
+    judged = stage.pooled(to_read)
+    blobs = iter(()) if judged is not None else stage.read(to_read)
     total = len(by_oid)
     quiet = cached.quiet  # a warm run: most blobs, nothing to yield and nothing to read
     for done, (oid, group) in enumerate(by_oid.items(), start=1):
-        if oid in quiet:
-            if progress is not None:
-                progress(done, total)
-            continue
-        first: dict[str, Entry] = {}
-        for entry in group:
-            first.setdefault(entry.path, entry)
-        blob = None
-        plain = oid in skipped  # nothing for the content detectors: the path rules only
-        if oid in absent:
-            blob = gitio.Blob(b"", 0, missing=True)
-        elif oid in reading:
-            blob = next(blobs)[1]
-            if check is not None and _plain(group, blob, inspector, check):
-                blob, plain = None, True
-        for entry in first.values():
-            if entry.is_submodule:
-                yield _finding(entry, inputs.submodule())
-            elif entry.is_symlink:
-                yield from _link(entry, blob, inspector, cached.get(entry))
-            else:
-                yield from _at_path(
-                    entry, blob, inspector, hits[entry.path], cached.get(entry), plain
-                )
+        if oid in quiet:  # a warm run: cached, nothing to yield, nothing to read
+            pass
+        elif judged is not None and oid in judged:
+            one = judged[oid]
+            if isinstance(one, bytes):  # one path, nothing found: its key, stored empty
+                _store(inspector, one, [])
+            elif one is not None:  # None: nothing found, stored or missing
+                yield from one.merge(inspector)
+        elif oid in reading and oid not in absent:
+            yield from stage.judge(oid, next(blobs)[1], inspector)
+        else:
+            blob = gitio.Blob(b"", 0, missing=True) if oid in absent else None
+            yield from _judge(oid, group, blob, oid in skipped, inspector, hits, cached)
         if progress is not None:
             progress(done, total)
+
+
+def _judge(
+    oid: str,
+    group: list[Entry],
+    blob: gitio.Blob | None,
+    plain: bool,
+    inspector: Inspector,
+    hits: Mapping[str, list[Detection]],
+    cached: _Cached,
+) -> Iterator[Finding]:
+    """The findings of one blob at each of its paths (the first entry of each path)."""
+    first: dict[str, Entry] = {}
+    for entry in group:
+        first.setdefault(entry.path, entry)
+    for entry in first.values():
+        if entry.is_submodule:
+            yield _finding(entry, inputs.submodule())
+        elif entry.is_symlink:
+            yield from _link(entry, blob, inspector, cached.get(entry))
+        else:
+            yield from _at_path(entry, blob, inspector, hits[entry.path], cached.get(entry), plain)
+
+
+# The blob stage on every core: above these many blobs to read, they are cut into contiguous
+# chunks read and judged in forked workers (core/pool.py), each with its own cat-file.
+POOL_MIN_BLOBS = 2000
+
+
+@dataclass
+class _Judged:
+    """What judging one blob produced in a worker: its findings, the verdicts to store and
+    the entries it could not read, applied in the parent in the serial order."""
+
+    found: list[Finding]
+    stored: list[tuple[bytes, list[Finding]]]
+    missing: list[Entry]
+
+    def merge(self, inspector: Inspector) -> Iterator[Finding]:
+        for key, findings in self.stored:
+            _store(inspector, key, findings)
+        inspector.missing.extend(self.missing)
+        yield from self.found
+
+
+class _Recorder:
+    """The result cache as a worker sees it: every ``put`` recorded for the parent (a forked
+    child never touches the parent's SQLite handle)."""
+
+    enabled = True
+
+    def __init__(self) -> None:
+        self.stored: list[tuple[bytes, list[Finding]]] = []
+
+    def put(self, key: bytes, findings: Sequence[Finding]) -> None:
+        self.stored.append((key, list(findings)))
+
+
+@dataclass
+class _BlobStage:
+    """Read the blobs the scan needs and judge each (the serial stream, or the pool)."""
+
+    repo: Repo
+    by_oid: dict[str, list[Entry]]
+    inspector: Inspector
+    hits: Mapping[str, list[Detection]]
+    cached: _Cached
+    check: prefilter.Matcher | None
+    reader: BlobReader | _LazyReader
+
+    def read(self, oids: Sequence[str]) -> Iterator[tuple[str, gitio.Blob]]:
+        return self.reader.read_many(oids, self.inspector.settings.max_blob_bytes)
+
+    def judge(self, oid: str, blob: gitio.Blob, inspector: Inspector) -> Iterator[Finding]:
+        group = self.by_oid[oid]
+        plain = (  # no literal test passes, at no path read whatever it holds (in the worker)
+            self.check is not None
+            and not blob.missing
+            and not prefilter.needs_content(blob.data, blob.complete, self.check)
+            and not _group_must_read(group, self.inspector, self.hits)
+        )
+        seen = None if plain else blob  # plain: nothing for the content detectors
+        return _judge(oid, group, seen, plain, inspector, self.hits, self.cached)
+
+    def pooled(self, oids: list[str]) -> dict[str, _Judged | bytes | None] | None:
+        """Every blob of ``oids`` judged in chunks on every core, or None (serial: too few
+        blobs, one CPU, no fork, ``APC_POOL_WORKERS=1``)."""
+        from apc_tools.core import pool
+
+        workers = pool.workers_for(len(oids), len(oids), min_items=POOL_MIN_BLOBS, min_cost=0)
+        if workers < 2:
+            return None
+        parts = pool.chunks([1] * len(oids), workers)
+        parent = os.getpid()
+
+        def work(index: int) -> list[_Judged | bytes | None]:
+            part = [oids[i] for i in parts[index]]
+            if os.getpid() == parent:  # the last chunk, or a failed worker's: this reader
+                return self._chunk(part, self.reader)
+            with BlobReader(self.repo) as own:
+                return self._chunk(part, own)
+
+        out: dict[str, _Judged | bytes | None] = {}
+        for index, results in enumerate(pool.map_parts(work, len(parts))):
+            out.update(zip((oids[i] for i in parts[index]), results, strict=True))
+        return out
+
+    def _chunk(
+        self, oids: list[str], reader: BlobReader | _LazyReader
+    ) -> list[_Judged | bytes | None]:
+        out: list[_Judged | bytes | None] = []
+        limit = self.inspector.settings.max_blob_bytes
+        results = self.inspector.results
+        storing = results is not None and results.enabled
+        recorder = _Recorder() if storing else None
+        inspector = replace(self.inspector, results=recorder, missing=[])  # type: ignore[arg-type]
+        for oid, blob in reader.read_many(oids, limit):
+            inspector.missing = []
+            if recorder is not None:
+                recorder.stored = []
+            found = list(self.judge(oid, blob, inspector))
+            stored = recorder.stored if recorder is not None else []
+            if found or inspector.missing or len(stored) > 1 or (stored and stored[0][1]):
+                out.append(_Judged(found, stored, inspector.missing))
+            else:  # the common case travels small: nothing, or one empty verdict's key
+                out.append(stored[0][0] if stored else None)
+        return out
+
+
+def _group_must_read(
+    group: list[Entry], inspector: Inspector, hits: Mapping[str, list[Detection]]
+) -> bool:
+    return any(_must_read(e, inspector, hits.get(e.path)) for e in group if not e.is_submodule)
 
 
 def _candidates(
@@ -375,7 +499,9 @@ def _candidates(
     return wanted, prefilter.fast_matcher()
 
 
-def _must_read(entry: Entry, inspector: Inspector) -> bool:
+def _must_read(
+    entry: Entry, inspector: Inspector, path_hits: list[Detection] | None = None
+) -> bool:
     """A blob read whatever it holds: a symlink's target, a path a path rule flags (secrets
     run there), a contract file, agent configuration, a path of the policy's BTR/BDB globs,
     a notebook or a Markdown/text/HTML export (:data:`.prefilter.ALWAYS_SUFFIXES`)."""
@@ -384,21 +510,12 @@ def _must_read(entry: Entry, inspector: Inspector) -> bool:
         return True
     if is_agent_config(path.casefold()) or is_contract(path):
         return True
-    if bool(inspector.path_detections(path)):
+    if path_hits if path_hits is not None else inspector.path_detections(path):
         return True
     extra = inspector.settings.paths
     return any(
         policy.any_glob(extra[family], path) for family in ("BTR", "BDB") if extra.get(family)
     )
-
-
-def _plain(
-    group: list[Entry], blob: gitio.Blob, inspector: Inspector, matcher: prefilter.Matcher
-) -> bool:
-    """A blob read that the content detectors need not see (the literal test on its bytes)."""
-    if blob.missing or prefilter.needs_content(blob.data, blob.complete, matcher):
-        return False
-    return not any(_must_read(e, inspector) for e in group if not e.is_submodule)
 
 
 @dataclass

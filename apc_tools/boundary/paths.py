@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -556,9 +556,12 @@ class Compiled:
             return False
         return self.wild_needles is None or self.wild_needles.search(low) is None
 
-    def candidates(self, parts: list[str]) -> list[int]:
-        found = {i for part in parts for i in self.by_segment.get(part, ())}
-        return sorted(found.union(self.wild))
+    def candidates(self, parts: list[str]) -> Sequence[int]:
+        by = self.by_segment
+        found = [i for part in parts if part in by for i in by[part]]
+        if not found:  # most paths: only the rules with wildcards in every segment
+            return self.wild
+        return sorted({*found, *self.wild})
 
 
 def compile_table(table: tuple[PathRule, ...]) -> Compiled:
@@ -596,6 +599,8 @@ def _split(glob: str) -> tuple[str, ...]:
 
 def match_table(table: Compiled, low: str) -> PathRule | None:
     """The first rule of ``table`` whose glob matches the case-folded path ``low``."""
+    if not table.rules:
+        return None
     parts = low.split("/")
     if table.rejects(low, parts):  # most paths
         return None

@@ -58,18 +58,15 @@ def _env_int(name: str) -> int | None:
         return None
 
 
-def workers_for(count: int, cost: int) -> int:
+def workers_for(count: int, cost: int, min_items: int = MIN_ITEMS, min_cost: int = MIN_COST) -> int:
     """How many processes (the caller included) a batch of ``count`` items costing ``cost``
-    gets: 1 (serial) below the thresholds or without ``fork``."""
+    gets: 1 (serial) below the thresholds (``min_items``, ``min_cost``) or without ``fork``."""
     if not fork_available():
         return 1
     forced = _env_int(WORKERS_ENV)
     workers = forced if forced is not None else cpu_count()
-    min_items = _env_int(MIN_ITEMS_ENV)
-    if min_items is not None:
-        small = count < max(min_items, 2)
-    else:
-        small = count < MIN_ITEMS or cost < MIN_COST
+    knob = _env_int(MIN_ITEMS_ENV)
+    small = count < max(knob, 2) if knob is not None else count < min_items or cost < min_cost
     if small or workers < 2:
         return 1
     return min(workers, count)
@@ -112,6 +109,16 @@ def map_items(work: Callable[[int], T], count: int, costs: Sequence[int] | None 
     if workers < 2:
         return [work(i) for i in range(count)]
     return _parallel(work, chunks(costs, workers))
+
+
+def map_parts(work: Callable[[int], T], count: int) -> list[T]:
+    """``[work(i) for i in range(count)]`` with each ``work(i)`` (a whole chunk the caller cut,
+    e.g. one that opens its own reader) in its own forked worker but the last, which this
+    process computes; a failed worker's part is computed here, as in :func:`map_items`. The
+    caller has already decided that the batch pays for processes (:func:`workers_for`)."""
+    if count < 2 or not fork_available():
+        return [work(i) for i in range(count)]
+    return _parallel(work, [range(i, i + 1) for i in range(count)])
 
 
 def _serial(work: Callable[[int], T], items: range) -> list[T]:
