@@ -364,6 +364,9 @@ def _judge(
 # The blob stage on every core: above these many blobs to read, they are cut into contiguous
 # chunks read and judged in forked workers (core/pool.py), each with its own cat-file.
 POOL_MIN_BLOBS = 2000
+# ... and only with at least this many CPUs: on 2 cores the serial stage (this process and its
+# cat-file, pipelined) already uses both, and the pool measured no faster (cold: slower).
+POOL_MIN_CPUS = 3
 
 
 @dataclass
@@ -426,6 +429,8 @@ class _BlobStage:
         blobs, one CPU, no fork, ``APC_POOL_WORKERS=1``)."""
         from apc_tools.core import pool
 
+        if pool.cpu_count() < POOL_MIN_CPUS and os.environ.get(pool.WORKERS_ENV) is None:
+            return None  # the serial stage already keeps two cores busy (Python + cat-file)
         workers = pool.workers_for(len(oids), len(oids), min_items=POOL_MIN_BLOBS, min_cost=0)
         if workers < 2:
             return None
