@@ -47,6 +47,20 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 _CACHE_FOLDER = pytest.StashKey[str]()
 
+
+@pytest.fixture
+def xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A result cache of this test's own (``$XDG_CACHE_HOME`` in its tmp folder), with apc's
+    cache and pool switches cleared: the cache on, its default bound, the default pool."""
+    from apc_tools.core import cache, pool
+
+    folder = tmp_path / "xdg"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
+    for name in (cache.NO_CACHE_ENV, cache.MAX_BYTES_ENV, pool.MIN_ITEMS_ENV, pool.WORKERS_ENV):
+        monkeypatch.delenv(name, raising=False)
+    return folder
+
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED = REPO_ROOT.parent / "shared"
 CORPUS = SHARED / "corpus"
