@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -107,6 +108,37 @@ def git_repo(tmp_path: Path) -> Callable[..., Path]:
         return root
 
     return make
+
+
+def apc_env(extra: Mapping[str, str] | None = None, *, no_color: bool = True) -> dict[str, str]:
+    """The environment of ``python -m apc_tools`` run from this checkout: the caller's, its
+    colour switches cleared (``NO_COLOR=1`` unless ``no_color`` is False), ``PYTHONPATH`` at
+    the checkout, then ``extra``."""
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    env["PYTHONPATH"] = str(REPO_ROOT)
+    if no_color:
+        env["NO_COLOR"] = "1"
+    env.update(extra or {})
+    return env
+
+
+def run_apc(
+    cwd: Path,
+    *args: str | Path,
+    env: Mapping[str, str] | None = None,
+    no_color: bool = True,
+    timeout: int = 300,
+) -> subprocess.CompletedProcess[str]:
+    """``python -m apc_tools ARGS`` in ``cwd`` (:func:`apc_env`), its output as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "apc_tools", *map(str, args)],
+        cwd=cwd,
+        env=apc_env(env, no_color=no_color),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
