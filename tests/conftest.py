@@ -110,6 +110,18 @@ def git_repo(tmp_path: Path) -> Callable[..., Path]:
     return make
 
 
+def checkout_files(root: Path = REPO_ROOT) -> list[str]:
+    """The files of a checkout: tracked, and untracked ones git does not ignore (what the next
+    commit would hold: the hook tests' snapshot and the sdist's expected contents)."""
+    out = subprocess.run(
+        ["git", "ls-files", "-z", "-c", "-o", "--exclude-standard"],
+        cwd=root,
+        capture_output=True,
+        check=True,
+    ).stdout
+    return [os.fsdecode(p) for p in out.split(b"\0") if p]
+
+
 def apc_env(extra: Mapping[str, str] | None = None, *, no_color: bool = True) -> dict[str, str]:
     """The environment of ``python -m apc_tools`` run from this checkout: the caller's, its
     colour switches cleared (``NO_COLOR=1`` unless ``no_color`` is False), ``PYTHONPATH`` at
