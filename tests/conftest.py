@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,20 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 _CACHE_FOLDER = pytest.StashKey[str]()
+
+
+@pytest.fixture
+def xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A result cache of this test's own (``$XDG_CACHE_HOME`` in its tmp folder), with apc's
+    cache and pool switches cleared: the cache on, its default bound, the default pool."""
+    from apc_tools.core import cache, pool
+
+    folder = tmp_path / "xdg"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
+    for name in (cache.NO_CACHE_ENV, cache.MAX_BYTES_ENV, pool.MIN_ITEMS_ENV, pool.WORKERS_ENV):
+        monkeypatch.delenv(name, raising=False)
+    return folder
+
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED = REPO_ROOT.parent / "shared"
@@ -93,6 +108,49 @@ def git_repo(tmp_path: Path) -> Callable[..., Path]:
         return root
 
     return make
+
+
+def checkout_files(root: Path = REPO_ROOT) -> list[str]:
+    """The files of a checkout: tracked, and untracked ones git does not ignore (what the next
+    commit would hold: the hook tests' snapshot and the sdist's expected contents)."""
+    out = subprocess.run(
+        ["git", "ls-files", "-z", "-c", "-o", "--exclude-standard"],
+        cwd=root,
+        capture_output=True,
+        check=True,
+    ).stdout
+    return [os.fsdecode(p) for p in out.split(b"\0") if p]
+
+
+def apc_env(extra: Mapping[str, str] | None = None, *, no_color: bool = True) -> dict[str, str]:
+    """The environment of ``python -m apc_tools`` run from this checkout: the caller's, its
+    colour switches cleared (``NO_COLOR=1`` unless ``no_color`` is False), ``PYTHONPATH`` at
+    the checkout, then ``extra``."""
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    env["PYTHONPATH"] = str(REPO_ROOT)
+    if no_color:
+        env["NO_COLOR"] = "1"
+    env.update(extra or {})
+    return env
+
+
+def run_apc(
+    cwd: Path,
+    *args: str | Path,
+    env: Mapping[str, str] | None = None,
+    no_color: bool = True,
+    timeout: int = 300,
+) -> subprocess.CompletedProcess[str]:
+    """``python -m apc_tools ARGS`` in ``cwd`` (:func:`apc_env`), its output as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "apc_tools", *map(str, args)],
+        cwd=cwd,
+        env=apc_env(env, no_color=no_color),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:

@@ -10,7 +10,6 @@ tracks, as a clean clone would build it. `.ci/run` runs the tests from the unpac
 from __future__ import annotations
 
 import email.parser
-import os
 import re
 import shutil
 import subprocess
@@ -23,7 +22,7 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 from apc_tools import __version__
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, checkout_files
 
 NOT_IN_SDIST = (".ci/",)
 """What the sdist leaves out: CI's own script, never needed by the tests."""
@@ -34,13 +33,7 @@ def tracked_files() -> list[str]:
     next commit would hold, as the hook tests' snapshot)."""
     if not (REPO_ROOT / ".git").exists():
         pytest.skip("needs a git checkout of apc-tools (the files git tracks)")
-    out = subprocess.run(
-        ["git", "ls-files", "-z", "-c", "-o", "--exclude-standard"],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        check=True,
-    ).stdout
-    return [os.fsdecode(p) for p in out.split(b"\0") if p]
+    return checkout_files(REPO_ROOT)
 
 
 @pytest.fixture(scope="module")

@@ -40,14 +40,6 @@ BOUNDARY_CASES = sorted(
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "xdg"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
-    monkeypatch.delenv(store.NO_CACHE_ENV, raising=False)
-    return folder
-
-
 class Runs:
     """Scans of one repository, each with the git commands it started (GIT_TRACE)."""
 

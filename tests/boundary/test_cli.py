@@ -3,25 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.boundary.helpers import CLAUDE, commit, repo, token
-from tests.conftest import git
+from tests.conftest import git, run_apc
 
 
 def apc(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "apc_tools", "boundary", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_apc(cwd, "boundary", *args, timeout=120)
 
 
 def test_exit_codes_and_text_output(tmp_path: Path) -> None:

@@ -13,7 +13,6 @@ import base64
 import gzip
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from apc_tools.boundary.trusted import gate_inputs
 from apc_tools.core import git as gitio
 from apc_tools.findings import CannotRun, Finding
 from tests.boundary.helpers import CLAUDE, commit, findings, init, remove, repo, token
-from tests.conftest import GIT_ENV, REPO_ROOT, git
+from tests.conftest import GIT_ENV, git, run_apc
 
 CLEAN = {"README.md": "# project\n"}
 
@@ -32,17 +31,7 @@ CLEAN = {"README.md": "# project\n"}
 def apc(
     cwd: Path, *args: str, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    full = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-    full.update({"PYTHONPATH": str(REPO_ROOT), "NO_COLOR": "1", **(env or {})})
-    return subprocess.run(
-        [sys.executable, "-m", "apc_tools", *args],
-        cwd=cwd,
-        env=full,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return run_apc(cwd, *args, env=env)
 
 
 def clone(origin: Path, target: Path, *options: str) -> Path:

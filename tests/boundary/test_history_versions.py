@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.boundary.helpers import AIDER, commit, findings, repo
-from tests.conftest import GIT_ENV, write_tree
+from tests.conftest import GIT_ENV, run_apc, write_tree
 
 HISTORY = ".aider.chat.history.md"
 
@@ -64,15 +63,7 @@ def test_a_blob_restored_in_a_later_commit_is_one_version(tmp_path: Path) -> Non
 
 
 def _apc(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "apc_tools", "boundary", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_apc(cwd, "boundary", *args, timeout=120)
 
 
 def test_text_output_collapses_versions_and_json_lists_them(tmp_path: Path) -> None:

@@ -3,31 +3,18 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPUS, REPO_ROOT, needs_shared, write_tree
+from tests.conftest import CORPUS, REPO_ROOT, needs_shared, run_apc, write_tree
 
 
 def apc(
     *args: str, cwd: Path = REPO_ROOT, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    full_env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-    full_env["PYTHONPATH"] = str(REPO_ROOT)
-    full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "apc_tools", *args],
-        cwd=cwd,
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return run_apc(cwd, *args, env=env, no_color=False)
 
 
 BAD_SKILL = "---\nname: [\n---\n"

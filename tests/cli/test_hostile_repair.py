@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REPO_ROOT, write_tree
+from tests.conftest import REPO_ROOT, apc_env, write_tree
 
 CALL = {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
 HISTORY = [
@@ -36,8 +36,7 @@ GUARD = 120  # seconds: a hang guard, never a speed assertion
 def apc(
     *args: str | Path, cwd: Path, input: bytes | None = None, stdout: Any = subprocess.PIPE
 ) -> subprocess.CompletedProcess[bytes]:
-    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-    env["PYTHONPATH"] = str(REPO_ROOT)
+    env = apc_env(no_color=False)
     return subprocess.run(
         [sys.executable, "-m", "apc_tools", *map(str, args)],
         cwd=cwd,

@@ -36,16 +36,6 @@ VALIDATE_CASES = sorted(
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "xdg"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
-    monkeypatch.delenv(store.NO_CACHE_ENV, raising=False)
-    monkeypatch.delenv(pool.MIN_ITEMS_ENV, raising=False)
-    monkeypatch.delenv(pool.WORKERS_ENV, raising=False)
-    return folder
-
-
 def _prepare(case: Path, tmp_path: Path) -> tuple[Path, list[Path], str]:
     """The case's tree as tests/test_cases.py lays it out: (work folder, targets, profile)."""
     work = tmp_path / "case"

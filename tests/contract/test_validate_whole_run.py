@@ -19,21 +19,10 @@ import pytest
 from apc_tools.contract import warm
 from apc_tools.contract.validate import rooted, run_validate
 from apc_tools.core import cache as store
-from apc_tools.core import pool
 from apc_tools.report.json_out import render_json
 from tests.contract.test_validate_cache import VALIDATE_CASES, _prepare
 
 KEYS = ("f", "n", "s", "k", "l", "x", "a")  # a stored Validation without its probes
-
-
-@pytest.fixture
-def xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "xdg"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
-    monkeypatch.delenv(store.NO_CACHE_ENV, raising=False)
-    monkeypatch.delenv(pool.MIN_ITEMS_ENV, raising=False)
-    monkeypatch.delenv(pool.WORKERS_ENV, raising=False)
-    return folder
 
 
 def _text(found: warm.Validation) -> str:

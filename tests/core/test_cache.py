@@ -21,12 +21,8 @@ IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "xdg"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
-    monkeypatch.delenv(store.NO_CACHE_ENV, raising=False)
-    monkeypatch.delenv(store.MAX_BYTES_ENV, raising=False)
-    return folder
+def home(xdg: Path) -> Path:
+    return xdg
 
 
 def db_path(home: Path) -> Path:

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from apc_tools import __version__
-from tests.conftest import GIT_ENV, REPO_ROOT, git
+from tests.conftest import GIT_ENV, REPO_ROOT, checkout_files, git
 
 
 @dataclass(frozen=True)
@@ -48,23 +48,13 @@ class HookRepo:
         return env
 
 
-def snapshot_files(root: Path) -> list[str]:
-    out = subprocess.run(
-        ["git", "ls-files", "-z", "-c", "-o", "--exclude-standard"],
-        cwd=root,
-        capture_output=True,
-        check=True,
-    ).stdout
-    return [os.fsdecode(p) for p in out.split(b"\0") if p]
-
-
 @pytest.fixture(scope="session")
 def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> HookRepo:
     if not (REPO_ROOT / ".git").exists():
         pytest.skip("the hook tests snapshot a git checkout of apc-tools")
     base = tmp_path_factory.mktemp("hooks")
     repo = base / "apc-tools"
-    for rel in snapshot_files(REPO_ROOT):
+    for rel in checkout_files(REPO_ROOT):
         source = REPO_ROOT / rel
         if not source.is_file() or source.is_symlink():
             continue  # deleted in the work tree but still in the index, or a link

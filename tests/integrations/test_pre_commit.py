@@ -64,9 +64,7 @@ def test_push_of_a_leaking_commit_is_refused(hooked_project: MakeProject) -> Non
     project.commit("leak", "--no-verify")
     project.run("git", "rm", "-q", "tmp/session.jsonl", check=True)
     project.commit("and hide it", "--no-verify")
-    refused = project.run("git", "push", "origin", "main")
-    shown = refused.stdout + refused.stderr
-    assert refused.returncode != 0 and "tmp/session.jsonl" in shown and "BTR001" in shown
+    push_refused(project, "origin", "main", shows=("tmp/session.jsonl", "BTR001"))
     history = project.run("pre-commit", "run", "--hook-stage", "manual", "apc-boundary-history")
     assert history.returncode == 1 and "tmp/session.jsonl" in history.stdout
 
@@ -113,6 +111,16 @@ def remote_refs(remote: Path, project: Project) -> str:
     return project.run("git", "-C", str(remote), "for-each-ref", "--format=%(refname)").stdout
 
 
+def push_refused(project: Project, *args: str, shows: tuple[str, ...] = ("BTR001",)) -> str:
+    """``git push ARGS`` through the hooks: refused, its output naming each of ``shows``."""
+    refused = project.run("git", "push", *args)
+    shown = refused.stdout + refused.stderr
+    assert refused.returncode != 0, shown
+    for text in shows:
+        assert text in shown, (text, shown)
+    return shown
+
+
 def add_and_remove_session(project: Project, path: str) -> None:
     project.write({path: CLAUDE_SESSION})
     assert project.commit("add notes", "--no-verify").returncode == 0
@@ -131,10 +139,7 @@ def test_push_of_an_orphan_branch_scans_its_whole_history(hooked_project: MakePr
     assert project.commit("site", "--no-verify").returncode == 0
     add_and_remove_session(project, "drafts/session.jsonl")
     project.run("git", "checkout", "-q", "main", check=True)  # a clean tree at HEAD
-    refused = project.run("git", "push", "origin", "gh-pages")
-    shown = refused.stdout + refused.stderr
-    assert refused.returncode != 0, shown
-    assert "BTR001" in shown and "drafts/session.jsonl" in shown, shown
+    push_refused(project, "origin", "gh-pages", shows=("BTR001", "drafts/session.jsonl"))
     assert "refs/heads/gh-pages" not in remote_refs(remote, project)
 
 
@@ -155,10 +160,7 @@ def test_first_push_to_an_empty_remote_scans_every_commit(hooked_project: MakePr
     project = hooked_project(PROJECT, ALL_HOOKS)
     remote = remote_for(project)
     add_and_remove_session(project, "logs/run.jsonl")
-    refused = project.run("git", "push", "origin", "main")
-    shown = refused.stdout + refused.stderr
-    assert refused.returncode != 0, shown
-    assert "BTR001" in shown and "logs/run.jsonl" in shown, shown
+    push_refused(project, "origin", "main", shows=("BTR001", "logs/run.jsonl"))
     assert remote_refs(remote, project) == ""
 
 
@@ -176,9 +178,7 @@ def test_a_new_branch_is_scanned_from_where_the_remote_has_it(
     shown = done.stdout + done.stderr
     assert done.returncode == 0, shown  # only the new commit is scanned, not main's past
     add_and_remove_session(project, "tmp2/s.jsonl")
-    refused = project.run("git", "push", "origin", "feature")
-    shown = refused.stdout + refused.stderr
-    assert refused.returncode != 0 and "tmp2/s.jsonl" in shown and "BTR001" in shown, shown
+    shown = push_refused(project, "origin", "feature", shows=("tmp2/s.jsonl", "BTR001"))
     assert "logs/old.jsonl" not in shown
 
 
@@ -193,10 +193,9 @@ def test_two_refs_in_one_push_are_refused_with_what_to_do(hooked_project: MakePr
     add_and_remove_session(project, "notes/s.jsonl")
     project.run("git", "checkout", "-q", "main", check=True)
     for order in (("clean", "leaky"), ("leaky", "clean")):
-        refused = project.run("git", "push", "origin", *order)
-        shown = refused.stdout + refused.stderr
-        assert refused.returncode != 0, (order, shown)
-        assert "pre-commit gives its hooks only the first ref" in shown, shown
+        push_refused(
+            project, "origin", *order, shows=("pre-commit gives its hooks only the first ref",)
+        )
         assert "refs/heads/clean" not in remote_refs(remote, project)
     everything = project.run("git", "push", "origin", "--all")
     assert everything.returncode != 0 and "only the first ref" in everything.stdout
