@@ -303,7 +303,8 @@ def _run(
     by_oid: dict[str, list[Entry]] = {}
     for entry in entries:
         by_oid.setdefault(entry.oid, []).append(entry)
-    wanted = [o for o, g in by_oid.items() if any(_readable(e) for e in g)]
+    sub = gitio.SUBMODULE_MODE
+    wanted = [o for o, g in by_oid.items() if g[0].mode != sub or any(e.mode != sub for e in g)]
     # A partial clone's cat-file stops at a missing promisor blob: ask only for those present.
     absent = gitio.absent_objects(repo, wanted) if inspector.partial and wanted else set()
     # The result cache: each (blob, path)'s verdict looked up before any blob is read; a blob
@@ -319,11 +320,33 @@ def _run(
     stage = _BlobStage(repo, by_oid, inspector, hits, cached, check, reader)
     judged = stage.pooled(to_read)
     blobs = iter(()) if judged is not None else stage.read(to_read)
+    # A cold run's common case, decided before reading: a file at one ordinary path (no path
+    # rule hit, not read whatever it holds, no cached verdict), so a blob that passes no
+    # literal test yields nothing and is stored empty without the per-path steps below.
+    plain = stage.plain_keys(to_read) if judged is None and check is not None else {}
+    storing = inspector.results is not None and inspector.results.enabled
+    empty = inspector.results.put_empty if inspector.results is not None else None
+    sniff = prefilter.BINARY_SNIFF
     total = len(by_oid)
     quiet = cached.quiet  # a warm run: most blobs, nothing to yield and nothing to read
     for done, (oid, group) in enumerate(by_oid.items(), start=1):
         if oid in quiet:  # a warm run: cached, nothing to yield, nothing to read
             pass
+        elif oid in plain:
+            read = next(blobs)[1]
+            data = read.data
+            if (
+                check is not None
+                and not read.missing
+                and len(data) == read.size
+                and b"\0" not in data[:sniff]
+                and not check(data)
+            ):  # what judge() decides for such a blob, in fewer steps
+                key = plain[oid]
+                if storing and key is not None and empty is not None:
+                    empty(key)
+            else:
+                yield from stage.judge(oid, read, inspector)
         elif judged is not None and oid in judged:
             one = judged[oid]
             if isinstance(one, bytes):  # one path, nothing found: its key, stored empty
@@ -423,6 +446,32 @@ class _BlobStage:
         )
         seen = None if plain else blob  # plain: nothing for the content detectors
         return _judge(oid, group, seen, plain, inspector, self.hits, self.cached)
+
+    def plain_keys(self, oids: Sequence[str]) -> dict[str, bytes | None]:
+        """Of ``oids``, those whose every entry is a file (not a symlink, not a submodule) at
+        one path that no path rule hits, that is not read whatever it holds
+        (:func:`_must_read`) and that has no cached verdict: its cache key (None: no cache).
+        What :meth:`judge` does for such a blob that passes no literal test is to store an
+        empty verdict under that key and yield nothing."""
+        out: dict[str, bytes | None] = {}
+        by_oid, hits, inspector = self.by_oid, self.hits, self.inspector
+        keys, found = self.cached.keys, self.cached.found
+        link, sub = gitio.SYMLINK_MODE, gitio.SUBMODULE_MODE
+        ordinary: dict[str, bool] = {}  # per path, computed once
+        for oid in oids:
+            group = by_oid[oid]
+            first = group[0]
+            path = first.path
+            if first.mode in (link, sub) or (oid, path) in found:
+                continue
+            if len(group) > 1 and any(e.path != path or e.mode in (link, sub) for e in group):
+                continue
+            fine = ordinary.get(path)
+            if fine is None:
+                fine = ordinary[path] = not hits[path] and not _must_read(first, inspector, [])
+            if fine:
+                out[oid] = keys.get((oid, path))
+        return out
 
     def pooled(self, oids: list[str]) -> dict[str, _Judged | bytes | None] | None:
         """Every blob of ``oids`` judged in chunks on every core, or None (serial: too few
