@@ -12,6 +12,7 @@ text itself is no session.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -81,11 +82,19 @@ def is_contract(path: str) -> bool:
     name = low.rpartition("/")[2]
     if name in INSTRUCTION_FILES or low.startswith(".apc/") or "/.apc/" in low:
         return True
-    if name.endswith(CONTRACT_NAMES) or any(f in low for f in CONTRACT_FOLDERS):
+    if name.endswith(CONTRACT_NAMES) or _in_contract_folder(low):
         from apc_tools.contract.project import classify  # only for these few paths
 
         return classify(path) is not None
     return False
+
+
+_CONTRACT_FOLDER = re.compile("|".join(re.escape(f) for f in CONTRACT_FOLDERS))
+
+
+def _in_contract_folder(low: str) -> bool:
+    """Any of :data:`CONTRACT_FOLDERS` in ``low`` (one search, not a generator per path)."""
+    return _CONTRACT_FOLDER.search(low) is not None
 
 
 # --------------------------------------------------------------------------- the blob stage
@@ -110,8 +119,9 @@ class Inspector:
 
     def path_detections(self, path: str) -> list[Detection]:
         low = path.casefold()
-        if not self.homes and paths.no_path_rule(low, self.extra_paths):  # most paths
-            return []
+        if paths.no_path_rule(low, self.extra_paths):  # most paths: detect_path finds nothing
+            homes = self.homes  # detect_home finds only under one of their prefixes
+            return list(paths.detect_home(low, homes)) if low.startswith(tuple(homes)) else []
         found = list(paths.detect_path(low, self.extra_paths))
         if not found and self.homes:
             found = list(paths.detect_home(low, self.homes))
@@ -567,6 +577,8 @@ def _must_read(
     if path_hits if path_hits is not None else inspector.path_detections(path):
         return True
     extra = inspector.settings.paths
+    if not extra:  # most policies: no extra globs
+        return False
     return any(
         policy.any_glob(extra[family], path) for family in ("BTR", "BDB") if extra.get(family)
     )
