@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from apc_tools.boundary import (
+    checkout,
     disguise,
     inputs,
     markers,
@@ -264,7 +265,8 @@ def _scan_with(repo: Repo, options: Options, progress: Progress | None, listing:
         _LazyReader(repo) as reader,
     ):
         inspector.results = verdicts.Verdicts(store, scan_context)
-        found = list(_run(repo, entries, reader, inspector, progress, unit))
+        from_files = options.mode == "tracked" and not inspector.partial and checkout.enabled()
+        found = list(_run(repo, entries, reader, inspector, progress, unit, from_files))
         found += _messages(source.messages, reader, inspector)
         inspector.results.flush()
     _refuse_missing(inspector)
@@ -309,6 +311,7 @@ def _run(
     inspector: Inspector,
     progress: Progress | None,
     unit: prefilter.Unit | None = None,
+    from_files: bool = False,
 ) -> Iterator[Finding]:
     by_oid: dict[str, list[Entry]] = {}
     for entry in entries:
@@ -327,7 +330,15 @@ def _run(
     reading = set(todo)
     skipped = set(uncached) - reading  # the git pass found no literal in them
     to_read = [o for o in todo if o not in absent]
-    stage = _BlobStage(repo, by_oid, inspector, hits, cached, check, reader)
+    files = None
+    if from_files and len(to_read) >= checkout.MIN_BLOBS:
+        # Bytes from the checkout are no proof that the object store holds the blob: one
+        # listing of the store (no inflating) keeps a damaged repository exit 2.
+        if not inspector.partial:  # (a partial clone's were listed above)
+            absent |= gitio.absent_objects(repo, to_read)
+            to_read = [o for o in to_read if o not in absent]
+        files = checkout.CheckoutReader(repo.root, by_oid)
+    stage = _BlobStage(repo, by_oid, inspector, hits, cached, check, reader, files)
     judged = stage.pooled(to_read)
     blobs = iter(()) if judged is not None else stage.read(to_read)
     # A cold run's common case, decided before reading: a file at one ordinary path (no path
@@ -400,6 +411,9 @@ POOL_MIN_BLOBS = 2000
 # ... and only with at least this many CPUs: on 2 cores the serial stage (this process and its
 # cat-file, pipelined) already uses both, and the pool measured no faster (cold: slower).
 POOL_MIN_CPUS = 3
+# A work tree whose files mostly are not HEAD's blobs (another branch checked out, CRLF
+# conversion): past these many misses, most of those asked, cat-file reads the rest at once.
+MAX_CHECKOUT_MISSES = 64
 
 
 @dataclass
@@ -442,9 +456,39 @@ class _BlobStage:
     cached: _Cached
     check: prefilter.Matcher | None
     reader: BlobReader | _LazyReader
+    files: checkout.CheckoutReader | None = None  # --tracked: blobs from the checked-out files
 
-    def read(self, oids: Sequence[str]) -> Iterator[tuple[str, gitio.Blob]]:
-        return self.reader.read_many(oids, self.inspector.settings.max_blob_bytes)
+    def read(
+        self, oids: Sequence[str], reader: BlobReader | _LazyReader | None = None
+    ) -> Iterator[tuple[str, gitio.Blob]]:
+        """The blobs ``oids`` in order, through ``reader`` (default: this stage's)."""
+        limit = self.inspector.settings.max_blob_bytes
+        git = reader or self.reader
+        if self.files is None:
+            return git.read_many(oids, limit)
+        return self._from_checkout(oids, limit, self.files, git)
+
+    def _from_checkout(
+        self,
+        oids: Sequence[str],
+        limit: int,
+        files: checkout.CheckoutReader,
+        git: BlobReader | _LazyReader,
+    ) -> Iterator[tuple[str, gitio.Blob]]:
+        """Each blob from its checked-out file where that file is the blob
+        (:mod:`.checkout`), else from cat-file; once most files are not, cat-file for all."""
+        answers = files.read_many(oids, limit)
+        misses = 0
+        for done, (oid, blob) in enumerate(answers):
+            if blob is None:
+                misses += 1
+                if misses > MAX_CHECKOUT_MISSES and misses * 4 > done:
+                    answers.close()  # a work tree far from HEAD: the rest through git
+                    yield from git.read_many(oids[done:], limit)
+                    return
+                read = list(git.read_many([oid], limit))
+                blob = read[0][1] if read else gitio.Blob(b"", 0, missing=True)
+            yield oid, blob
 
     def judge(self, oid: str, blob: gitio.Blob, inspector: Inspector) -> Iterator[Finding]:
         group = self.by_oid[oid]
@@ -512,12 +556,11 @@ class _BlobStage:
         self, oids: list[str], reader: BlobReader | _LazyReader
     ) -> list[_Judged | bytes | None]:
         out: list[_Judged | bytes | None] = []
-        limit = self.inspector.settings.max_blob_bytes
         results = self.inspector.results
         storing = results is not None and results.enabled
         recorder = _Recorder() if storing else None
         inspector = replace(self.inspector, results=recorder, missing=[])  # type: ignore[arg-type]
-        for oid, blob in reader.read_many(oids, limit):
+        for oid, blob in self.read(oids, reader):
             inspector.missing = []
             if recorder is not None:
                 recorder.stored = []
