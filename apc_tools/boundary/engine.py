@@ -12,11 +12,13 @@ text itself is no session.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from apc_tools.boundary import (
+    checkout,
     disguise,
     inputs,
     markers,
@@ -81,11 +83,19 @@ def is_contract(path: str) -> bool:
     name = low.rpartition("/")[2]
     if name in INSTRUCTION_FILES or low.startswith(".apc/") or "/.apc/" in low:
         return True
-    if name.endswith(CONTRACT_NAMES) or any(f in low for f in CONTRACT_FOLDERS):
+    if name.endswith(CONTRACT_NAMES) or _in_contract_folder(low):
         from apc_tools.contract.project import classify  # only for these few paths
 
         return classify(path) is not None
     return False
+
+
+_CONTRACT_FOLDER = re.compile("|".join(re.escape(f) for f in CONTRACT_FOLDERS))
+
+
+def _in_contract_folder(low: str) -> bool:
+    """Any of :data:`CONTRACT_FOLDERS` in ``low`` (one search, not a generator per path)."""
+    return _CONTRACT_FOLDER.search(low) is not None
 
 
 # --------------------------------------------------------------------------- the blob stage
@@ -110,8 +120,9 @@ class Inspector:
 
     def path_detections(self, path: str) -> list[Detection]:
         low = path.casefold()
-        if not self.homes and paths.no_path_rule(low, self.extra_paths):  # most paths
-            return []
+        if paths.no_path_rule(low, self.extra_paths):  # most paths: detect_path finds nothing
+            homes = self.homes  # detect_home finds only under one of their prefixes
+            return list(paths.detect_home(low, homes)) if low.startswith(tuple(homes)) else []
         found = list(paths.detect_path(low, self.extra_paths))
         if not found and self.homes:
             found = list(paths.detect_home(low, self.homes))
@@ -254,7 +265,8 @@ def _scan_with(repo: Repo, options: Options, progress: Progress | None, listing:
         _LazyReader(repo) as reader,
     ):
         inspector.results = verdicts.Verdicts(store, scan_context)
-        found = list(_run(repo, entries, reader, inspector, progress, unit))
+        from_files = options.mode == "tracked" and not inspector.partial and checkout.enabled()
+        found = list(_run(repo, entries, reader, inspector, progress, unit, from_files))
         found += _messages(source.messages, reader, inspector)
         inspector.results.flush()
     _refuse_missing(inspector)
@@ -299,11 +311,13 @@ def _run(
     inspector: Inspector,
     progress: Progress | None,
     unit: prefilter.Unit | None = None,
+    from_files: bool = False,
 ) -> Iterator[Finding]:
     by_oid: dict[str, list[Entry]] = {}
     for entry in entries:
         by_oid.setdefault(entry.oid, []).append(entry)
-    wanted = [o for o, g in by_oid.items() if any(_readable(e) for e in g)]
+    sub = gitio.SUBMODULE_MODE
+    wanted = [o for o, g in by_oid.items() if g[0].mode != sub or any(e.mode != sub for e in g)]
     # A partial clone's cat-file stops at a missing promisor blob: ask only for those present.
     absent = gitio.absent_objects(repo, wanted) if inspector.partial and wanted else set()
     # The result cache: each (blob, path)'s verdict looked up before any blob is read; a blob
@@ -316,14 +330,44 @@ def _run(
     reading = set(todo)
     skipped = set(uncached) - reading  # the git pass found no literal in them
     to_read = [o for o in todo if o not in absent]
-    stage = _BlobStage(repo, by_oid, inspector, hits, cached, check, reader)
+    files = None
+    if from_files and len(to_read) >= checkout.MIN_BLOBS:
+        # Bytes from the checkout are no proof that the object store holds the blob: one
+        # listing of the store (no inflating) keeps a damaged repository exit 2.
+        if not inspector.partial:  # (a partial clone's were listed above)
+            absent |= gitio.absent_objects(repo, to_read)
+            to_read = [o for o in to_read if o not in absent]
+        files = checkout.CheckoutReader(repo.root, by_oid)
+    stage = _BlobStage(repo, by_oid, inspector, hits, cached, check, reader, files)
     judged = stage.pooled(to_read)
     blobs = iter(()) if judged is not None else stage.read(to_read)
+    # A cold run's common case, decided before reading: a file at one ordinary path (no path
+    # rule hit, not read whatever it holds, no cached verdict), so a blob that passes no
+    # literal test yields nothing and is stored empty without the per-path steps below.
+    plain = stage.plain_keys(to_read) if judged is None and check is not None else {}
+    storing = inspector.results is not None and inspector.results.enabled
+    empty = inspector.results.put_empty if inspector.results is not None else None
+    sniff = prefilter.BINARY_SNIFF
     total = len(by_oid)
     quiet = cached.quiet  # a warm run: most blobs, nothing to yield and nothing to read
     for done, (oid, group) in enumerate(by_oid.items(), start=1):
         if oid in quiet:  # a warm run: cached, nothing to yield, nothing to read
             pass
+        elif oid in plain:
+            read = next(blobs)[1]
+            data = read.data
+            if (
+                check is not None
+                and not read.missing
+                and len(data) == read.size
+                and b"\0" not in data[:sniff]
+                and not check(data)
+            ):  # what judge() decides for such a blob, in fewer steps
+                key = plain[oid]
+                if storing and key is not None and empty is not None:
+                    empty(key)
+            else:
+                yield from stage.judge(oid, read, inspector)
         elif judged is not None and oid in judged:
             one = judged[oid]
             if isinstance(one, bytes):  # one path, nothing found: its key, stored empty
@@ -367,6 +411,9 @@ POOL_MIN_BLOBS = 2000
 # ... and only with at least this many CPUs: on 2 cores the serial stage (this process and its
 # cat-file, pipelined) already uses both, and the pool measured no faster (cold: slower).
 POOL_MIN_CPUS = 3
+# A work tree whose files mostly are not HEAD's blobs (another branch checked out, CRLF
+# conversion): past these many misses, most of those asked, cat-file reads the rest at once.
+MAX_CHECKOUT_MISSES = 64
 
 
 @dataclass
@@ -409,9 +456,39 @@ class _BlobStage:
     cached: _Cached
     check: prefilter.Matcher | None
     reader: BlobReader | _LazyReader
+    files: checkout.CheckoutReader | None = None  # --tracked: blobs from the checked-out files
 
-    def read(self, oids: Sequence[str]) -> Iterator[tuple[str, gitio.Blob]]:
-        return self.reader.read_many(oids, self.inspector.settings.max_blob_bytes)
+    def read(
+        self, oids: Sequence[str], reader: BlobReader | _LazyReader | None = None
+    ) -> Iterator[tuple[str, gitio.Blob]]:
+        """The blobs ``oids`` in order, through ``reader`` (default: this stage's)."""
+        limit = self.inspector.settings.max_blob_bytes
+        git = reader or self.reader
+        if self.files is None:
+            return git.read_many(oids, limit)
+        return self._from_checkout(oids, limit, self.files, git)
+
+    def _from_checkout(
+        self,
+        oids: Sequence[str],
+        limit: int,
+        files: checkout.CheckoutReader,
+        git: BlobReader | _LazyReader,
+    ) -> Iterator[tuple[str, gitio.Blob]]:
+        """Each blob from its checked-out file where that file is the blob
+        (:mod:`.checkout`), else from cat-file; once most files are not, cat-file for all."""
+        answers = files.read_many(oids, limit)
+        misses = 0
+        for done, (oid, blob) in enumerate(answers):
+            if blob is None:
+                misses += 1
+                if misses > MAX_CHECKOUT_MISSES and misses * 4 > done:
+                    answers.close()  # a work tree far from HEAD: the rest through git
+                    yield from git.read_many(oids[done:], limit)
+                    return
+                read = list(git.read_many([oid], limit))
+                blob = read[0][1] if read else gitio.Blob(b"", 0, missing=True)
+            yield oid, blob
 
     def judge(self, oid: str, blob: gitio.Blob, inspector: Inspector) -> Iterator[Finding]:
         group = self.by_oid[oid]
@@ -423,6 +500,32 @@ class _BlobStage:
         )
         seen = None if plain else blob  # plain: nothing for the content detectors
         return _judge(oid, group, seen, plain, inspector, self.hits, self.cached)
+
+    def plain_keys(self, oids: Sequence[str]) -> dict[str, bytes | None]:
+        """Of ``oids``, those whose every entry is a file (not a symlink, not a submodule) at
+        one path that no path rule hits, that is not read whatever it holds
+        (:func:`_must_read`) and that has no cached verdict: its cache key (None: no cache).
+        What :meth:`judge` does for such a blob that passes no literal test is to store an
+        empty verdict under that key and yield nothing."""
+        out: dict[str, bytes | None] = {}
+        by_oid, hits, inspector = self.by_oid, self.hits, self.inspector
+        keys, found = self.cached.keys, self.cached.found
+        link, sub = gitio.SYMLINK_MODE, gitio.SUBMODULE_MODE
+        ordinary: dict[str, bool] = {}  # per path, computed once
+        for oid in oids:
+            group = by_oid[oid]
+            first = group[0]
+            path = first.path
+            if first.mode in (link, sub) or (oid, path) in found:
+                continue
+            if len(group) > 1 and any(e.path != path or e.mode in (link, sub) for e in group):
+                continue
+            fine = ordinary.get(path)
+            if fine is None:
+                fine = ordinary[path] = not hits[path] and not _must_read(first, inspector, [])
+            if fine:
+                out[oid] = keys.get((oid, path))
+        return out
 
     def pooled(self, oids: list[str]) -> dict[str, _Judged | bytes | None] | None:
         """Every blob of ``oids`` judged in chunks on every core, or None (serial: too few
@@ -453,12 +556,11 @@ class _BlobStage:
         self, oids: list[str], reader: BlobReader | _LazyReader
     ) -> list[_Judged | bytes | None]:
         out: list[_Judged | bytes | None] = []
-        limit = self.inspector.settings.max_blob_bytes
         results = self.inspector.results
         storing = results is not None and results.enabled
         recorder = _Recorder() if storing else None
         inspector = replace(self.inspector, results=recorder, missing=[])  # type: ignore[arg-type]
-        for oid, blob in reader.read_many(oids, limit):
+        for oid, blob in self.read(oids, reader):
             inspector.missing = []
             if recorder is not None:
                 recorder.stored = []
@@ -518,6 +620,8 @@ def _must_read(
     if path_hits if path_hits is not None else inspector.path_detections(path):
         return True
     extra = inspector.settings.paths
+    if not extra:  # most policies: no extra globs
+        return False
     return any(
         policy.any_glob(extra[family], path) for family in ("BTR", "BDB") if extra.get(family)
     )

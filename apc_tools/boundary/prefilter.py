@@ -124,19 +124,57 @@ def plain_matcher(data: bytes) -> bool:
 
 
 def fast_matcher() -> Matcher | None:
-    """One Aho-Corasick pass over the bytes (``ahocorasick_rs``, optional), or None: 95
-    ``in`` tests cost more than the detectors they would spare, so without it the detectors
-    run as before (their own literal tests come first)."""
+    """Aho-Corasick passes over the bytes (``ahocorasick_rs``, optional), or None: 94 ``in``
+    tests cost more than the detectors they would spare, so without it the detectors run as
+    before (their own literal tests come first).
+
+    The needles are searched in :func:`needle_groups`, one automaton each, leftmost-first: an
+    automaton of at most 64 patterns whose matches are leftmost-first gets the Rust crate's
+    SIMD prefilter (Teddy), and the three passes together cost under half of one automaton
+    over all 94 needles (measured on the 50,000-file bench: 0.45 s against 1.1 s). Which
+    needle matched, and where, is never used: only whether any did."""
     try:
         import ahocorasick_rs  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         return None
-    automaton = ahocorasick_rs.BytesAhoCorasick(list(NEEDLES))
+    first = ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST
+    finds = [
+        ahocorasick_rs.BytesAhoCorasick(list(group), matchkind=first).find_matches_as_indexes
+        for group in needle_groups(NEEDLES)
+    ]
 
-    def matcher(data: bytes) -> bool:
-        return bool(automaton.find_matches_as_indexes(data))
+    if len(finds) == 3:  # today's needles: no generator per blob
+        one, two, three = finds
 
-    return matcher
+        def matcher(data: bytes) -> bool:
+            return bool(one(data) or two(data) or three(data))
+
+        return matcher
+
+    def any_matcher(data: bytes) -> bool:
+        return any(find(data) for find in finds)
+
+    return any_matcher
+
+
+GROUP_MAX = 64  # the crate's SIMD prefilter takes at most this many patterns
+
+
+def needle_groups(needles: Sequence[bytes]) -> list[tuple[bytes, ...]]:
+    """``needles`` cut into groups that together hold each once: the short ones (under four
+    bytes, which match most often, so they are tried first), those starting with a quote (JSON
+    keys), the rest; a group above :data:`GROUP_MAX` is halved."""
+    short = tuple(n for n in needles if len(n) < 4)
+    quoted = tuple(n for n in needles if len(n) >= 4 and n.startswith(b'"'))
+    rest = tuple(n for n in needles if len(n) >= 4 and not n.startswith(b'"'))
+    out: list[tuple[bytes, ...]] = []
+    for group in (short, quoted, rest):
+        while len(group) > GROUP_MAX:
+            out.append(group[:GROUP_MAX])
+            group = group[GROUP_MAX:]
+        if group:
+            out.append(group)
+    return out
 
 
 # --------------------------------------------------------------------------- one git grep

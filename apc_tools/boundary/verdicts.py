@@ -121,6 +121,13 @@ class Verdicts:
             if len(self._new) >= 5000:
                 self.flush()
 
+    def put_empty(self, key: bytes) -> None:
+        """:meth:`put` of an empty verdict (most blobs), in fewer steps."""
+        new = self._new
+        new[key] = b"[]"
+        if len(new) >= 5000:
+            self.flush()
+
     def flush(self) -> None:
         new, self._new = self._new, {}
         self.store.put_many(new)

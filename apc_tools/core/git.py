@@ -9,6 +9,7 @@ failure means.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -186,8 +187,8 @@ def work_tree_files(root: Path) -> tuple[list[str], frozenset[str]] | None:
 
 # ============================================================================ the boundary gate
 # What `apc boundary` asks git: the repository, its listings, and its blobs. Listings run
-# through :func:`run`; blobs come from GitPython's one persistent ``git cat-file --batch``
-# process (:class:`BlobReader`), GitPython imported lazily (``apc --version`` must not load it).
+# through :func:`run`; blobs come from one persistent ``git cat-file --batch`` process
+# (:class:`BlobReader`, a plain subprocess).
 
 SUBMODULE_MODE = "160000"
 SYMLINK_MODE = "120000"
@@ -583,26 +584,142 @@ class Blob:
 
 def _feed(stream: Any, data: bytes) -> None:
     """Write ``data`` to a process's stdin (in a thread); a closed pipe just ends it."""
+    view = memoryview(data)
     try:
-        stream.write(data)
-        stream.flush()
+        while view:
+            view = view[stream.write(view) or 0 :]
     except (OSError, ValueError):
         pass
 
 
-def _widen_pipe(stream: Any) -> None:
+def _widen_pipe(fd: int) -> None:
     """Give git a 1 MiB pipe to write into (Linux; elsewhere the default stays): git then
     runs ahead of the reader instead of waking it every 64 KiB."""
     try:
         import fcntl
 
-        fcntl.fcntl(stream.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
     except (ImportError, OSError, ValueError, AttributeError):
         pass
 
 
+class _Ended(Exception):
+    """The process's output ended before an answer was whole."""
+
+
+class _Process:
+    """One ``git cat-file --batch`` process and the unread part of its output.
+
+    Its output is read in large chunks (``os.read`` of up to :data:`BlobReader.CHUNK`) and
+    the answers are cut out of that buffer: one system call serves many small blobs."""
+
+    def __init__(self, root: Path) -> None:
+        try:
+            self.popen = subprocess.Popen(
+                ["git", "-C", str(root), *SAFE_CONFIG, "cat-file", "--batch"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=git_env(),
+                bufsize=0,
+            )
+        except FileNotFoundError:
+            raise CannotRun("git is not installed (or not on PATH)") from None
+        except OSError as exc:
+            raise CannotRun(f"git cat-file could not start: {exc}") from None
+        assert self.popen.stdout is not None
+        self.fd = self.popen.stdout.fileno()
+        _widen_pipe(self.fd)
+        self.buf = b""
+        self.pos = 0
+        self.pending = 0  # answers asked for and not read yet
+        self.writer: threading.Thread | None = None
+        self.stopped = False  # its descriptors closed (their numbers may be reused)
+
+    def _more(self, want: int) -> None:
+        """Fill the buffer until it holds ``want`` unread bytes; :class:`_Ended` at the end."""
+        parts = [self.buf[self.pos :]]
+        have = len(parts[0])
+        while have < want:
+            if self.stopped:
+                raise _Ended
+            chunk = os.read(self.fd, max(BlobReader.CHUNK, want - have))
+            if not chunk:
+                self.buf, self.pos = b"".join(parts), 0
+                raise _Ended
+            parts.append(chunk)
+            have += len(chunk)
+        self.buf, self.pos = b"".join(parts), 0
+
+    def header(self) -> bytes:
+        end = self.buf.find(b"\n", self.pos)
+        while end < 0:
+            seen = len(self.buf) - self.pos
+            self._more(seen + 1)
+            end = self.buf.find(b"\n", seen)
+        line = self.buf[self.pos : end]
+        self.pos = end + 1
+        return line
+
+    def content(self, size: int, limit: int) -> bytes:
+        """The next ``size`` bytes and the newline after them, of which the first ``limit``
+        are kept; the rest is read in bounded chunks and dropped."""
+        keep = min(size, limit)
+        if len(self.buf) - self.pos < keep + 1:
+            self._more(keep + (1 if keep == size else 0))
+        data = self.buf[self.pos : self.pos + keep]
+        self.pos += keep
+        left = size - keep + 1  # what is dropped, and the newline
+        while left > 0:
+            have = len(self.buf) - self.pos
+            if have >= left:
+                self.pos += left
+                break
+            left -= have
+            self.buf, self.pos = b"", 0
+            if self.stopped:
+                raise _Ended
+            chunk = os.read(self.fd, min(BlobReader.CHUNK, left))
+            if not chunk:
+                raise _Ended
+            self.buf = chunk
+        return data
+
+    def ask(self, request: bytes, count: int) -> None:
+        """Send ``count`` requests from a writer thread (git never waits for the next one)."""
+        self.pending = count
+        self.writer = threading.Thread(target=_feed, args=(self.popen.stdin, request), daemon=True)
+        self.writer.start()
+
+    def stop(self) -> None:
+        """End the process and reap it: at the end of its input when every answer was read,
+        killed when it may be mid-answer. Its pipes close only once the writer is done (a
+        closed descriptor's number may be reused by the next process's pipe)."""
+        popen = self.popen
+        self.stopped = True
+        if self.pending or (self.writer is not None and self.writer.is_alive()):
+            popen.kill()
+        elif popen.stdin is not None:
+            _close(popen.stdin)
+        try:
+            popen.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            popen.kill()
+            popen.wait()
+        if self.writer is not None:
+            self.writer.join()
+        for stream in (popen.stdin, popen.stdout):
+            if stream is not None:
+                _close(stream)
+
+
+def _close(stream: Any) -> None:
+    with contextlib.suppress(OSError):
+        stream.close()
+
+
 class BlobReader:
-    """Blobs through GitPython's one persistent ``git cat-file --batch`` process.
+    """Blobs through one persistent ``git -C ROOT <safe config> cat-file --batch`` process.
 
     :meth:`read_many` pipelines: a thread writes every object id while the answers are read,
     so a scan pays no round trip per blob.
@@ -611,20 +728,12 @@ class BlobReader:
     CHUNK = 1 << 20
 
     def __init__(self, repo: Repo) -> None:
-        os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")
-        try:
-            import git
-        except ImportError as exc:
-            raise CannotRun(f"cannot use GitPython: {exc}") from None
-        self._cmd = git.Git(str(repo.root))
-        self._cmd.update_environment(**SAFE_ENV)
-        self._cmd.set_persistent_git_options(c=list(SAFE_CONFIG[1::2]))
+        self._root = repo.root
+        self._process: _Process | None = None
 
     def read(self, ref: str, limit: int) -> Blob:
         """Up to ``limit`` bytes of object ``ref`` (an id or ``rev:path`` without a newline);
         the rest is drained in bounded chunks, never held."""
-        if "\n" in ref:
-            return Blob(b"", 0, missing=True)
         for _, blob in self.read_many([ref], limit):
             return blob
         return Blob(b"", 0, missing=True)
@@ -633,7 +742,8 @@ class BlobReader:
         self, oids: Sequence[str], limit: int, kinds: tuple[bytes, ...] = (b"blob",)
     ) -> Iterator[tuple[str, Blob]]:
         """``(oid, blob)`` for each of ``oids`` in order, each read as :meth:`read` does (an
-        object of another type than ``kinds`` counts as missing).
+        object of another type than ``kinds`` counts as missing, as does a name git could not
+        take as one request line: empty, or with a newline or NUL).
 
         A writer thread feeds every id to the process while this generator reads the answers,
         so git never waits for the next request. An object git cannot give is answered
@@ -643,63 +753,69 @@ class BlobReader:
         starts a fresh one)."""
         at = 0
         while at < len(oids):
+            if not _askable(oids[at]):
+                yield oids[at], Blob(b"", 0, missing=True)
+                at += 1
+                continue
+            end = at + 1
+            while end < len(oids) and _askable(oids[end]):
+                end += 1
             answered = 0
-            for _oid, blob in self._batch(oids[at:], limit, kinds):
+            for blob in self._batch(oids[at:end], limit, kinds):
+                yield oids[at + answered], blob
                 answered += 1
-                yield oids[at + answered - 1], blob
             at += answered
-            if at < len(oids):  # the process ended before answering oids[at]
-                self._cmd.clear_cache()
+            if at < end:  # the process ended before answering oids[at] (now reaped)
                 yield oids[at], Blob(b"", 0, missing=True)
                 at += 1
 
-    def _batch(
-        self, oids: Sequence[str], limit: int, kinds: tuple[bytes, ...]
-    ) -> Iterator[tuple[str, Blob]]:
+    def _batch(self, oids: Sequence[str], limit: int, kinds: tuple[bytes, ...]) -> Iterator[Blob]:
         """Answers of one ``cat-file --batch`` process, until the process ends."""
-        process = self._cmd._get_persistent_cmd("cat_file_all", "cat_file", batch=True)
-        request = b"".join(os.fsencode(oid) + b"\n" for oid in oids)
-        writer = threading.Thread(target=_feed, args=(process.stdin, request), daemon=True)
-        writer.start()
-        done = False
+        process = self._process
+        if process is not None and process.pending:  # an earlier reading left unfinished
+            self._end()  # (should it go on, it counts its next object missing, then restarts)
+            process = None
+        if process is None:
+            process = self._process = _Process(self._root)
+        process.ask(b"".join(os.fsencode(oid) + b"\n" for oid in oids), len(oids))
+        header, content = process.header, process.content
         try:
-            for oid in oids:
-                blob = self._answer(process.stdout, limit, kinds)
-                if blob is None:
+            for _ in oids:
+                try:
+                    line = header()
+                    parts = line.split()
+                    if len(parts) != 3 or not parts[2].isdigit():
+                        blob = Blob(b"", 0, missing=True)  # "<name> missing" (or ambiguous)
+                    else:
+                        size = int(parts[2])
+                        data = content(size, limit)
+                        ok = parts[1] in kinds
+                        blob = Blob(data, size) if ok else Blob(b"", 0, missing=True)
+                except (_Ended, OSError, ValueError):
                     break
-                yield oid, blob
-            done = True
+                process.pending -= 1
+                yield blob
         finally:
-            if not done:
-                self._cmd.clear_cache()  # ends the process: the writer stops with it
-            writer.join()
+            if process.pending:  # ended, or left unfinished: killed and reaped
+                if self._process is process:
+                    self._process = None
+                process.stop()
 
-    def _answer(self, out: Any, limit: int, kinds: tuple[bytes, ...]) -> Blob | None:
-        """One answer; None when the process ended (end of its output)."""
-        line = out.readline()
-        if not line:
-            return None
-        header = line.split()
-        if len(header) != 3:  # "<oid> missing" (or ambiguous)
-            return Blob(b"", 0, missing=True)
-        size = int(header[2])
-        data = out.read(min(size, limit))
-        left = size - len(data)
-        while left > 0:
-            chunk = out.read(min(self.CHUNK, left))
-            if not chunk:
-                return None
-            left -= len(chunk)
-        out.read(1)  # the newline after the content
-        if header[1] not in kinds:
-            return Blob(b"", 0, missing=True)
-        return Blob(data, size)
+    def _end(self) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            process.stop()
 
     def close(self) -> None:
-        self._cmd.clear_cache()
+        self._end()
 
     def __enter__(self) -> BlobReader:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _askable(name: str) -> bool:
+    """A name ``cat-file --batch`` reads as one request line."""
+    return bool(name) and "\n" not in name and "\0" not in name and "\r" not in name[-1:]
