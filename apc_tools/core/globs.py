@@ -129,7 +129,16 @@ class Tokens:
             if isinstance(t, str) and t not in (STAR, ANY):
                 self.positions.setdefault(t, []).append(i)
         self.masks: dict[str, int] = {}
-        self.regex = _safe_regex(tokens)
+        # Compiled on the first match that needs it (a rule glob checked against no file of
+        # its name or suffix never is: re.compile was a third of the dead-glob check).
+        self._regex: re.Pattern[str] | bool | None = False
+
+    @property
+    def regex(self) -> re.Pattern[str] | None:
+        """The segment as a linear-time regex (:func:`_safe_regex`), or None."""
+        if self._regex is False:
+            self._regex = _safe_regex(self.tokens)
+        return self._regex  # type: ignore[return-value]
 
     def _accept(self, char: str) -> int:
         """The tokens that may consume ``char`` (a star consumes anything and stays)."""
@@ -149,8 +158,9 @@ class Tokens:
             return name == self.literal
         if self.fixed > len(name):  # also keeps huge patterns away from the loop below
             return False
-        if self.regex is not None:
-            return self.regex.fullmatch(name) is not None
+        regex = self.regex
+        if regex is not None:
+            return regex.fullmatch(name) is not None
         star = self.star
         state = 1 | ((1 & star) << 1)
         for char in name:
