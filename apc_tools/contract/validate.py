@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path, PurePosixPath
@@ -293,14 +293,17 @@ def _load_batch(
     Outcomes from the cache or compute them."""
     loaded: list[_Loaded] = []
     jobs: list[_Job] = []
-    raw: list[list[Finding]] = []  # per project: redacted below, as load_project does
+    # per project, in file order: each file's findings (redacted below, as load_project does);
+    # the files parsed here are parsed while the pool's workers start (see _outcomes)
+    raw: list[list[list[Finding]]] = []
+    later: list[tuple[_Loaded, int, str, str, io.TextFile, list[Finding]]] = []
     for one in layouts:
         project = Project(
             one.root, one.display, profile, files=frozenset(one.local), tracked=one.tracked
         )
         here = _Loaded(project)
         loaded.append(here)
-        mine: list[Finding] = []
+        mine: list[list[Finding]] = []
         raw.append(mine)
         top = os.fspath(one.root)
         given = gathered.kinds.get(top) if gathered else None
@@ -314,7 +317,7 @@ def _load_batch(
             data = got if got is not None else io.read_bytes(one.root / rel, one.root, shown)
             if kind in FILE_KINDS:
                 if isinstance(data, Finding):
-                    mine.append(data)
+                    mine.append([data])
                     project.unread.append(rel)
                     continue
                 jobs.append(_Job(here, len(here.entries), rel, kind, shown, data))
@@ -322,13 +325,21 @@ def _load_batch(
                 continue
             read = data if isinstance(data, Finding) else io.decode(data, shown)  # read_text
             if isinstance(read, Finding):
-                mine.append(read)
+                mine.append([read])
                 project.unread.append(rel)
                 continue
+            slot: list[Finding] = []
+            mine.append(slot)
+            later.append((here, len(here.entries), kind, rel, read, slot))
+            here.entries.append(Outcome(rel, kind, shown, in_full=True))  # the Doc, below
+
+    def parse_here() -> None:
+        for here, index, kind, rel, read, slot in later:
             doc, problems = parse_doc(kind, rel, read)
-            here.entries.append(doc)
-            mine += problems
-    _outcomes(jobs, profile, store, run)
+            here.entries[index] = doc
+            slot += problems
+
+    _outcomes(jobs, profile, store, run, parse_here)
     found: list[Finding] = []
     for here, mine in zip(loaded, raw, strict=True):
         project, ready = here.project, []
@@ -340,7 +351,7 @@ def _load_batch(
                 assert not isinstance(read, Finding)  # it was decoded before
                 doc, problems = parse_doc(job.kind, job.rel, read)
                 here.entries[job.index] = doc
-                mine += problems
+                mine.append(problems)
             else:
                 if outcome.unread:
                     project.unread.append(job.rel)
@@ -348,13 +359,16 @@ def _load_batch(
                 ready += outcome.parse
         here.entries = [e for e in here.entries if isinstance(e, Doc) or not e.unread]
         project.docs = [entry for entry in here.entries if isinstance(entry, Doc)]
-        found += redact(project, mine) + ready
+        found += redact(project, [f for part in mine for f in part]) + ready
     return loaded, found
 
 
-def _outcomes(jobs: Sequence[_Job], profile: str, store: Cache, run: str) -> None:
+def _outcomes(
+    jobs: Sequence[_Job], profile: str, store: Cache, run: str, meanwhile: Callable[[], None]
+) -> None:
     """Fill in each job's Outcome: from the cache, else computed (module core.pool decides
-    whether on several processes) and stored."""
+    whether on several processes) and stored. ``meanwhile`` (this process's own parsing) runs
+    once: while the pool's workers start, so the workers take more of the files."""
     from apc_tools.core import pool
 
     known: dict[bytes, bytes] = {}
@@ -374,6 +388,7 @@ def _outcomes(jobs: Sequence[_Job], profile: str, store: Cache, run: str) -> Non
         else:
             job.loaded.entries[job.index] = outcome
     if not missing:
+        meanwhile()
         return
 
     def work(i: int) -> Outcome:
@@ -383,7 +398,7 @@ def _outcomes(jobs: Sequence[_Job], profile: str, store: Cache, run: str) -> Non
 
     # A file costs its bytes (the secret scan, the parse) plus about 4 KiB of fixed work.
     costs = [len(job.data) + 4096 for job in missing]
-    computed = pool.map_items(work, len(missing), costs)
+    computed = pool.map_items(work, len(missing), costs, meanwhile)
     for job, outcome in zip(missing, computed, strict=True):
         job.loaded.entries[job.index] = outcome
     if store.enabled:

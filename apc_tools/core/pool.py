@@ -3,17 +3,20 @@
 :func:`map_items` computes ``work(i)`` for ``i`` in ``range(count)`` and returns the results in
 index order, exactly as ``[work(i) for i in range(count)]`` would. When the batch is large
 enough to pay for processes (at least :data:`MIN_ITEMS` items and :data:`MIN_COST` cost units,
-bytes for files) and the machine has more than one usable CPU, the items are cut into one
-contiguous chunk per CPU (balanced by ``costs``): worker processes started with ``fork`` compute
-all chunks but the last, the calling process computes the last one meanwhile, then reads the
-workers' results (pickled through a pipe) in chunk order. ``work`` and the data it reads are
-inherited through ``fork``, never pickled: only the results travel.
+bytes for files) and the machine has more than one usable CPU, the items are cut into
+contiguous chunks of about equal cost (balanced by ``costs``), :data:`SLICES` per process, and
+the chunks' numbers are put in a pipe that every process reads: worker processes started with
+``fork`` and the calling process (after its own ``meanwhile`` work) each take the next chunk
+until none is left, so a process slowed by a costly file, an import or the machine's load takes
+fewer (a fixed cut made the run wait for the slowest part). The calling process then reads the
+workers' results (pickled through a pipe) and puts every chunk in its place. ``work`` and the
+data it reads are inherited through ``fork``, never pickled: only the results travel.
 
 Nothing is lost and nothing raises because of the pool: where ``fork`` is not available
-(Windows; macOS, where a forked child is unsafe) the work stays serial; a worker that cannot
-start, crashes, is killed or raises is replaced by the serial computation of its chunk in the
-calling process (which raises what the serial run would raise). Workers ignore SIGINT: on
-Ctrl-C the calling process stops them and the interrupt goes on as in a serial run.
+(Windows; macOS, where a forked child is unsafe) the work stays serial; a chunk whose worker
+cannot start, crashes, is killed or raises is computed serially in the calling process (which
+raises what the serial run would raise). Workers ignore SIGINT: on Ctrl-C the calling process
+stops them and the interrupt goes on as in a serial run.
 
 ``APC_POOL_MIN_ITEMS`` (an internal knob for tests and benchmarks) overrides the item threshold
 and drops the cost threshold; ``APC_POOL_WORKERS`` overrides the number of processes
@@ -35,9 +38,12 @@ MIN_ITEMS = 200  # below this a batch stays serial (a pre-commit run on a few fi
 MIN_COST = 1024 * 1024  # ... and below this many cost units (bytes; about 4 KiB a file) too
 MIN_ITEMS_ENV = "APC_POOL_MIN_ITEMS"
 WORKERS_ENV = "APC_POOL_WORKERS"
+SLICES = 16  # chunks per process for map_items (a process that runs late takes fewer)
+MAX_CHUNKS = 255  # chunk numbers travel as single bytes
 
 # The work of the current batch, inherited by the forked workers (never pickled).
 _WORK: Callable[[int], Any] | None = None
+_PARTS: list[range] = []  # map_items: the chunks, numbered by their index here
 
 
 def cpu_count() -> int:
@@ -102,13 +108,23 @@ def chunks(costs: Sequence[int], parts: int) -> list[range]:
     return [r for r in out if len(r)]
 
 
-def map_items(work: Callable[[int], T], count: int, costs: Sequence[int] | None = None) -> list[T]:
-    """``[work(i) for i in range(count)]``, on several processes when it pays (module doc)."""
+def map_items(
+    work: Callable[[int], T],
+    count: int,
+    costs: Sequence[int] | None = None,
+    meanwhile: Callable[[], None] | None = None,
+) -> list[T]:
+    """``[work(i) for i in range(count)]``, on several processes when it pays (module doc).
+    ``meanwhile`` (work of the caller's own that ``work`` does not depend on) runs once in
+    this process: before the items when they stay serial, else while the workers start."""
     costs = costs if costs is not None else [1] * count
     workers = workers_for(count, sum(costs))
     if workers < 2:
+        if meanwhile is not None:
+            meanwhile()
         return [work(i) for i in range(count)]
-    return _parallel(work, chunks(costs, workers))
+    parts = chunks(costs, min(MAX_CHUNKS, workers * SLICES))
+    return _shared(work, parts, workers - 1, meanwhile)
 
 
 def map_parts(work: Callable[[int], T], count: int) -> list[T]:
@@ -140,6 +156,101 @@ def _child(items: range, sender: Any) -> None:
         sender.send(("error", traceback.format_exc()))
     finally:
         sender.close()
+
+
+def _take(queue: int, work: Callable[[int], Any], parts: Sequence[range]) -> dict[int, list[Any]]:
+    """Compute the chunks whose numbers this process reads from ``queue`` until it is empty."""
+    done: dict[int, list[Any]] = {}
+    while True:
+        try:
+            got = os.read(queue, 1)
+        except BlockingIOError:  # empty: every chunk is taken
+            return done
+        if not got:
+            return done
+        index = got[0]
+        if index < len(parts):
+            done[index] = [work(i) for i in parts[index]]
+
+
+def _taker(queue: int, sender: Any) -> None:
+    """The body of a map_items worker: take chunks, send ``{chunk number: results}``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    work = _WORK
+    try:
+        assert work is not None
+        payload: tuple[str, Any] = ("ok", _take(queue, work, _PARTS))
+    except BaseException:  # the chunks it took are computed by the parent
+        payload = ("error", traceback.format_exc())
+    try:
+        sender.send(payload)
+    except Exception:  # a result that cannot be pickled: the parent recomputes
+        sender.send(("error", traceback.format_exc()))
+    finally:
+        sender.close()
+
+
+def _shared(
+    work: Callable[[int], T],
+    parts: list[range],
+    helpers: int,
+    meanwhile: Callable[[], None] | None,
+) -> list[T]:
+    """``parts`` computed by ``helpers`` forked workers and this process, each taking the next
+    chunk from a shared pipe (module doc); a chunk no one delivered is computed here."""
+    import multiprocessing
+
+    global _WORK, _PARTS
+    context = multiprocessing.get_context("fork")
+    queue, feed = os.pipe()
+    try:
+        os.write(feed, bytes(range(len(parts))))  # at most 255 bytes: one atomic write
+    finally:
+        os.close(feed)
+    os.set_blocking(queue, False)
+    _WORK, _PARTS = work, parts
+    started: list[tuple[Any, Any]] = []  # (process, receiving end)
+    try:
+        for _ in range(helpers):
+            try:
+                receiver, sender = context.Pipe(duplex=False)
+                process = context.Process(target=_taker, args=(queue, sender), daemon=True)
+                process.start()
+                sender.close()
+                started.append((process, receiver))
+            except Exception:  # cannot fork (limits, memory): fewer helpers
+                continue
+        if meanwhile is not None:
+            meanwhile()
+        done: dict[int, list[Any]] = _take(queue, work, parts)
+        for _process, receiver in started:
+            for index, results in _delivered(receiver).items():
+                if index < len(parts) and len(results) == len(parts[index]):
+                    done.setdefault(index, results)
+        out: list[T] = []
+        for index, items in enumerate(parts):
+            out += done[index] if index in done else _serial(work, items)
+        return out
+    except BaseException:
+        for process, _ in started:
+            if process.is_alive():
+                process.kill()
+        raise
+    finally:
+        os.close(queue)
+        for process, receiver in started:
+            receiver.close()
+            process.join(5)
+        _WORK, _PARTS = None, []
+
+
+def _delivered(receiver: Any) -> dict[int, list[Any]]:
+    """A map_items worker's results by chunk number (none when it failed in any way)."""
+    try:
+        status, value = receiver.recv()
+    except (EOFError, OSError, Exception):  # crashed or killed before sending
+        return {}
+    return value if status == "ok" and isinstance(value, dict) else {}
 
 
 def _parallel(work: Callable[[int], T], parts: list[range]) -> list[T]:
