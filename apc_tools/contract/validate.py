@@ -559,8 +559,10 @@ def _run_scan(
         scan.found, scan.allowed = split_allowed(scan.found, docs, known)
 
 
-def _finding_path(finding: Finding, cwd: Path) -> Path:
-    return Path(os.path.normpath(cwd / finding.path))
+def _finding_path(finding: Finding, cwd: Path) -> str:
+    """Where ``finding`` is, as :func:`_wanted` compares it (text: two Paths per finding were
+    a fifth of selecting the findings)."""
+    return os.path.normpath(os.path.join(os.fspath(cwd), finding.path))
 
 
 def _select(
@@ -684,15 +686,21 @@ def run_validate(
         probes = None if probes is None or scan.lone else probes + scan.probes()
     if not listed:
         found.append(_nothing_found(targets, cwd, given=bool(paths)))
-    found = [identified(replace(f, path=_shown(f.path, cwd))) for f in found]
+    found = [identified(_moved(f, _shown(f.path, cwd))) for f in found]
     listed = [(_shown(shown, cwd), kind) for shown, kind in listed]
     result = Result.of(found, len(set(listed)), strict=policy.strict, skipped=len(skipped))
-    accepted = tuple(replace(f, path=_shown(f.path, cwd)) for f in allowed)
+    accepted = tuple(_moved(f, _shown(f.path, cwd)) for f in allowed)
     kept = None if probes is None else tuple(probes)
     return Validation(result, tuple(sorted(set(listed))), tuple(skipped), accepted, kept)
 
 
 DIGITS = re.compile(r"[0-9]+")
+
+
+def _moved(finding: Finding, path: str) -> Finding:
+    """``finding`` at ``path`` (itself when the path is the same: a dataclass copy per finding
+    was a tenth of the serial part of a run)."""
+    return finding if path == finding.path else replace(finding, path=path)
 
 
 def identified(finding: Finding) -> Finding:
@@ -731,12 +739,12 @@ def rooted(outcome: Validation, cwd: Path | None = None) -> Validation:
         return moved[path]
 
     was = outcome.result
-    findings = [replace(f, path=move(f.path)) for f in was.findings]
+    findings = [_moved(f, move(f.path)) for f in was.findings]
     return Validation(
         Result.of(findings, was.files, strict=was.strict, skipped=was.skipped),
         tuple(sorted((move(shown), kind) for shown, kind in outcome.listed)),
         tuple(move(shown) for shown in outcome.skipped),
-        tuple(replace(f, path=move(f.path)) for f in outcome.allowed),
+        tuple(_moved(f, move(f.path)) for f in outcome.allowed),
         outcome.probes,
     )
 
