@@ -391,19 +391,23 @@ def _outcomes(
         meanwhile()
         return
 
-    def work(i: int) -> Outcome:
+    keep = store.enabled
+
+    def work(i: int) -> tuple[Outcome, bytes]:
+        """The file's Outcome and, for the cache, its bytes (serialized on the pool too)."""
         job = missing[i]
         project = job.loaded.project
-        return _file_outcome(project.root, project.display, profile, job.rel, job.kind, job.data)
+        outcome = _file_outcome(project.root, project.display, profile, job.rel, job.kind, job.data)
+        return outcome, outcome.to_bytes() if keep else b""
 
     # A file costs its bytes (the secret scan, the parse) plus about 4 KiB of fixed work.
     costs = [len(job.data) + 4096 for job in missing]
     computed = pool.map_items(work, len(missing), costs, meanwhile)
-    for job, outcome in zip(missing, computed, strict=True):
+    for job, (outcome, _) in zip(missing, computed, strict=True):
         job.loaded.entries[job.index] = outcome
-    if store.enabled:
+    if keep:
         pairs = zip(missing, computed, strict=True)
-        store.put_many({job.key: outcome.to_bytes() for job, outcome in pairs})
+        store.put_many({job.key: raw for job, (_, raw) in pairs})
 
 
 def _check_batch(here: _Loaded, store: Cache, run: str) -> list[Finding]:
