@@ -25,11 +25,14 @@ and drops the cost threshold; ``APC_POOL_WORKERS`` overrides the number of proce
 
 from __future__ import annotations
 
+import contextlib
 import os
+import pickle
 import signal
 import sys
 import traceback
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -40,10 +43,6 @@ MIN_ITEMS_ENV = "APC_POOL_MIN_ITEMS"
 WORKERS_ENV = "APC_POOL_WORKERS"
 SLICES = 16  # chunks per process for map_items (a process that runs late takes fewer)
 MAX_CHUNKS = 255  # chunk numbers travel as single bytes
-
-# The work of the current batch, inherited by the forked workers (never pickled).
-_WORK: Callable[[int], Any] | None = None
-_PARTS: list[range] = []  # map_items: the chunks, numbered by their index here
 
 
 def cpu_count() -> int:
@@ -80,12 +79,10 @@ def workers_for(count: int, cost: int, min_items: int = MIN_ITEMS, min_cost: int
 
 def fork_available() -> bool:
     """``fork`` where it is safe: not Windows (none), not macOS (system frameworks break in a
-    forked child, which is why Python's default there is spawn)."""
-    if sys.platform in ("win32", "darwin") or not hasattr(os, "fork"):
-        return False
-    import multiprocessing
-
-    return "fork" in multiprocessing.get_all_start_methods()
+    forked child, which is why Python's default there is spawn). Elsewhere every POSIX Python
+    offers it (multiprocessing lists it there; importing multiprocessing to ask cost a run
+    8 ms)."""
+    return sys.platform not in ("win32", "darwin") and hasattr(os, "fork")
 
 
 def chunks(costs: Sequence[int], parts: int) -> list[range]:
@@ -141,21 +138,77 @@ def _serial(work: Callable[[int], T], items: range) -> list[T]:
     return [work(i) for i in items]
 
 
-def _child(items: range, sender: Any) -> None:
-    """The body of a worker: compute ``items`` with the inherited work, send the results."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
-    work = _WORK
+# --------------------------------------------------------------------------- the processes
+# A worker is apc itself forked (os.fork: no program is run, nothing is imported again): it
+# computes with the inherited work and data, writes its pickled payload to its own pipe and
+# ends with os._exit (no exit handler of the caller runs twice, no inherited buffer is written
+# twice). multiprocessing did the same with more bookkeeping per process (and 8 ms of import).
+
+
+def _fork(body: Callable[[], Any]) -> tuple[int, int] | None:
+    """Start a worker that sends ``body()`` (as ``("ok", value)``, or ``("error", traceback)``
+    when it raises or cannot be pickled); its (process id, reading end), or None when it
+    cannot start (process limits, memory)."""
+    reading, writing = os.pipe()
+    for stream in (sys.stdout, sys.stderr):  # nothing buffered here is written twice
+        with contextlib.suppress(Exception):
+            stream.flush()
     try:
-        assert work is not None
-        payload: tuple[str, Any] = ("ok", [work(i) for i in items])
-    except BaseException:  # reported to the parent, which recomputes the chunk itself
-        payload = ("error", traceback.format_exc())
+        pid = os.fork()
+    except OSError:
+        os.close(reading)
+        os.close(writing)
+        return None
+    if pid == 0:  # the worker: never returns
+        code = 0
+        try:
+            os.close(reading)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+            try:
+                payload: tuple[str, Any] = ("ok", body())
+                data = pickle.dumps(payload, pickle.HIGHEST_PROTOCOL)
+            except BaseException:  # reported to the parent, which computes the work itself
+                data = pickle.dumps(("error", traceback.format_exc()))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(writing, view) :]
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(writing)
+    return pid, reading
+
+
+def _receive(reading: int) -> Any:
+    """The payload a worker sent on ``reading`` (closed here), or None when there is none."""
+    parts: list[bytes] = []
     try:
-        sender.send(payload)
-    except Exception:  # a result that cannot be pickled: the parent recomputes
-        sender.send(("error", traceback.format_exc()))
+        while True:
+            got = os.read(reading, 1 << 20)
+            if not got:
+                break
+            parts.append(got)
     finally:
-        sender.close()
+        os.close(reading)
+    try:
+        status, value = pickle.loads(b"".join(parts))
+    except Exception:  # crashed or killed before it sent everything
+        return None
+    return value if status == "ok" else None
+
+
+def _stop(started: Sequence[tuple[int, int | None]], kill: bool) -> None:
+    """Close what is still open, kill the workers when ``kill``, and reap them all."""
+    for pid, reading in started:
+        if reading is not None:
+            with contextlib.suppress(OSError):
+                os.close(reading)
+        if kill:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.waitpid(pid, 0)
 
 
 def _take(queue: int, work: Callable[[int], Any], parts: Sequence[range]) -> dict[int, list[Any]]:
@@ -173,23 +226,6 @@ def _take(queue: int, work: Callable[[int], Any], parts: Sequence[range]) -> dic
             done[index] = [work(i) for i in parts[index]]
 
 
-def _taker(queue: int, sender: Any) -> None:
-    """The body of a map_items worker: take chunks, send ``{chunk number: results}``."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
-    work = _WORK
-    try:
-        assert work is not None
-        payload: tuple[str, Any] = ("ok", _take(queue, work, _PARTS))
-    except BaseException:  # the chunks it took are computed by the parent
-        payload = ("error", traceback.format_exc())
-    try:
-        sender.send(payload)
-    except Exception:  # a result that cannot be pickled: the parent recomputes
-        sender.send(("error", traceback.format_exc()))
-    finally:
-        sender.close()
-
-
 def _shared(
     work: Callable[[int], T],
     parts: list[range],
@@ -198,105 +234,63 @@ def _shared(
 ) -> list[T]:
     """``parts`` computed by ``helpers`` forked workers and this process, each taking the next
     chunk from a shared pipe (module doc); a chunk no one delivered is computed here."""
-    import multiprocessing
-
-    global _WORK, _PARTS
-    context = multiprocessing.get_context("fork")
     queue, feed = os.pipe()
     try:
         os.write(feed, bytes(range(len(parts))))  # at most 255 bytes: one atomic write
     finally:
         os.close(feed)
     os.set_blocking(queue, False)
-    _WORK, _PARTS = work, parts
-    started: list[tuple[Any, Any]] = []  # (process, receiving end)
+    started: list[tuple[int, int | None]] = []  # (process id, reading end until read)
+    failed = True
     try:
         for _ in range(helpers):
-            try:
-                receiver, sender = context.Pipe(duplex=False)
-                process = context.Process(target=_taker, args=(queue, sender), daemon=True)
-                process.start()
-                sender.close()
-                started.append((process, receiver))
-            except Exception:  # cannot fork (limits, memory): fewer helpers
-                continue
+            one = _fork(lambda: _take(queue, work, parts))
+            if one is not None:
+                started.append(one)
         if meanwhile is not None:
             meanwhile()
         done: dict[int, list[Any]] = _take(queue, work, parts)
-        for _process, receiver in started:
-            for index, results in _delivered(receiver).items():
+        for at, (pid, reading) in enumerate(started):
+            assert reading is not None
+            started[at] = (pid, None)
+            delivered = _receive(reading)
+            for index, results in (delivered if isinstance(delivered, dict) else {}).items():
                 if index < len(parts) and len(results) == len(parts[index]):
                     done.setdefault(index, results)
         out: list[T] = []
         for index, items in enumerate(parts):
             out += done[index] if index in done else _serial(work, items)
+        failed = False
         return out
-    except BaseException:
-        for process, _ in started:
-            if process.is_alive():
-                process.kill()
-        raise
     finally:
         os.close(queue)
-        for process, receiver in started:
-            receiver.close()
-            process.join(5)
-        _WORK, _PARTS = None, []
-
-
-def _delivered(receiver: Any) -> dict[int, list[Any]]:
-    """A map_items worker's results by chunk number (none when it failed in any way)."""
-    try:
-        status, value = receiver.recv()
-    except (EOFError, OSError, Exception):  # crashed or killed before sending
-        return {}
-    return value if status == "ok" and isinstance(value, dict) else {}
+        _stop(started, kill=failed)
 
 
 def _parallel(work: Callable[[int], T], parts: list[range]) -> list[T]:
-    import multiprocessing
-
-    global _WORK
-    context = multiprocessing.get_context("fork")
-    _WORK = work
-    started: list[tuple[range, Any, Any]] = []  # (items, process, receiving end) or no process
+    """Each part but the last in its own forked worker, the last here; a part whose worker
+    failed in any way is computed here."""
+    started: list[tuple[int, int | None]] = []
+    plan: list[tuple[range, int | None]] = []  # (items, index in started) or no worker
+    failed = True
     try:
         for items in parts[:-1]:
-            try:
-                receiver, sender = context.Pipe(duplex=False)
-                process = context.Process(target=_child, args=(items, sender), daemon=True)
-                process.start()
-                sender.close()
-                started.append((items, process, receiver))
-            except Exception:  # cannot fork (limits, memory): this chunk is done here
-                started.append((items, None, None))
+            one = _fork(partial(_serial, work, items))
+            plan.append((items, len(started) if one is not None else None))
+            if one is not None:
+                started.append(one)
         mine = _serial(work, parts[-1])
         results: list[T] = []
-        for items, process, receiver in started:
-            results += _collect(work, items, process, receiver)
+        for items, at in plan:
+            value: Any = None
+            if at is not None:
+                pid, reading = started[at]
+                assert reading is not None
+                started[at] = (pid, None)
+                value = _receive(reading)
+            ok = isinstance(value, list) and len(value) == len(items)
+            results += value if ok else _serial(work, items)
+        failed = False
         return results + mine
-    except BaseException:
-        for _, process, _ in started:
-            if process is not None and process.is_alive():
-                process.kill()
-        raise
     finally:
-        for _, process, receiver in started:
-            if receiver is not None:
-                receiver.close()
-            if process is not None:
-                process.join(5)
-        _WORK = None
-
-
-def _collect(work: Callable[[int], T], items: range, process: Any, receiver: Any) -> list[T]:
-    """A worker's results, or the chunk computed here when the worker failed in any way."""
-    if process is None:
-        return _serial(work, items)
-    try:
-        status, value = receiver.recv()
-    except (EOFError, OSError, Exception):  # crashed or killed before sending
-        status, value = "error", "worker ended without a result"
-    if status == "ok" and isinstance(value, list) and len(value) == len(items):
-        return value
-    return _serial(work, items)
+        _stop(started, kill=failed)
