@@ -217,6 +217,8 @@ _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
 
 def split_frontmatter(text: str) -> Frontmatter:
     """Split ``text`` (BOM already removed) at ``---`` fences. CRLF and CR are accepted."""
+    if not text.startswith("---"):  # the first line cannot be a fence: no lines to split
+        return Frontmatter(None, 1, text, 1)
     lines = text.splitlines()
     if not lines or not _FENCE.match(lines[0]):
         return Frontmatter(None, 1, text, 1)

@@ -115,3 +115,24 @@ def test_generated_scalars(value: str) -> None:
 @given(st.text(max_size=20))
 def test_any_text(value: str) -> None:
     same(value)
+
+
+def full_split(text: str) -> parse.Frontmatter:
+    """split_frontmatter without the fast path for a text that does not open with ``---``."""
+    lines = text.splitlines()
+    if not lines or not parse._FENCE.match(lines[0]):
+        return parse.Frontmatter(None, 1, text, 1)
+    return parse.split_frontmatter(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["", "\n", "--", "-- -\n", "---", "---\n", "--- \t\nx: 1\n---\nbody", "# T\n---\n"]
+)
+def test_frontmatter_split_known(text: str) -> None:
+    assert parse.split_frontmatter(text) == full_split(text)
+
+
+@given(st.lists(st.sampled_from(["---", "--", "-", " ", "\t", "\n", "\r\n", "\r", "x: 1", "\x85"])))
+def test_frontmatter_split_generated(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert parse.split_frontmatter(text) == full_split(text)
