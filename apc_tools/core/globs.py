@@ -19,9 +19,11 @@ plain ``*``.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import accumulate
 
 MAX_ALTERNATIVES = 64
 STAR = "*"
@@ -347,8 +349,13 @@ class Budget:
 
 class FileIndex:
     """Files indexed for "does any file match this glob?": a literal glob is a set lookup, a
-    glob with a fixed file name looks only at files of that name; other globs test each file,
-    paid from a :class:`Budget`."""
+    glob with a fixed file name looks only at files of that name; other globs test each file
+    holding the glob's longest literal segment, paid from a :class:`Budget` in file order.
+
+    The candidates of a name or segment, the running sum of their lengths and which of them
+    end with a suffix are kept, so a glob costs a bisection plus a :meth:`Glob.match` per
+    candidate with its suffix (testing every file per glob was most of the dead-glob check);
+    the answer and the units spent are the plain loop's (tests/core/test_globs_fast.py)."""
 
     def __init__(self, files: Iterable[str]) -> None:
         self.files = list(files)
@@ -356,29 +363,47 @@ class FileIndex:
         self.by_name: dict[str, list[str]] = {}
         for path in self.files:
             self.by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+        self._lists: dict[tuple[bool, str], tuple[list[str], list[int]]] = {}
+        self._ends: dict[tuple[bool, str, str], list[int]] = {}
+
+    def _candidates(self, glob: Glob) -> tuple[list[str], list[int], list[int]]:
+        """The files ``glob`` is tested against in order, the running sum of their lengths,
+        and the indexes of those ending with its suffix."""
+        by_name = glob.literal_name is not None
+        word = glob.literal_name if glob.literal_name is not None else glob.needle
+        got = self._lists.get((by_name, word))
+        if got is None:
+            paths = self.by_name.get(word, []) if by_name else [f for f in self.files if word in f]
+            got = self._lists[(by_name, word)] = (paths, list(accumulate(len(p) for p in paths)))
+        paths, sums = got
+        ends = self._ends.get((by_name, word, glob.suffix))
+        if ends is None:
+            suffix = glob.suffix
+            ends = [i for i, p in enumerate(paths) if p.endswith(suffix)]
+            self._ends[(by_name, word, glob.suffix)] = ends
+        return paths, sums, ends
 
     def any_match(self, glob: Glob, budget: Budget) -> bool | None:
-        """Whether a file matches ``glob``; None when the budget cannot pay for the answer."""
+        """Whether a file matches ``glob``; None when the budget cannot pay for the answer.
+
+        Each candidate costs ``len(path) * glob.cost`` units, spent before it is tested (the
+        budget runs out at the first candidate the units left cannot pay)."""
         if glob.literal_path is not None:
             return glob.literal_path in self.paths
         if budget.left <= 0:
             return None
-        candidates: Iterable[str]
-        if glob.literal_name is not None:
-            candidates = self.by_name.get(glob.literal_name, ())
-        else:
-            candidates = (f for f in self.files if glob.needle in f)
-        # Budget.spend and Glob.match inlined (this loop was most of the dead-glob check): the
-        # same units spent in the same order, and a path that does not end with the glob's
-        # literal suffix is one Glob.match rejects.
-        cost, suffix, left = glob.cost, glob.suffix, budget.left
-        try:
-            for path in candidates:
-                left -= len(path) * cost
-                if left < 0:
-                    return None
-                if path.endswith(suffix) and glob.match(path):
-                    return True
+        paths, sums, ends = self._candidates(glob)
+        cost, left = glob.cost, budget.left
+        for i in ends:  # only these can match (Glob.match tests the suffix first)
+            if sums[i] * cost > left:
+                break  # the budget runs out at or before this candidate
+            if glob.match(paths[i]):
+                budget.left = left - sums[i] * cost
+                return True
+        total = sums[-1] * cost if sums else 0
+        if total <= left:
+            budget.left = left - total
             return False
-        finally:
-            budget.left = left
+        out = bisect_right(sums, left // cost)  # the first candidate the budget cannot pay
+        budget.left = left - sums[out] * cost
+        return None
