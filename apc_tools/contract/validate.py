@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path, PurePosixPath
@@ -293,14 +293,17 @@ def _load_batch(
     Outcomes from the cache or compute them."""
     loaded: list[_Loaded] = []
     jobs: list[_Job] = []
-    raw: list[list[Finding]] = []  # per project: redacted below, as load_project does
+    # per project, in file order: each file's findings (redacted below, as load_project does);
+    # the files parsed here are parsed while the pool's workers start (see _outcomes)
+    raw: list[list[list[Finding]]] = []
+    later: list[tuple[_Loaded, int, str, str, io.TextFile, list[Finding]]] = []
     for one in layouts:
         project = Project(
             one.root, one.display, profile, files=frozenset(one.local), tracked=one.tracked
         )
         here = _Loaded(project)
         loaded.append(here)
-        mine: list[Finding] = []
+        mine: list[list[Finding]] = []
         raw.append(mine)
         top = os.fspath(one.root)
         given = gathered.kinds.get(top) if gathered else None
@@ -314,7 +317,7 @@ def _load_batch(
             data = got if got is not None else io.read_bytes(one.root / rel, one.root, shown)
             if kind in FILE_KINDS:
                 if isinstance(data, Finding):
-                    mine.append(data)
+                    mine.append([data])
                     project.unread.append(rel)
                     continue
                 jobs.append(_Job(here, len(here.entries), rel, kind, shown, data))
@@ -322,13 +325,21 @@ def _load_batch(
                 continue
             read = data if isinstance(data, Finding) else io.decode(data, shown)  # read_text
             if isinstance(read, Finding):
-                mine.append(read)
+                mine.append([read])
                 project.unread.append(rel)
                 continue
+            slot: list[Finding] = []
+            mine.append(slot)
+            later.append((here, len(here.entries), kind, rel, read, slot))
+            here.entries.append(Outcome(rel, kind, shown, in_full=True))  # the Doc, below
+
+    def parse_here() -> None:
+        for here, index, kind, rel, read, slot in later:
             doc, problems = parse_doc(kind, rel, read)
-            here.entries.append(doc)
-            mine += problems
-    _outcomes(jobs, profile, store, run)
+            here.entries[index] = doc
+            slot += problems
+
+    _outcomes(jobs, profile, store, run, parse_here)
     found: list[Finding] = []
     for here, mine in zip(loaded, raw, strict=True):
         project, ready = here.project, []
@@ -340,7 +351,7 @@ def _load_batch(
                 assert not isinstance(read, Finding)  # it was decoded before
                 doc, problems = parse_doc(job.kind, job.rel, read)
                 here.entries[job.index] = doc
-                mine += problems
+                mine.append(problems)
             else:
                 if outcome.unread:
                     project.unread.append(job.rel)
@@ -348,13 +359,16 @@ def _load_batch(
                 ready += outcome.parse
         here.entries = [e for e in here.entries if isinstance(e, Doc) or not e.unread]
         project.docs = [entry for entry in here.entries if isinstance(entry, Doc)]
-        found += redact(project, mine) + ready
+        found += redact(project, [f for part in mine for f in part]) + ready
     return loaded, found
 
 
-def _outcomes(jobs: Sequence[_Job], profile: str, store: Cache, run: str) -> None:
+def _outcomes(
+    jobs: Sequence[_Job], profile: str, store: Cache, run: str, meanwhile: Callable[[], None]
+) -> None:
     """Fill in each job's Outcome: from the cache, else computed (module core.pool decides
-    whether on several processes) and stored."""
+    whether on several processes) and stored. ``meanwhile`` (this process's own parsing) runs
+    once: while the pool's workers start, so the workers take more of the files."""
     from apc_tools.core import pool
 
     known: dict[bytes, bytes] = {}
@@ -374,21 +388,26 @@ def _outcomes(jobs: Sequence[_Job], profile: str, store: Cache, run: str) -> Non
         else:
             job.loaded.entries[job.index] = outcome
     if not missing:
+        meanwhile()
         return
 
-    def work(i: int) -> Outcome:
+    keep = store.enabled
+
+    def work(i: int) -> tuple[Outcome, bytes]:
+        """The file's Outcome and, for the cache, its bytes (serialized on the pool too)."""
         job = missing[i]
         project = job.loaded.project
-        return _file_outcome(project.root, project.display, profile, job.rel, job.kind, job.data)
+        outcome = _file_outcome(project.root, project.display, profile, job.rel, job.kind, job.data)
+        return outcome, outcome.to_bytes() if keep else b""
 
     # A file costs its bytes (the secret scan, the parse) plus about 4 KiB of fixed work.
     costs = [len(job.data) + 4096 for job in missing]
-    computed = pool.map_items(work, len(missing), costs)
-    for job, outcome in zip(missing, computed, strict=True):
+    computed = pool.map_items(work, len(missing), costs, meanwhile)
+    for job, (outcome, _) in zip(missing, computed, strict=True):
         job.loaded.entries[job.index] = outcome
-    if store.enabled:
+    if keep:
         pairs = zip(missing, computed, strict=True)
-        store.put_many({job.key: outcome.to_bytes() for job, outcome in pairs})
+        store.put_many({job.key: raw for job, (_, raw) in pairs})
 
 
 def _check_batch(here: _Loaded, store: Cache, run: str) -> list[Finding]:
@@ -544,8 +563,10 @@ def _run_scan(
         scan.found, scan.allowed = split_allowed(scan.found, docs, known)
 
 
-def _finding_path(finding: Finding, cwd: Path) -> Path:
-    return Path(os.path.normpath(cwd / finding.path))
+def _finding_path(finding: Finding, cwd: Path) -> str:
+    """Where ``finding`` is, as :func:`_wanted` compares it (text: two Paths per finding were
+    a fifth of selecting the findings)."""
+    return os.path.normpath(os.path.join(os.fspath(cwd), finding.path))
 
 
 def _select(
@@ -669,15 +690,21 @@ def run_validate(
         probes = None if probes is None or scan.lone else probes + scan.probes()
     if not listed:
         found.append(_nothing_found(targets, cwd, given=bool(paths)))
-    found = [identified(replace(f, path=_shown(f.path, cwd))) for f in found]
+    found = [identified(_moved(f, _shown(f.path, cwd))) for f in found]
     listed = [(_shown(shown, cwd), kind) for shown, kind in listed]
     result = Result.of(found, len(set(listed)), strict=policy.strict, skipped=len(skipped))
-    accepted = tuple(replace(f, path=_shown(f.path, cwd)) for f in allowed)
+    accepted = tuple(_moved(f, _shown(f.path, cwd)) for f in allowed)
     kept = None if probes is None else tuple(probes)
     return Validation(result, tuple(sorted(set(listed))), tuple(skipped), accepted, kept)
 
 
 DIGITS = re.compile(r"[0-9]+")
+
+
+def _moved(finding: Finding, path: str) -> Finding:
+    """``finding`` at ``path`` (itself when the path is the same: a dataclass copy per finding
+    was a tenth of the serial part of a run)."""
+    return finding if path == finding.path else replace(finding, path=path)
 
 
 def identified(finding: Finding) -> Finding:
@@ -716,12 +743,12 @@ def rooted(outcome: Validation, cwd: Path | None = None) -> Validation:
         return moved[path]
 
     was = outcome.result
-    findings = [replace(f, path=move(f.path)) for f in was.findings]
+    findings = [_moved(f, move(f.path)) for f in was.findings]
     return Validation(
         Result.of(findings, was.files, strict=was.strict, skipped=was.skipped),
         tuple(sorted((move(shown), kind) for shown, kind in outcome.listed)),
         tuple(move(shown) for shown in outcome.skipped),
-        tuple(replace(f, path=move(f.path)) for f in outcome.allowed),
+        tuple(_moved(f, move(f.path)) for f in outcome.allowed),
         outcome.probes,
     )
 

@@ -44,6 +44,14 @@ class Detector:
     # Literal strings one of which every match contains: a text holding none of them is
     # skipped without running the pattern (a fast reject; the pattern alone decides a match).
     needles: tuple[str, ...] = ()
+    # The needles as one alternation (several needles: one regex pass beats a substring test
+    # per needle, e.g. the six GitHub prefixes); None for one needle or none. Equivalent to
+    # ``any(needle in text for needle in needles)``: a literal alternation without flags.
+    needle_re: re.Pattern[str] | None = None
+    # Lowercase words one of which the text just before a match (``before``'s window, the
+    # :data:`BEFORE_WINDOW` characters before it) holds whenever ``before`` can match there and
+    # that window is ASCII: a window without any is skipped without running ``before``.
+    before_hints: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -189,7 +197,9 @@ def _d(
     not_after: str = "",
     lead: int = 0,
     needles: tuple[str, ...] = (),
+    before_hints: tuple[str, ...] = (),
 ) -> Detector:
+    alternation = "|".join(re.escape(n) for n in needles) if len(needles) > 1 else None
     return Detector(
         name,
         re.compile(regex),
@@ -200,6 +210,8 @@ def _d(
         frozenset(not_after),
         lead,
         needles,
+        re.compile(alternation) if alternation else None,
+        before_hints,
     )
 
 
@@ -292,6 +304,12 @@ _KEYWORD = (
     r"(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|"
     r"client[_-]?secret|auth[_-]?token|credentials?)"
 )
+# The generic rule runs only on a text that names a secret somewhere (a plain substring test on
+# the lowercased text: much cheaper than a case-insensitive regex search). Every alternative of
+# _KEYWORD holds one of these words, so an ASCII window before a match without any of them
+# cannot satisfy ``before`` (in ASCII, ``(?i)`` matches exactly what ``str.lower`` maps).
+_KEYWORD_HINTS = ("pass", "pwd", "secret", "token", "key", "credential")
+
 GENERIC_SECRET = _d(
     "generic-secret",
     # A value ends at a JSON-escaped control character (``\n``, ``\t``): in a JSON string
@@ -301,10 +319,8 @@ GENERIC_SECRET = _d(
     "a password, secret, token or API key assigned a literal, random-looking value",
     gate=looks_random,
     before=r"(?i)" + _KEYWORD + r"[A-Za-z0-9_.-]{0,30}[\"'`]?[ \t]{0,4}\Z",
+    before_hints=_KEYWORD_HINTS,
 )
-# The generic rule runs only on a text that names a secret somewhere (a plain substring test on
-# the lowercased text: much cheaper than a case-insensitive regex search).
-_KEYWORD_HINTS = ("pass", "pwd", "secret", "token", "key", "credential")
 
 
 def _names_a_secret(text: str) -> bool:
@@ -362,15 +378,31 @@ MARKER_DETECTOR = _d(
 # --------------------------------------------------------------------------- scanning
 
 
+BEFORE_WINDOW = 48  # characters before a match that ``Detector.before`` looks at
+
+
+def _has_needle(detector: Detector, text: str) -> bool:
+    if detector.needle_re is not None:
+        return detector.needle_re.search(text) is not None
+    return not detector.needles or detector.needles[0] in text
+
+
 def _scan(detector: Detector, text: str) -> Iterable[Hit]:
-    if detector.needles and not any(needle in text for needle in detector.needles):
+    if not _has_needle(detector, text):
         return
+    before, hints = detector.before, detector.before_hints
     for match in detector.pattern.finditer(text):
         start = match.start()
         if start and text[start - 1] in detector.not_after:
             continue
-        if detector.before and not detector.before.search(text, max(0, start - 48), start):
-            continue
+        if before is not None:
+            window = text[max(0, start - BEFORE_WINDOW) : start]
+            if hints and window.isascii():
+                low = window.lower()
+                if not any(word in low for word in hints):
+                    continue
+            if not before.search(text, max(0, start - BEFORE_WINDOW), start):
+                continue
         group = detector.group or next(
             (i for i in range(1, (match.lastindex or 0) + 1) if match.group(i) is not None), 0
         )

@@ -19,9 +19,11 @@ plain ``*``.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import accumulate
 
 MAX_ALTERNATIVES = 64
 STAR = "*"
@@ -129,7 +131,16 @@ class Tokens:
             if isinstance(t, str) and t not in (STAR, ANY):
                 self.positions.setdefault(t, []).append(i)
         self.masks: dict[str, int] = {}
-        self.regex = _safe_regex(tokens)
+        # Compiled on the first match that needs it (a rule glob checked against no file of
+        # its name or suffix never is: re.compile was a third of the dead-glob check).
+        self._regex: re.Pattern[str] | bool | None = False
+
+    @property
+    def regex(self) -> re.Pattern[str] | None:
+        """The segment as a linear-time regex (:func:`_safe_regex`), or None."""
+        if self._regex is False:
+            self._regex = _safe_regex(self.tokens)
+        return self._regex  # type: ignore[return-value]
 
     def _accept(self, char: str) -> int:
         """The tokens that may consume ``char`` (a star consumes anything and stays)."""
@@ -149,8 +160,9 @@ class Tokens:
             return name == self.literal
         if self.fixed > len(name):  # also keeps huge patterns away from the loop below
             return False
-        if self.regex is not None:
-            return self.regex.fullmatch(name) is not None
+        regex = self.regex
+        if regex is not None:
+            return regex.fullmatch(name) is not None
         star = self.star
         state = 1 | ((1 & star) << 1)
         for char in name:
@@ -337,8 +349,13 @@ class Budget:
 
 class FileIndex:
     """Files indexed for "does any file match this glob?": a literal glob is a set lookup, a
-    glob with a fixed file name looks only at files of that name; other globs test each file,
-    paid from a :class:`Budget`."""
+    glob with a fixed file name looks only at files of that name; other globs test each file
+    holding the glob's longest literal segment, paid from a :class:`Budget` in file order.
+
+    The candidates of a name or segment, the running sum of their lengths and which of them
+    end with a suffix are kept, so a glob costs a bisection plus a :meth:`Glob.match` per
+    candidate with its suffix (testing every file per glob was most of the dead-glob check);
+    the answer and the units spent are the plain loop's (tests/core/test_globs_fast.py)."""
 
     def __init__(self, files: Iterable[str]) -> None:
         self.files = list(files)
@@ -346,21 +363,47 @@ class FileIndex:
         self.by_name: dict[str, list[str]] = {}
         for path in self.files:
             self.by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+        self._lists: dict[tuple[bool, str], tuple[list[str], list[int]]] = {}
+        self._ends: dict[tuple[bool, str, str], list[int]] = {}
+
+    def _candidates(self, glob: Glob) -> tuple[list[str], list[int], list[int]]:
+        """The files ``glob`` is tested against in order, the running sum of their lengths,
+        and the indexes of those ending with its suffix."""
+        by_name = glob.literal_name is not None
+        word = glob.literal_name if glob.literal_name is not None else glob.needle
+        got = self._lists.get((by_name, word))
+        if got is None:
+            paths = self.by_name.get(word, []) if by_name else [f for f in self.files if word in f]
+            got = self._lists[(by_name, word)] = (paths, list(accumulate(len(p) for p in paths)))
+        paths, sums = got
+        ends = self._ends.get((by_name, word, glob.suffix))
+        if ends is None:
+            suffix = glob.suffix
+            ends = [i for i, p in enumerate(paths) if p.endswith(suffix)]
+            self._ends[(by_name, word, glob.suffix)] = ends
+        return paths, sums, ends
 
     def any_match(self, glob: Glob, budget: Budget) -> bool | None:
-        """Whether a file matches ``glob``; None when the budget cannot pay for the answer."""
+        """Whether a file matches ``glob``; None when the budget cannot pay for the answer.
+
+        Each candidate costs ``len(path) * glob.cost`` units, spent before it is tested (the
+        budget runs out at the first candidate the units left cannot pay)."""
         if glob.literal_path is not None:
             return glob.literal_path in self.paths
         if budget.left <= 0:
             return None
-        candidates: Iterable[str]
-        if glob.literal_name is not None:
-            candidates = self.by_name.get(glob.literal_name, ())
-        else:
-            candidates = (f for f in self.files if glob.needle in f)
-        for path in candidates:
-            if not budget.spend(len(path) * glob.cost):
-                return None
-            if glob.match(path):
+        paths, sums, ends = self._candidates(glob)
+        cost, left = glob.cost, budget.left
+        for i in ends:  # only these can match (Glob.match tests the suffix first)
+            if sums[i] * cost > left:
+                break  # the budget runs out at or before this candidate
+            if glob.match(paths[i]):
+                budget.left = left - sums[i] * cost
                 return True
-        return False
+        total = sums[-1] * cost if sums else 0
+        if total <= left:
+            budget.left = left - total
+            return False
+        out = bisect_right(sums, left // cost)  # the first candidate the budget cannot pay
+        budget.left = left - sums[out] * cost
+        return None

@@ -217,6 +217,8 @@ _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
 
 def split_frontmatter(text: str) -> Frontmatter:
     """Split ``text`` (BOM already removed) at ``---`` fences. CRLF and CR are accepted."""
+    if not text.startswith("---"):  # the first line cannot be a fence: no lines to split
+        return Frontmatter(None, 1, text, 1)
     lines = text.splitlines()
     if not lines or not _FENCE.match(lines[0]):
         return Frontmatter(None, 1, text, 1)
@@ -260,6 +262,10 @@ _HEX = re.compile(r"^0x[0-9a-fA-F]+$")
 _FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
 _INF = re.compile(r"^[-+]?\.(?:inf|Inf|INF)$")
 _NAN = re.compile(r"^\.(?:nan|NaN|NAN)$")
+# The first characters of every null, bool, int, float, inf and nan form above (and "\n": the
+# empty null form's ``$`` matches before a final newline): a plain scalar starting with any
+# other character is text.
+_SPECIAL_STARTS = frozenset("~nNtTfF+-.0123456789\n")
 _STD_TAGS = {
     "tag:yaml.org,2002:str": "str",
     "tag:yaml.org,2002:int": "int",
@@ -288,6 +294,8 @@ def resolve_plain(value: str) -> Any:
 
     Raises :class:`NumberTooLong` for an integer literal longer than :data:`MAX_INT_CHARS`.
     """
+    if value and value[0] not in _SPECIAL_STARTS:  # most plain scalars: text
+        return value
     if _NULL.match(value):
         return None
     if value in _BOOL:

@@ -3,17 +3,20 @@
 :func:`map_items` computes ``work(i)`` for ``i`` in ``range(count)`` and returns the results in
 index order, exactly as ``[work(i) for i in range(count)]`` would. When the batch is large
 enough to pay for processes (at least :data:`MIN_ITEMS` items and :data:`MIN_COST` cost units,
-bytes for files) and the machine has more than one usable CPU, the items are cut into one
-contiguous chunk per CPU (balanced by ``costs``): worker processes started with ``fork`` compute
-all chunks but the last, the calling process computes the last one meanwhile, then reads the
-workers' results (pickled through a pipe) in chunk order. ``work`` and the data it reads are
-inherited through ``fork``, never pickled: only the results travel.
+bytes for files) and the machine has more than one usable CPU, the items are cut into
+contiguous chunks of about equal cost (balanced by ``costs``), :data:`SLICES` per process, and
+the chunks' numbers are put in a pipe that every process reads: worker processes started with
+``fork`` and the calling process (after its own ``meanwhile`` work) each take the next chunk
+until none is left, so a process slowed by a costly file, an import or the machine's load takes
+fewer (a fixed cut made the run wait for the slowest part). The calling process then reads the
+workers' results (pickled through a pipe) and puts every chunk in its place. ``work`` and the
+data it reads are inherited through ``fork``, never pickled: only the results travel.
 
 Nothing is lost and nothing raises because of the pool: where ``fork`` is not available
-(Windows; macOS, where a forked child is unsafe) the work stays serial; a worker that cannot
-start, crashes, is killed or raises is replaced by the serial computation of its chunk in the
-calling process (which raises what the serial run would raise). Workers ignore SIGINT: on
-Ctrl-C the calling process stops them and the interrupt goes on as in a serial run.
+(Windows; macOS, where a forked child is unsafe) the work stays serial; a chunk whose worker
+cannot start, crashes, is killed or raises is computed serially in the calling process (which
+raises what the serial run would raise). Workers ignore SIGINT: on Ctrl-C the calling process
+stops them and the interrupt goes on as in a serial run.
 
 ``APC_POOL_MIN_ITEMS`` (an internal knob for tests and benchmarks) overrides the item threshold
 and drops the cost threshold; ``APC_POOL_WORKERS`` overrides the number of processes
@@ -22,11 +25,14 @@ and drops the cost threshold; ``APC_POOL_WORKERS`` overrides the number of proce
 
 from __future__ import annotations
 
+import contextlib
 import os
+import pickle
 import signal
 import sys
 import traceback
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -35,9 +41,8 @@ MIN_ITEMS = 200  # below this a batch stays serial (a pre-commit run on a few fi
 MIN_COST = 1024 * 1024  # ... and below this many cost units (bytes; about 4 KiB a file) too
 MIN_ITEMS_ENV = "APC_POOL_MIN_ITEMS"
 WORKERS_ENV = "APC_POOL_WORKERS"
-
-# The work of the current batch, inherited by the forked workers (never pickled).
-_WORK: Callable[[int], Any] | None = None
+SLICES = 16  # chunks per process for map_items (a process that runs late takes fewer)
+MAX_CHUNKS = 255  # chunk numbers travel as single bytes
 
 
 def cpu_count() -> int:
@@ -74,12 +79,10 @@ def workers_for(count: int, cost: int, min_items: int = MIN_ITEMS, min_cost: int
 
 def fork_available() -> bool:
     """``fork`` where it is safe: not Windows (none), not macOS (system frameworks break in a
-    forked child, which is why Python's default there is spawn)."""
-    if sys.platform in ("win32", "darwin") or not hasattr(os, "fork"):
-        return False
-    import multiprocessing
-
-    return "fork" in multiprocessing.get_all_start_methods()
+    forked child, which is why Python's default there is spawn). Elsewhere every POSIX Python
+    offers it (multiprocessing lists it there; importing multiprocessing to ask cost a run
+    8 ms)."""
+    return sys.platform not in ("win32", "darwin") and hasattr(os, "fork")
 
 
 def chunks(costs: Sequence[int], parts: int) -> list[range]:
@@ -102,13 +105,23 @@ def chunks(costs: Sequence[int], parts: int) -> list[range]:
     return [r for r in out if len(r)]
 
 
-def map_items(work: Callable[[int], T], count: int, costs: Sequence[int] | None = None) -> list[T]:
-    """``[work(i) for i in range(count)]``, on several processes when it pays (module doc)."""
+def map_items(
+    work: Callable[[int], T],
+    count: int,
+    costs: Sequence[int] | None = None,
+    meanwhile: Callable[[], None] | None = None,
+) -> list[T]:
+    """``[work(i) for i in range(count)]``, on several processes when it pays (module doc).
+    ``meanwhile`` (work of the caller's own that ``work`` does not depend on) runs once in
+    this process: before the items when they stay serial, else while the workers start."""
     costs = costs if costs is not None else [1] * count
     workers = workers_for(count, sum(costs))
     if workers < 2:
+        if meanwhile is not None:
+            meanwhile()
         return [work(i) for i in range(count)]
-    return _parallel(work, chunks(costs, workers))
+    parts = chunks(costs, min(MAX_CHUNKS, workers * SLICES))
+    return _shared(work, parts, workers - 1, meanwhile)
 
 
 def map_parts(work: Callable[[int], T], count: int) -> list[T]:
@@ -125,67 +138,159 @@ def _serial(work: Callable[[int], T], items: range) -> list[T]:
     return [work(i) for i in items]
 
 
-def _child(items: range, sender: Any) -> None:
-    """The body of a worker: compute ``items`` with the inherited work, send the results."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
-    work = _WORK
+# --------------------------------------------------------------------------- the processes
+# A worker is apc itself forked (os.fork: no program is run, nothing is imported again): it
+# computes with the inherited work and data, writes its pickled payload to its own pipe and
+# ends with os._exit (no exit handler of the caller runs twice, no inherited buffer is written
+# twice). multiprocessing did the same with more bookkeeping per process (and 8 ms of import).
+
+
+def _fork(body: Callable[[], Any]) -> tuple[int, int] | None:
+    """Start a worker that sends ``body()`` (as ``("ok", value)``, or ``("error", traceback)``
+    when it raises or cannot be pickled); its (process id, reading end), or None when it
+    cannot start (process limits, memory)."""
+    reading, writing = os.pipe()
+    for stream in (sys.stdout, sys.stderr):  # nothing buffered here is written twice
+        with contextlib.suppress(Exception):
+            stream.flush()
     try:
-        assert work is not None
-        payload: tuple[str, Any] = ("ok", [work(i) for i in items])
-    except BaseException:  # reported to the parent, which recomputes the chunk itself
-        payload = ("error", traceback.format_exc())
+        pid = os.fork()
+    except OSError:
+        os.close(reading)
+        os.close(writing)
+        return None
+    if pid == 0:  # the worker: never returns
+        code = 0
+        try:
+            os.close(reading)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+            try:
+                payload: tuple[str, Any] = ("ok", body())
+                data = pickle.dumps(payload, pickle.HIGHEST_PROTOCOL)
+            except BaseException:  # reported to the parent, which computes the work itself
+                data = pickle.dumps(("error", traceback.format_exc()))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(writing, view) :]
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(writing)
+    return pid, reading
+
+
+def _receive(reading: int) -> Any:
+    """The payload a worker sent on ``reading`` (closed here), or None when there is none."""
+    parts: list[bytes] = []
     try:
-        sender.send(payload)
-    except Exception:  # a result that cannot be pickled: the parent recomputes
-        sender.send(("error", traceback.format_exc()))
+        while True:
+            got = os.read(reading, 1 << 20)
+            if not got:
+                break
+            parts.append(got)
     finally:
-        sender.close()
+        os.close(reading)
+    try:
+        status, value = pickle.loads(b"".join(parts))
+    except Exception:  # crashed or killed before it sent everything
+        return None
+    return value if status == "ok" else None
+
+
+def _stop(started: Sequence[tuple[int, int | None]], kill: bool) -> None:
+    """Close what is still open, kill the workers when ``kill``, and reap them all."""
+    for pid, reading in started:
+        if reading is not None:
+            with contextlib.suppress(OSError):
+                os.close(reading)
+        if kill:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.waitpid(pid, 0)
+
+
+def _take(queue: int, work: Callable[[int], Any], parts: Sequence[range]) -> dict[int, list[Any]]:
+    """Compute the chunks whose numbers this process reads from ``queue`` until it is empty."""
+    done: dict[int, list[Any]] = {}
+    while True:
+        try:
+            got = os.read(queue, 1)
+        except BlockingIOError:  # empty: every chunk is taken
+            return done
+        if not got:
+            return done
+        index = got[0]
+        if index < len(parts):
+            done[index] = [work(i) for i in parts[index]]
+
+
+def _shared(
+    work: Callable[[int], T],
+    parts: list[range],
+    helpers: int,
+    meanwhile: Callable[[], None] | None,
+) -> list[T]:
+    """``parts`` computed by ``helpers`` forked workers and this process, each taking the next
+    chunk from a shared pipe (module doc); a chunk no one delivered is computed here."""
+    queue, feed = os.pipe()
+    try:
+        os.write(feed, bytes(range(len(parts))))  # at most 255 bytes: one atomic write
+    finally:
+        os.close(feed)
+    os.set_blocking(queue, False)
+    started: list[tuple[int, int | None]] = []  # (process id, reading end until read)
+    failed = True
+    try:
+        for _ in range(helpers):
+            one = _fork(lambda: _take(queue, work, parts))
+            if one is not None:
+                started.append(one)
+        if meanwhile is not None:
+            meanwhile()
+        done: dict[int, list[Any]] = _take(queue, work, parts)
+        for at, (pid, reading) in enumerate(started):
+            assert reading is not None
+            started[at] = (pid, None)
+            delivered = _receive(reading)
+            for index, results in (delivered if isinstance(delivered, dict) else {}).items():
+                if index < len(parts) and len(results) == len(parts[index]):
+                    done.setdefault(index, results)
+        out: list[T] = []
+        for index, items in enumerate(parts):
+            out += done[index] if index in done else _serial(work, items)
+        failed = False
+        return out
+    finally:
+        os.close(queue)
+        _stop(started, kill=failed)
 
 
 def _parallel(work: Callable[[int], T], parts: list[range]) -> list[T]:
-    import multiprocessing
-
-    global _WORK
-    context = multiprocessing.get_context("fork")
-    _WORK = work
-    started: list[tuple[range, Any, Any]] = []  # (items, process, receiving end) or no process
+    """Each part but the last in its own forked worker, the last here; a part whose worker
+    failed in any way is computed here."""
+    started: list[tuple[int, int | None]] = []
+    plan: list[tuple[range, int | None]] = []  # (items, index in started) or no worker
+    failed = True
     try:
         for items in parts[:-1]:
-            try:
-                receiver, sender = context.Pipe(duplex=False)
-                process = context.Process(target=_child, args=(items, sender), daemon=True)
-                process.start()
-                sender.close()
-                started.append((items, process, receiver))
-            except Exception:  # cannot fork (limits, memory): this chunk is done here
-                started.append((items, None, None))
+            one = _fork(partial(_serial, work, items))
+            plan.append((items, len(started) if one is not None else None))
+            if one is not None:
+                started.append(one)
         mine = _serial(work, parts[-1])
         results: list[T] = []
-        for items, process, receiver in started:
-            results += _collect(work, items, process, receiver)
+        for items, at in plan:
+            value: Any = None
+            if at is not None:
+                pid, reading = started[at]
+                assert reading is not None
+                started[at] = (pid, None)
+                value = _receive(reading)
+            ok = isinstance(value, list) and len(value) == len(items)
+            results += value if ok else _serial(work, items)
+        failed = False
         return results + mine
-    except BaseException:
-        for _, process, _ in started:
-            if process is not None and process.is_alive():
-                process.kill()
-        raise
     finally:
-        for _, process, receiver in started:
-            if receiver is not None:
-                receiver.close()
-            if process is not None:
-                process.join(5)
-        _WORK = None
-
-
-def _collect(work: Callable[[int], T], items: range, process: Any, receiver: Any) -> list[T]:
-    """A worker's results, or the chunk computed here when the worker failed in any way."""
-    if process is None:
-        return _serial(work, items)
-    try:
-        status, value = receiver.recv()
-    except (EOFError, OSError, Exception):  # crashed or killed before sending
-        status, value = "error", "worker ended without a result"
-    if status == "ok" and isinstance(value, list) and len(value) == len(items):
-        return value
-    return _serial(work, items)
+        _stop(started, kill=failed)

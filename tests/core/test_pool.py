@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 
 import pytest
 
@@ -24,11 +25,52 @@ def forced(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_results_in_order_and_computed_in_workers(forced: None) -> None:
     parent = os.getpid()
-    out = pool.map_items(lambda i: (i * i, os.getpid()), 50)
-    assert [value for value, _ in out] == [i * i for i in range(50)]
+
+    def work(i: int) -> tuple[int, int]:
+        time.sleep(0.004)  # slow enough for every process to take chunks
+        return i * i, os.getpid()
+
+    out = pool.map_items(work, 300)
+    assert [value for value, _ in out] == [i * i for i in range(300)]
     pids = {pid for _, pid in out}
-    assert parent in pids  # the caller computes the last chunk itself
-    assert len(pids) == 3  # ... and two workers the others
+    assert parent in pids  # the caller takes chunks itself
+    assert len(pids) >= 2  # ... and the workers the others
+
+
+def test_a_slow_process_takes_fewer_chunks(forced: None) -> None:
+    """Chunks are taken, not dealt: the caller, busy with its ``meanwhile`` work for most of
+    the batch's time, computes far fewer items than a fixed third."""
+    parent = os.getpid()
+
+    def work(i: int) -> int:
+        time.sleep(0.002)
+        return os.getpid()
+
+    out = pool.map_items(work, 300, meanwhile=lambda: time.sleep(0.3))
+    assert len(out) == 300
+    assert out.count(parent) < 100
+
+
+@pytest.mark.parametrize("items", [3, 300])
+def test_meanwhile_runs_once_in_this_process(items: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(pool.MIN_ITEMS_ENV, "10")  # 3 items: serial; 300: on the pool
+    monkeypatch.setenv(pool.WORKERS_ENV, "2")
+    calls: list[int] = []
+    out = pool.map_items(lambda i: i, items, meanwhile=lambda: calls.append(os.getpid()))
+    assert out == list(range(items))
+    assert calls == [os.getpid()]
+
+
+def test_chunks_a_killed_worker_took_are_computed_here(forced: None) -> None:
+    parent = os.getpid()
+
+    def work(i: int) -> int:
+        if os.getpid() != parent and i % 7 == 3:
+            os.kill(os.getpid(), signal.SIGKILL)  # after it took chunks and computed some
+        time.sleep(0.001)
+        return i * 3
+
+    assert pool.map_items(work, 200) == [i * 3 for i in range(200)]
 
 
 def test_work_reads_the_inherited_data_not_a_pickled_copy(forced: None) -> None:
@@ -110,9 +152,6 @@ def test_chunks_cover_every_item_once_in_order(parts: int) -> None:
 
 
 def test_ctrl_c_stops_the_workers_and_goes_on_as_in_a_serial_run(forced: None) -> None:
-    import multiprocessing
-    import time
-
     parent = os.getpid()
 
     def work(i: int) -> int:
@@ -125,4 +164,5 @@ def test_ctrl_c_stops_the_workers_and_goes_on_as_in_a_serial_run(forced: None) -
 
     with pytest.raises(KeyboardInterrupt):
         pool.map_items(work, 30)
-    assert multiprocessing.active_children() == []  # stopped and reaped, none left behind
+    with pytest.raises(ChildProcessError):  # stopped and reaped, none left behind
+        os.waitpid(-1, os.WNOHANG)
