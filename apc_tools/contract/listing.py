@@ -50,6 +50,13 @@ class Gathered:
     layouts: dict[str, tuple[list[_Layout], list[Finding]]] = field(default_factory=dict)
     kinds: dict[str, dict[str, str]] = field(default_factory=dict)
     data: dict[tuple[str, str], bytes | Finding] = field(default_factory=dict)
+    # Files not read: their digest was taken from the stat memo (contract.warm), (top, rel) ->
+    # digest; a run made on this gathering reads them and checks the digests first.
+    trusted: dict[tuple[str, str], str] = field(default_factory=dict)
+    # The stat memo to keep per project root (rel -> [signature..., digest]), and whether it
+    # differs from the one found (only then is it written).
+    memos: dict[str, dict[str, list[int | str]]] = field(default_factory=dict)
+    memo_changed: bool = False
 
 
 def _text_of(root: Path, rel: str) -> str | None:
