@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from apc_tools.contract.project import (
     display_root,
@@ -53,9 +53,9 @@ class Gathered:
     # Files not read: their digest was taken from the stat memo (contract.warm), (top, rel) ->
     # digest; a run made on this gathering reads them and checks the digests first.
     trusted: dict[tuple[str, str], str] = field(default_factory=dict)
-    # The stat memo to keep per project root (rel -> [signature..., digest]), and whether it
-    # differs from the one found (only then is it written).
-    memos: dict[str, dict[str, list[int | str]]] = field(default_factory=dict)
+    # The stat memo to keep per project root (contract.warm), and whether it differs from the
+    # one found (only then is it written).
+    memos: dict[str, dict[str, Any]] = field(default_factory=dict)
     memo_changed: bool = False
 
 

@@ -48,7 +48,7 @@ from apc_tools.contract.listing import (
     find_root,
     report_root,
 )
-from apc_tools.contract.project import disk_answer, kinds_of
+from apc_tools.contract.project import MARKETPLACE, disk_answer, kinds_of
 from apc_tools.core import files as io
 from apc_tools.findings import CannotRun, Finding, Result, Severity
 
@@ -151,9 +151,15 @@ def gather(
             for one in layouts:
                 tracked = None if one.tracked is None else "\0".join(sorted(one.tracked))
                 top = os.fspath(one.root)
-                parts += [top, one.display, "\0".join(one.local), repr(tracked)]
-                kinds = got.kinds[top] = kinds_of(one.local, partial(_text_of, one.root))
-                old = memos.get(top, {})
+                listing = "\0".join(one.local)
+                parts += [top, one.display, listing, repr(tracked)]
+                record = memos.get(top, {})
+                kept = _Record(record, listing, one.local, top, limit)
+                kinds = kept.kinds(one.local)
+                if kinds is None:
+                    kinds = kinds_of(one.local, partial(_text_of, one.root))
+                got.kinds[top] = kinds
+                old = record.get("e", {})
                 new: dict[str, list[int | str]] = {}
                 files: list[str] = []
                 for rel in one.local:
@@ -177,8 +183,8 @@ def gather(
                             new[rel] = [*sig, digest]
                     files.append(f"{rel}\0{kind}\0{digest}")
                 parts.append("\0".join(files))
-                got.memos[top] = new
-                got.memo_changed |= new != old
+                got.memos[top] = kept.made(new, kinds, one.local)
+                got.memo_changed |= got.memos[top] != record
         for target in targets:
             if not target.is_dir():  # a file argument (a lone .mdc is read from here)
                 parts += [os.fspath(target), _digest(io.read_bytes(target, target.parent, ""))]
@@ -215,24 +221,69 @@ def _memo_key(top: str) -> bytes:
     return cache_key("validate-stat", MEMO_FORMAT, top)
 
 
-def _load_memos(store: Cache | None, tops: Sequence[str]) -> dict[str, dict[str, list[Any]]]:
-    """The stat memo of each project root in ``tops`` (damaged or absent: empty)."""
+def _load_memos(store: Cache | None, tops: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The stat memo of each project root in ``tops`` (damaged or absent: empty): ``e`` the
+    contract files (rel -> signature and digest), ``l``, ``m`` and ``k`` the digest of the file
+    list, the signatures of its plugin marketplaces and the kind of each file (kinds depend on
+    nothing else)."""
     if store is None or not store.enabled or not tops:
         return {}
     keys = {_memo_key(top): top for top in tops}
-    out: dict[str, dict[str, list[Any]]] = {}
+    out: dict[str, dict[str, Any]] = {}
     for k, raw in store.get_many(list(keys)).items():
         try:
             data = json.loads(raw)
         except ValueError:
             continue
-        if isinstance(data, dict):
-            out[keys[k]] = {
+        entries = data.get("e") if isinstance(data, dict) else None
+        if isinstance(entries, dict):
+            data["e"] = {
                 rel: entry
-                for rel, entry in data.items()
+                for rel, entry in entries.items()
                 if isinstance(entry, list) and len(entry) == 7 and isinstance(entry[-1], str)
             }
+            out[keys[k]] = data
     return out
+
+
+class _Record:
+    """The kinds part of one project's stat memo: the kinds it recorded stand when the file
+    list is the same and every plugin marketplace (whose text decides kinds) has the recorded
+    signature."""
+
+    def __init__(
+        self, record: dict[str, Any], listing: str, local: Sequence[str], top: str, limit: int
+    ) -> None:
+        self.record = record
+        self.listing = hashlib.sha256(listing.encode("utf-8", "surrogatepass")).hexdigest()
+        self.markets: dict[str, list[int] | None] = {}
+        for rel in local:
+            if rel == MARKETPLACE or rel.endswith("/" + MARKETPLACE):
+                try:
+                    self.markets[rel] = _signature(os.lstat(os.path.join(top, rel)))
+                except (OSError, ValueError):
+                    self.markets[rel] = None
+        self.steady = all(
+            sig is not None and _recordable(sig, b"", limit) for sig in self.markets.values()
+        )
+
+    def kinds(self, local: Sequence[str]) -> dict[str, str] | None:
+        record = self.record
+        if not self.steady or record.get("l") != self.listing or record.get("m") != self.markets:
+            return None
+        kinds = record.get("k")
+        if not isinstance(kinds, list) or len(kinds) != len(local):
+            return None
+        out = {rel: kind for rel, kind in zip(local, kinds, strict=True) if kind is not None}
+        return out if all(isinstance(kind, str) for kind in out.values()) else None
+
+    def made(
+        self, entries: dict[str, list[int | str]], kinds: dict[str, str], local: Sequence[str]
+    ) -> dict[str, Any]:
+        if not self.steady:
+            return {"e": entries}
+        kind_list = [kinds.get(rel) for rel in local]
+        return {"e": entries, "l": self.listing, "m": self.markets, "k": kind_list}
 
 
 def _keep_memos(store: Cache, got: Gathered) -> None:
