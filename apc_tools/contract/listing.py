@@ -6,6 +6,7 @@ a run answered whole from the cache never loads them.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +16,6 @@ from apc_tools.contract.project import (
     display_root,
     list_files,
     outside_folder_links,
-    owner,
     project_roots,
     roots_above,
 )
@@ -86,19 +86,20 @@ def _layout(
     named on the command line that the listing left out (git-ignored). Folders that cannot be
     listed are IO005 findings (M4)."""
     unlistable: list[str] = []
-    files, tracked = list_files(tree, unlistable)
+    links: list[str] = []
+    files, tracked = list_files(tree, unlistable, links)
     found: list[Finding] = [_unlistable(tree, cwd, rel) for rel in unlistable]
-    found += [_folder_link(tree, cwd, rel) for rel in outside_folder_links(tree, files)]
+    # a walk says which entries are links (only they can be folder links); git's list does not
+    candidates = sorted(links) if tracked is None else files
+    found += [_folder_link(tree, cwd, rel) for rel in outside_folder_links(tree, candidates)]
     files = sorted(set(files).union(extra))
     if policy is not None and policy.exclude:
         files = [f for f in files if not policy.excluded(f)]
     roots = project_roots(files)
-    root_set = frozenset(roots)
-    grouped: dict[str, list[str]] = {r: [] for r in roots}
-    for rel in files:
-        grouped[owner(rel, root_set)].append(rel)
+    grouped = _grouped(files, roots)
     # Each project sees every tracked file below its root (nested projects' too): files x depth.
     tracked_in: dict[str, list[str]] = {r: [] for r in roots}
+    root_set = frozenset(roots)
     for rel in tracked or ():
         for above in roots_above(rel, root_set):
             tracked_in[above].append(rel[len(above) + 1 :] if above else rel)
@@ -110,6 +111,22 @@ def _layout(
         root = tree / rel_root if rel_root else tree
         layouts.append(_Layout(root, display_root(root, cwd), local, sub_tracked))
     return layouts, found
+
+
+def _grouped(files: list[str], roots: list[str]) -> dict[str, list[str]]:
+    """``files`` (sorted) by the deepest of ``roots`` holding each (:func:`owner`): the files
+    below a root are one run of the sorted list (``root/`` up to ``root0``, "0" following "/"),
+    so each root takes its run, deeper roots after shallower ones."""
+    owners = [""] * len(files)
+    for root in sorted(roots, key=lambda r: r.count("/") if r else -1):
+        if root:
+            start = bisect_left(files, root + "/")
+            end = bisect_left(files, root + "0", start)
+            owners[start:end] = [root] * (end - start)
+    grouped: dict[str, list[str]] = {r: [] for r in roots}
+    for rel, root in zip(files, owners, strict=True):
+        grouped[root].append(rel)
+    return grouped
 
 
 ROOT_MARKERS = (".apc", ".git", "AGENTS.md")

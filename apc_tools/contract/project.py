@@ -340,9 +340,12 @@ def display_root(root: Path, cwd: Path) -> str:
     return root.as_posix() if rel.startswith("..") else shown.as_posix()
 
 
-def walk_files(root: Path, unlistable: list[str] | None = None) -> list[str]:
+def walk_files(
+    root: Path, unlistable: list[str] | None = None, links: list[str] | None = None
+) -> list[str]:
     """Every file under ``root`` (POSIX, relative), not following symlinked folders. Folders
-    that cannot be listed are added to ``unlistable`` (relative), never skipped silently."""
+    that cannot be listed are added to ``unlistable`` (relative), never skipped silently; the
+    entries that are symbolic links, to ``links`` (the listing says so without a system call)."""
 
     def failed(error: OSError) -> None:
         if unlistable is not None and error.filename is not None:
@@ -370,19 +373,27 @@ def walk_files(root: Path, unlistable: list[str] | None = None) -> list[str]:
                 is_dir = False
             if not is_dir:
                 out.append(base + entry.name)
+                if links is not None and _is_link(entry):
+                    links.append(base + entry.name)
                 continue
             if entry.name in SKIP_DIRS:
                 continue
-            try:
-                is_link = entry.is_symlink()
-            except OSError:
-                is_link = False
+            is_link = _is_link(entry)
             if is_link:  # a symlinked folder is listed as an entry (as git lists it), not entered
                 out.append(base + entry.name)
+                if links is not None:
+                    links.append(base + entry.name)
             else:
                 below.append((entry.path, f"{base}{entry.name}/"))
         stack += reversed(below)
     return sorted(out)
+
+
+def _is_link(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False
 
 
 def _present(path: Path) -> bool:
@@ -397,13 +408,15 @@ def _present(path: Path) -> bool:
 
 
 def list_files(
-    root: Path, unlistable: list[str] | None = None
+    root: Path, unlistable: list[str] | None = None, links: list[str] | None = None
 ) -> tuple[list[str], frozenset[str] | None]:
+    """(files, tracked files): git's list in a work tree, else the walk (tracked None, and the
+    symbolic links among the files added to ``links``)."""
     from_git = git.work_tree_files(root)
     if from_git is not None:
         files, tracked = from_git
         return [f for f in files if _present(root / f)], tracked
-    return walk_files(root, unlistable), None
+    return walk_files(root, unlistable, links), None
 
 
 def project_roots(files: Iterable[str]) -> list[str]:
