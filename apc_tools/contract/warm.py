@@ -160,6 +160,7 @@ def gather(
                     kinds = kinds_of(one.local, partial(_text_of, one.root))
                 got.kinds[top] = kinds
                 old = record.get("e", {})
+                prefix = os.path.join(top, "")  # + a POSIX rel: a path (one join per tree)
                 new: dict[str, list[int | str]] = {}
                 files: list[str] = []
                 for rel in one.local:
@@ -167,7 +168,7 @@ def gather(
                     if kind is None:
                         continue
                     try:
-                        sig = _signature(os.lstat(os.path.join(top, rel)))
+                        sig = _signature(os.lstat(prefix + rel))
                     except (OSError, ValueError):
                         sig = None
                     known = old.get(rel)
