@@ -204,3 +204,36 @@ json_values = st.recursive(
 @given(json_values)
 def test_the_json_report_text_is_json_dumps_indent_2(value: object) -> None:
     assert dumps_indented(value) == json.dumps(value, indent=2)
+
+
+def test_the_code_digest_lists_every_source_and_follows_an_edit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """core.cache._code: every ``.py`` of the package; an old file by its stat signature, which
+    an edit changes even with its mtime put back (its ctime moves)."""
+    from apc_tools.core import cache
+
+    package = Path(cache.__file__).resolve().parent.parent
+    assert cache._sources(str(package)) == sorted(
+        p.relative_to(package).as_posix() for p in package.rglob("*.py")
+    )
+    copy = tmp_path / "apc_tools"
+    for rel in cache._sources(str(package)):
+        (copy / rel).parent.mkdir(parents=True, exist_ok=True)
+        (copy / rel).write_bytes((package / rel).read_bytes())
+    monkeypatch.setattr(cache, "__file__", str(copy / "core" / "cache.py"))
+    monkeypatch.setattr(cache, "CODE_RACY_NS", MARGIN)
+
+    def digest() -> bytes:
+        monkeypatch.setattr(cache, "_code_digest", None)
+        return cache._code()
+
+    fresh = digest()  # every file just written: digested by its bytes
+    _settle()
+    old = digest()  # by the signatures now
+    assert old == digest() != fresh
+    target = copy / "findings.py"
+    before = os.stat(target)
+    target.write_bytes(target.read_bytes().replace(b"error", b"errox", 1))
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert digest() != old
