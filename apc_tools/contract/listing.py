@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from apc_tools.contract.project import (
     display_root,
     list_files,
+    maybe_in_git,
     outside_folder_links,
     project_roots,
     roots_above,
@@ -180,5 +181,5 @@ def report_root(cwd: Path) -> Path:
     the project root (:func:`find_root`)."""
     from apc_tools.core import git
 
-    top = git.toplevel(cwd)
+    top = git.toplevel(cwd) if maybe_in_git(cwd) else None
     return top.resolve() if top is not None else find_root(cwd)

@@ -412,11 +412,37 @@ def list_files(
 ) -> tuple[list[str], frozenset[str] | None]:
     """(files, tracked files): git's list in a work tree, else the walk (tracked None, and the
     symbolic links among the files added to ``links``)."""
-    from_git = git.work_tree_files(root)
+    from_git = git.work_tree_files(root) if maybe_in_git(root) else None
     if from_git is not None:
         files, tracked = from_git
         return [f for f in files if _present(root / f)], tracked
     return walk_files(root, unlistable, links), None
+
+
+def maybe_in_git(folder: Path) -> bool:
+    """False only when git cannot find a work tree holding ``folder`` (so asking it is one
+    process saved): no ``GIT_*`` variable (``GIT_DIR``, ``GIT_WORK_TREE``...) in the
+    environment, and neither ``folder`` nor any folder above holds a ``.git`` entry or a
+    ``HEAD`` (a repository folder itself, which ``core.worktree`` may tie to a work tree), the
+    entries git's discovery looks for."""
+    if any(name.startswith("GIT_") for name in os.environ):
+        return True
+    try:
+        # the folders above as given and as resolved (git walks up the physical path)
+        for start in {os.path.abspath(folder), os.path.realpath(folder)}:
+            here = start
+            while True:
+                if os.path.lexists(os.path.join(here, ".git")):
+                    return True
+                if os.path.lexists(os.path.join(here, "HEAD")):
+                    return True
+                up = os.path.dirname(here)
+                if up == here:
+                    break
+                here = up
+    except (OSError, ValueError):
+        return True
+    return False
 
 
 def project_roots(files: Iterable[str]) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -237,3 +238,31 @@ def test_the_code_digest_lists_every_source_and_follows_an_edit(
     target.write_bytes(target.read_bytes().replace(b"error", b"errox", 1))
     os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert digest() != old
+
+
+def test_git_is_asked_unless_no_repository_can_hold_the_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """project.maybe_in_git: False only where git itself finds no work tree."""
+    from apc_tools.contract.project import maybe_in_git
+    from apc_tools.core import git
+
+    for name in [n for n in os.environ if n.startswith("GIT_")]:
+        monkeypatch.delenv(name)
+    plain = tmp_path / "plain" / "deep"
+    plain.mkdir(parents=True)
+    repo = tmp_path / "repo"
+    (repo / "sub").mkdir(parents=True)
+    _git(repo, "init", "-q")
+    link = tmp_path / "plain" / "into-repo"
+    link.symlink_to(repo / "sub")
+    bare = tmp_path / "bare.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    for folder in (plain, repo / "sub", link, bare, tmp_path / "absent"):
+        if not maybe_in_git(folder):
+            assert git.toplevel(folder) is None, folder
+    if git.toplevel(tmp_path) is None:  # the test folder itself is in no repository
+        assert not maybe_in_git(plain)
+    assert maybe_in_git(repo / "sub") and maybe_in_git(link) and maybe_in_git(bare)
+    monkeypatch.setenv("GIT_DIR", str(repo / ".git"))
+    assert maybe_in_git(plain)
