@@ -179,7 +179,9 @@ def _under(path: Path, target: Path) -> bool:
 def report_root(cwd: Path) -> Path:
     """The folder `apc validate` reports paths from: the git top level around ``cwd``, else
     the project root (:func:`find_root`)."""
-    from apc_tools.core import git
+    top = None
+    if maybe_in_git(cwd):
+        from apc_tools.core import git
 
-    top = git.toplevel(cwd) if maybe_in_git(cwd) else None
+        top = git.toplevel(cwd)
     return top.resolve() if top is not None else find_root(cwd)

@@ -18,8 +18,6 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from apc_tools.core import git
-
 if TYPE_CHECKING:  # pragma: no cover - detect is loaded when a secret scan runs
     from apc_tools.core import detect
     from apc_tools.core.parse import Located
@@ -412,20 +410,30 @@ def list_files(
 ) -> tuple[list[str], frozenset[str] | None]:
     """(files, tracked files): git's list in a work tree, else the walk (tracked None, and the
     symbolic links among the files added to ``links``)."""
-    from_git = git.work_tree_files(root) if maybe_in_git(root) else None
+    if not maybe_in_git(root):
+        return walk_files(root, unlistable, links), None
+    from apc_tools.core import git  # (and subprocess) only where a work tree may be
+
+    from_git = git.work_tree_files(root)
     if from_git is not None:
         files, tracked = from_git
         return [f for f in files if _present(root / f)], tracked
     return walk_files(root, unlistable, links), None
 
 
+# The environment variables that can give git a repository or a work tree a folder's own
+# entries do not (git's environment.c); the others (GIT_CEILING_DIRECTORIES only stops the
+# search early, GIT_SSL_CAINFO, GIT_CONFIG_* ...) cannot make a folder part of a work tree.
+GIT_LOCATORS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_IMPLICIT_WORK_TREE")
+
+
 def maybe_in_git(folder: Path) -> bool:
     """False only when git cannot find a work tree holding ``folder`` (so asking it is one
-    process saved): no ``GIT_*`` variable (``GIT_DIR``, ``GIT_WORK_TREE``...) in the
-    environment, and neither ``folder`` nor any folder above holds a ``.git`` entry or a
-    ``HEAD`` (a repository folder itself, which ``core.worktree`` may tie to a work tree), the
-    entries git's discovery looks for."""
-    if any(name.startswith("GIT_") for name in os.environ):
+    process saved): none of the variables that point git at a repository
+    (:data:`GIT_LOCATORS`) is set, and neither ``folder`` nor any folder above holds a ``.git``
+    entry or a ``HEAD`` (a repository folder itself, which ``core.worktree`` may tie to a work
+    tree), the entries git's discovery looks for."""
+    if any(name in os.environ for name in GIT_LOCATORS):
         return True
     try:
         # the folders above as given and as resolved (git walks up the physical path)

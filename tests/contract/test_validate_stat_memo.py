@@ -195,10 +195,15 @@ def test_files_are_grouped_by_their_deepest_project(parts: list[list[str]]) -> N
     assert listing._grouped(files, roots) == expected
 
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(),
-    lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
-    max_leaves=30,
+json_values: st.SearchStrategy[object] = st.deferred(
+    lambda: (
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.text()
+        | st.lists(json_values, max_size=4)
+        | st.dictionaries(st.text(), json_values, max_size=4)
+    )
 )
 
 
@@ -247,8 +252,9 @@ def test_git_is_asked_unless_no_repository_can_hold_the_folder(
     from apc_tools.contract.project import maybe_in_git
     from apc_tools.core import git
 
-    for name in [n for n in os.environ if n.startswith("GIT_")]:
-        monkeypatch.delenv(name)
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_IMPLICIT_WORK_TREE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GIT_SSL_CAINFO", "/nonexistent")  # no bearing on discovery
     plain = tmp_path / "plain" / "deep"
     plain.mkdir(parents=True)
     repo = tmp_path / "repo"
@@ -266,3 +272,4 @@ def test_git_is_asked_unless_no_repository_can_hold_the_folder(
     assert maybe_in_git(repo / "sub") and maybe_in_git(link) and maybe_in_git(bare)
     monkeypatch.setenv("GIT_DIR", str(repo / ".git"))
     assert maybe_in_git(plain)
+    assert git.toplevel(plain) is not None  # what the variable does: why git is asked
