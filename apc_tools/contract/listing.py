@@ -6,16 +6,17 @@ a run answered whole from the cache never loads them.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from apc_tools.contract.project import (
     display_root,
     list_files,
+    maybe_in_git,
     outside_folder_links,
-    owner,
     project_roots,
     roots_above,
 )
@@ -50,6 +51,13 @@ class Gathered:
     layouts: dict[str, tuple[list[_Layout], list[Finding]]] = field(default_factory=dict)
     kinds: dict[str, dict[str, str]] = field(default_factory=dict)
     data: dict[tuple[str, str], bytes | Finding] = field(default_factory=dict)
+    # Files not read: their digest was taken from the stat memo (contract.warm), (top, rel) ->
+    # digest; a run made on this gathering reads them and checks the digests first.
+    trusted: dict[tuple[str, str], str] = field(default_factory=dict)
+    # The stat memo to keep per project root (contract.warm), and whether it differs from the
+    # one found (only then is it written).
+    memos: dict[str, dict[str, Any]] = field(default_factory=dict)
+    memo_changed: bool = False
 
 
 def _text_of(root: Path, rel: str) -> str | None:
@@ -79,19 +87,20 @@ def _layout(
     named on the command line that the listing left out (git-ignored). Folders that cannot be
     listed are IO005 findings (M4)."""
     unlistable: list[str] = []
-    files, tracked = list_files(tree, unlistable)
+    links: list[str] = []
+    files, tracked = list_files(tree, unlistable, links)
     found: list[Finding] = [_unlistable(tree, cwd, rel) for rel in unlistable]
-    found += [_folder_link(tree, cwd, rel) for rel in outside_folder_links(tree, files)]
+    # a walk says which entries are links (only they can be folder links); git's list does not
+    candidates = sorted(links) if tracked is None else files
+    found += [_folder_link(tree, cwd, rel) for rel in outside_folder_links(tree, candidates)]
     files = sorted(set(files).union(extra))
     if policy is not None and policy.exclude:
         files = [f for f in files if not policy.excluded(f)]
     roots = project_roots(files)
-    root_set = frozenset(roots)
-    grouped: dict[str, list[str]] = {r: [] for r in roots}
-    for rel in files:
-        grouped[owner(rel, root_set)].append(rel)
+    grouped = _grouped(files, roots)
     # Each project sees every tracked file below its root (nested projects' too): files x depth.
     tracked_in: dict[str, list[str]] = {r: [] for r in roots}
+    root_set = frozenset(roots)
     for rel in tracked or ():
         for above in roots_above(rel, root_set):
             tracked_in[above].append(rel[len(above) + 1 :] if above else rel)
@@ -103,6 +112,22 @@ def _layout(
         root = tree / rel_root if rel_root else tree
         layouts.append(_Layout(root, display_root(root, cwd), local, sub_tracked))
     return layouts, found
+
+
+def _grouped(files: list[str], roots: list[str]) -> dict[str, list[str]]:
+    """``files`` (sorted) by the deepest of ``roots`` holding each (:func:`owner`): the files
+    below a root are one run of the sorted list (``root/`` up to ``root0``, "0" following "/"),
+    so each root takes its run, deeper roots after shallower ones."""
+    owners = [""] * len(files)
+    for root in sorted(roots, key=lambda r: r.count("/") if r else -1):
+        if root:
+            start = bisect_left(files, root + "/")
+            end = bisect_left(files, root + "0", start)
+            owners[start:end] = [root] * (end - start)
+    grouped: dict[str, list[str]] = {r: [] for r in roots}
+    for rel, root in zip(files, owners, strict=True):
+        grouped[root].append(rel)
+    return grouped
 
 
 ROOT_MARKERS = (".apc", ".git", "AGENTS.md")
@@ -154,7 +179,9 @@ def _under(path: Path, target: Path) -> bool:
 def report_root(cwd: Path) -> Path:
     """The folder `apc validate` reports paths from: the git top level around ``cwd``, else
     the project root (:func:`find_root`)."""
-    from apc_tools.core import git
+    top = None
+    if maybe_in_git(cwd):
+        from apc_tools.core import git
 
-    top = git.toplevel(cwd)
+        top = git.toplevel(cwd)
     return top.resolve() if top is not None else find_root(cwd)

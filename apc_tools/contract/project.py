@@ -18,8 +18,6 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from apc_tools.core import git
-
 if TYPE_CHECKING:  # pragma: no cover - detect is loaded when a secret scan runs
     from apc_tools.core import detect
     from apc_tools.core.parse import Located
@@ -340,9 +338,12 @@ def display_root(root: Path, cwd: Path) -> str:
     return root.as_posix() if rel.startswith("..") else shown.as_posix()
 
 
-def walk_files(root: Path, unlistable: list[str] | None = None) -> list[str]:
+def walk_files(
+    root: Path, unlistable: list[str] | None = None, links: list[str] | None = None
+) -> list[str]:
     """Every file under ``root`` (POSIX, relative), not following symlinked folders. Folders
-    that cannot be listed are added to ``unlistable`` (relative), never skipped silently."""
+    that cannot be listed are added to ``unlistable`` (relative), never skipped silently; the
+    entries that are symbolic links, to ``links`` (the listing says so without a system call)."""
 
     def failed(error: OSError) -> None:
         if unlistable is not None and error.filename is not None:
@@ -370,19 +371,27 @@ def walk_files(root: Path, unlistable: list[str] | None = None) -> list[str]:
                 is_dir = False
             if not is_dir:
                 out.append(base + entry.name)
+                if links is not None and _is_link(entry):
+                    links.append(base + entry.name)
                 continue
             if entry.name in SKIP_DIRS:
                 continue
-            try:
-                is_link = entry.is_symlink()
-            except OSError:
-                is_link = False
+            is_link = _is_link(entry)
             if is_link:  # a symlinked folder is listed as an entry (as git lists it), not entered
                 out.append(base + entry.name)
+                if links is not None:
+                    links.append(base + entry.name)
             else:
                 below.append((entry.path, f"{base}{entry.name}/"))
         stack += reversed(below)
     return sorted(out)
+
+
+def _is_link(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False
 
 
 def _present(path: Path) -> bool:
@@ -397,13 +406,51 @@ def _present(path: Path) -> bool:
 
 
 def list_files(
-    root: Path, unlistable: list[str] | None = None
+    root: Path, unlistable: list[str] | None = None, links: list[str] | None = None
 ) -> tuple[list[str], frozenset[str] | None]:
+    """(files, tracked files): git's list in a work tree, else the walk (tracked None, and the
+    symbolic links among the files added to ``links``)."""
+    if not maybe_in_git(root):
+        return walk_files(root, unlistable, links), None
+    from apc_tools.core import git  # (and subprocess) only where a work tree may be
+
     from_git = git.work_tree_files(root)
     if from_git is not None:
         files, tracked = from_git
         return [f for f in files if _present(root / f)], tracked
-    return walk_files(root, unlistable), None
+    return walk_files(root, unlistable, links), None
+
+
+# The environment variables that can give git a repository or a work tree a folder's own
+# entries do not (git's environment.c); the others (GIT_CEILING_DIRECTORIES only stops the
+# search early, GIT_SSL_CAINFO, GIT_CONFIG_* ...) cannot make a folder part of a work tree.
+GIT_LOCATORS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_IMPLICIT_WORK_TREE")
+
+
+def maybe_in_git(folder: Path) -> bool:
+    """False only when git cannot find a work tree holding ``folder`` (so asking it is one
+    process saved): none of the variables that point git at a repository
+    (:data:`GIT_LOCATORS`) is set, and neither ``folder`` nor any folder above holds a ``.git``
+    entry or a ``HEAD`` (a repository folder itself, which ``core.worktree`` may tie to a work
+    tree), the entries git's discovery looks for."""
+    if any(name in os.environ for name in GIT_LOCATORS):
+        return True
+    try:
+        # the folders above as given and as resolved (git walks up the physical path)
+        for start in {os.path.abspath(folder), os.path.realpath(folder)}:
+            here = start
+            while True:
+                if os.path.lexists(os.path.join(here, ".git")):
+                    return True
+                if os.path.lexists(os.path.join(here, "HEAD")):
+                    return True
+                up = os.path.dirname(here)
+                if up == here:
+                    break
+                here = up
+    except (OSError, ValueError):
+        return True
+    return False
 
 
 def project_roots(files: Iterable[str]) -> list[str]:

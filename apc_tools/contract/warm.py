@@ -31,6 +31,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
+import time
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
@@ -46,15 +48,21 @@ from apc_tools.contract.listing import (
     find_root,
     report_root,
 )
-from apc_tools.contract.project import disk_answer, kinds_of
+from apc_tools.contract.project import MARKETPLACE, disk_answer, kinds_of
 from apc_tools.core import files as io
 from apc_tools.findings import CannotRun, Finding, Result, Severity
 
 if TYPE_CHECKING:  # pragma: no cover
+    from apc_tools.core.cache import Cache
     from apc_tools.core.selection import Selection
 
-FORMAT = "1"  # the layout of a stored whole-run result (part of the key)
+FORMAT = "2"  # the layout of a stored whole-run result (part of the key)
 NAMESPACE = "validate"
+MEMO_FORMAT = "1"  # the layout of a stored stat memo (part of its key)
+# A file whose mtime or ctime is not older than this before the run began listing is never
+# trusted by its signature next time (racy git: an edit in the same clock tick as the run, or
+# one the file system's clock or granularity hides, keeps size and times): it is read again.
+RACY_NS = 2_000_000_000
 
 
 # --------------------------------------------------------------------------- the whole run
@@ -94,11 +102,16 @@ def gather(
     cwd: Path | None = None,
     inline_allow: bool = True,
     selection: Selection | None = None,
+    store: Cache | None = None,
 ) -> tuple[bytes, Gathered] | None:
-    """:func:`run_key` and what was listed and read to make it (for the run)."""
+    """:func:`run_key` and what was listed and read to make it (for the run). With ``store``
+    (an open cache), a contract file whose stat signature is the one its project's memo
+    recorded is not read: the memo's digest stands for its bytes (:func:`_signature`)."""
     from apc_tools.core.cache import key as cache_key
     from apc_tools.core.policy import load_policy
 
+    started = time.time_ns()
+    limit = started - RACY_NS
     try:
         here = (cwd or Path.cwd()).resolve()
         for path in paths:
@@ -124,30 +137,180 @@ def gather(
             repr(policy),
             _schemas(),
         ]
+        scanned: list[tuple[Path, list[Any]]] = []
         for root, mine in groups.items():
             extra = [
                 t.relative_to(root).as_posix() for t in mine if not t.is_dir() and _under(t, root)
             ]
             layouts, found = _layout(root, here, policy, extra)
             got.layouts[os.fspath(root)] = (layouts, found)
+            scanned.append((root, layouts))
             parts += [os.fspath(root), repr(found)]
+        memos = _load_memos(store, [os.fspath(o.root) for _, ls in scanned for o in ls])
+        for _root, layouts in scanned:
             for one in layouts:
                 tracked = None if one.tracked is None else "\0".join(sorted(one.tracked))
                 top = os.fspath(one.root)
-                parts += [top, one.display, "\0".join(one.local), repr(tracked)]
-                kinds = got.kinds[top] = kinds_of(one.local, partial(_text_of, one.root))
+                listing = "\0".join(one.local)
+                parts += [top, one.display, listing, repr(tracked)]
+                record = memos.get(top, {})
+                kept = _Record(record, listing, one.local, top, limit)
+                kinds = kept.kinds(one.local)
+                if kinds is None:
+                    kinds = kinds_of(one.local, partial(_text_of, one.root))
+                got.kinds[top] = kinds
+                old = record.get("e", {})
+                prefix = os.path.join(top, "")  # + a POSIX rel: a path (one join per tree)
+                new: dict[str, list[int | str]] = {}
+                files: list[str] = []
                 for rel in one.local:
                     kind = kinds.get(rel)
-                    if kind is not None:
+                    if kind is None:
+                        continue
+                    try:
+                        sig = _signature(os.lstat(prefix + rel))
+                    except (OSError, ValueError):
+                        sig = None
+                    known = old.get(rel)
+                    if sig is not None and known is not None and known[:-1] == sig:
+                        digest = known[-1]
+                        got.trusted[(top, rel)] = digest
+                        new[rel] = known
+                    else:
                         shown = f"{one.display}/{rel}" if one.display else rel
                         data = got.data[(top, rel)] = io.read_bytes(one.root / rel, one.root, shown)
-                        parts += [rel, kind, _digest(data)]
+                        digest = _digest(data)
+                        if sig is not None and _recordable(sig, data, limit):
+                            new[rel] = [*sig, digest]
+                    files.append(f"{rel}\0{kind}\0{digest}")
+                parts.append("\0".join(files))
+                got.memos[top] = kept.made(new, kinds, one.local)
+                got.memo_changed |= got.memos[top] != record
         for target in targets:
             if not target.is_dir():  # a file argument (a lone .mdc is read from here)
                 parts += [os.fspath(target), _digest(io.read_bytes(target, target.parent, ""))]
     except (OSError, ValueError, RuntimeError, CannotRun):
         return None
     return cache_key("validate-run", *parts), got
+
+
+def _signature(info: os.stat_result) -> list[int]:
+    """What says a file is unchanged without reading it: mode, size, mtime, ctime, inode and
+    device (ctime cannot be set back by ``touch -d`` or ``os.utime``, so an edit that keeps
+    size and mtime still changes it)."""
+    return [
+        info.st_mode,
+        info.st_size,
+        info.st_mtime_ns,
+        info.st_ctime_ns,
+        info.st_ino,
+        info.st_dev,
+    ]
+
+
+def _recordable(sig: list[int], data: bytes | Finding, limit: int) -> bool:
+    """A signature worth keeping: a regular file (not a link: its target may move), read
+    whole, last changed clearly before the run began (:data:`RACY_NS`)."""
+    return (
+        stat.S_ISREG(sig[0]) and not isinstance(data, Finding) and sig[2] < limit and sig[3] < limit
+    )
+
+
+def _memo_key(top: str) -> bytes:
+    from apc_tools.core.cache import key as cache_key
+
+    return cache_key("validate-stat", MEMO_FORMAT, top)
+
+
+def _load_memos(store: Cache | None, tops: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The stat memo of each project root in ``tops`` (damaged or absent: empty): ``e`` the
+    contract files (rel -> signature and digest), ``l``, ``m`` and ``k`` the digest of the file
+    list, the signatures of its plugin marketplaces and the kind of each file (kinds depend on
+    nothing else)."""
+    if store is None or not store.enabled or not tops:
+        return {}
+    keys = {_memo_key(top): top for top in tops}
+    out: dict[str, dict[str, Any]] = {}
+    for k, raw in store.get_many(list(keys)).items():
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            continue
+        entries = data.get("e") if isinstance(data, dict) else None
+        if isinstance(entries, dict):
+            data["e"] = {
+                rel: entry
+                for rel, entry in entries.items()
+                if isinstance(entry, list) and len(entry) == 7 and isinstance(entry[-1], str)
+            }
+            out[keys[k]] = data
+    return out
+
+
+class _Record:
+    """The kinds part of one project's stat memo: the kinds it recorded stand when the file
+    list is the same and every plugin marketplace (whose text decides kinds) has the recorded
+    signature."""
+
+    def __init__(
+        self, record: dict[str, Any], listing: str, local: Sequence[str], top: str, limit: int
+    ) -> None:
+        self.record = record
+        self.listing = hashlib.sha256(listing.encode("utf-8", "surrogatepass")).hexdigest()
+        self.markets: dict[str, list[int] | None] = {}
+        for rel in local:
+            if rel == MARKETPLACE or rel.endswith("/" + MARKETPLACE):
+                try:
+                    self.markets[rel] = _signature(os.lstat(os.path.join(top, rel)))
+                except (OSError, ValueError):
+                    self.markets[rel] = None
+        self.steady = all(
+            sig is not None and _recordable(sig, b"", limit) for sig in self.markets.values()
+        )
+
+    def kinds(self, local: Sequence[str]) -> dict[str, str] | None:
+        record = self.record
+        if not self.steady or record.get("l") != self.listing or record.get("m") != self.markets:
+            return None
+        kinds = record.get("k")
+        if not isinstance(kinds, list) or len(kinds) != len(local):
+            return None
+        out = {rel: kind for rel, kind in zip(local, kinds, strict=True) if kind is not None}
+        return out if all(isinstance(kind, str) for kind in out.values()) else None
+
+    def made(
+        self, entries: dict[str, list[int | str]], kinds: dict[str, str], local: Sequence[str]
+    ) -> dict[str, Any]:
+        if not self.steady:
+            return {"e": entries}
+        kind_list = [kinds.get(rel) for rel in local]
+        return {"e": entries, "l": self.listing, "m": self.markets, "k": kind_list}
+
+
+def _keep_memos(store: Cache, got: Gathered) -> None:
+    if got.memo_changed and store.enabled:
+        store.put_many(
+            {
+                _memo_key(top): json.dumps(memo, separators=(",", ":")).encode("utf-8")
+                for top, memo in got.memos.items()
+            }
+        )
+
+
+def settle(got: Gathered) -> bool:
+    """Read the bytes of every file the stat memo vouched for into ``got``; True when each still
+    has the recorded digest (the run then judges exactly the bytes of the key), False when one
+    changed meanwhile (gather again, without the memo)."""
+    shown_root = {os.fspath(o.root): o.display for ls, _ in got.layouts.values() for o in ls}
+    for (top, rel), digest in got.trusted.items():
+        root = Path(top)
+        display = shown_root.get(top, "")
+        data = io.read_bytes(root / rel, root, f"{display}/{rel}" if display else rel)
+        if _digest(data) != digest:
+            return False
+        got.data[(top, rel)] = data
+    got.trusted.clear()
+    return True
 
 
 def _digest(data: bytes | Finding) -> str:
@@ -174,6 +337,74 @@ def _schemas() -> str:
     return digest.hexdigest()
 
 
+# A whole-run lookup made before the run (the lean start, apc_tools.start, asks first and hands
+# its gathering to the click command on a miss, so nothing is listed or read twice): the
+# arguments it was made for and what it gathered.
+_handed: tuple[tuple[Any, ...], tuple[bytes, Gathered]] | None = None
+
+
+def _arguments(
+    paths: Sequence[Path],
+    profile: str | None,
+    config_path: Path | None,
+    here: Path,
+    inline_allow: bool,
+    selection: Selection | None,
+    report: Path,
+) -> tuple[Any, ...]:
+    return (
+        [os.fspath(p) for p in paths],
+        profile,
+        None if config_path is None else os.fspath(config_path),
+        os.fspath(here),
+        inline_allow,
+        repr(selection),
+        os.fspath(report),
+    )
+
+
+def answer(
+    paths: Sequence[Path],
+    *,
+    profile: str | None = None,
+    config_path: Path | None = None,
+    cwd: Path | None = None,
+    inline_allow: bool = True,
+    selection: Selection | None = None,
+    report: Path | None = None,
+) -> Validation | None:
+    """The whole-run result of ``validate_tree(paths, ...)`` (same arguments, the cache on)
+    when the cache holds it, else None; on a miss what was gathered is kept for the
+    :func:`validate_tree` call with the same arguments that follows in this process."""
+    global _handed
+    from apc_tools.core.cache import Cache, disabled_by_env
+
+    if disabled_by_env():
+        return None
+    here = (cwd or Path.cwd()).resolve()
+    top = report if report is not None else report_root(here)
+    with Cache.open(NAMESPACE) as opened:
+        made = gather(
+            paths,
+            report=top,
+            profile=profile,
+            config_path=config_path,
+            cwd=here,
+            inline_allow=inline_allow,
+            selection=selection,
+            store=opened,
+        )
+        if made is None:
+            return None
+        found = _lookup_in(opened, made[0])
+        if found is not None:
+            _keep_memos(opened, made[1])
+            return found
+    args = _arguments(paths, profile, config_path, here, inline_allow, selection, top)
+    _handed = (args, made)
+    return None
+
+
 def validate_tree(
     paths: Sequence[Path],
     *,
@@ -189,25 +420,34 @@ def validate_tree(
     root), answered whole from the result cache when nothing it depends on changed; else run
     (``contract.validate``, imported only then) and stored for the next run. ``report``:
     :func:`report_root` of ``cwd`` when the caller knows it."""
-    from apc_tools.core.cache import disabled_by_env
+    global _handed
+    from apc_tools.core.cache import Cache, disabled_by_env
 
     here = (cwd or Path.cwd()).resolve()
     top = report if report is not None else report_root(here)
-
+    options: dict[str, Any] = {
+        "report": top,
+        "profile": profile,
+        "config_path": config_path,
+        "cwd": here,
+        "inline_allow": inline_allow,
+        "selection": selection,
+    }
+    handed, _handed = _handed, None
+    args = _arguments(paths, profile, config_path, here, inline_allow, selection, top)
     made = None
     if cache and not disabled_by_env():
-        made = gather(
-            paths,
-            report=top,
-            profile=profile,
-            config_path=config_path,
-            cwd=here,
-            inline_allow=inline_allow,
-            selection=selection,
-        )
-    found = lookup(made[0] if made else None)
-    if found is not None:
-        return found
+        if handed is not None and handed[0] == args:
+            made = handed[1]  # asked already (apc_tools.start): a miss
+        else:
+            with Cache.open(NAMESPACE) as opened:
+                made = gather(paths, **options, store=opened)
+                hit = _lookup_in(opened, made[0]) if made else None
+                if hit is not None and made is not None:
+                    _keep_memos(opened, made[1])
+                    return hit
+        if made is not None and not settle(made[1]):
+            made = gather(paths, **options)
     from apc_tools.contract.validate import rooted, run_validate
 
     found = rooted(
@@ -224,7 +464,7 @@ def validate_tree(
         here,
     )
     if made is not None:
-        store(made[0], found)
+        store(made[0], found, memo=made[1])
     return found
 
 
@@ -235,8 +475,12 @@ def lookup(key: bytes | None, *, enabled: bool = True) -> Validation | None:
         return None
     from apc_tools.core.cache import Cache
 
-    with Cache.open(NAMESPACE, enabled=enabled) as store:
-        raw = store.get(key) if store.enabled else None
+    with Cache.open(NAMESPACE, enabled=enabled) as opened:
+        return _lookup_in(opened, key)
+
+
+def _lookup_in(opened: Cache, key: bytes) -> Validation | None:
+    raw = opened.get(key) if opened.enabled else None
     if raw is None:
         return None
     found = from_bytes(raw)
@@ -248,16 +492,22 @@ def lookup(key: bytes | None, *, enabled: bool = True) -> Validation | None:
     return found
 
 
-def store(key: bytes | None, found: Validation, *, enabled: bool = True) -> None:
+def store(
+    key: bytes | None, found: Validation, *, enabled: bool = True, memo: Gathered | None = None
+) -> None:
     """Keep ``found`` (a run made on exactly the data of ``key``: :class:`Gathered`) under
-    ``key`` when the run can be answered whole."""
-    if key is None or found.probes is None:
+    ``key`` when the run can be answered whole, and the stat memo of ``memo``."""
+    if key is None:
         return
     from apc_tools.core.cache import Cache
 
     with Cache.open(NAMESPACE, enabled=enabled) as cache:
-        if cache.enabled:
+        if not cache.enabled:
+            return
+        if found.probes is not None:
             cache.put_many({key: to_bytes(found)})
+        if memo is not None:
+            _keep_memos(cache, memo)
 
 
 def _finding_out(f: Finding) -> list[Any]:

@@ -48,6 +48,7 @@ CHUNK_NEW = 8000  # SQLite 3.32 and later (32,766 parameters): fewer, larger que
 NO_CACHE_ENV = "APC_NO_CACHE"
 MAX_BYTES_ENV = "APC_CACHE_MAX_BYTES"
 SCHEMA = 2
+CODE_RACY_NS = 2_000_000_000  # a source file changed this recently is digested by its bytes
 
 _code_digest: bytes | None = None
 
@@ -72,22 +73,46 @@ def database_path() -> Path:
 
 def _code() -> bytes:
     """A digest of apc's own ``.py`` files (computed once): an edited or other checkout with
-    the same version number never shares verdicts with this one."""
+    the same version number never shares verdicts with this one. A file last changed clearly
+    before now is digested by its path and stat signature (size, mtime, ctime, inode: an edit
+    always changes its ctime), a newer one by its bytes (an edit in the same clock tick could
+    keep the signature), so a start reads none of apc's source."""
     global _code_digest
     if _code_digest is None:
         digest = hashlib.sha256()
-        package = Path(__file__).resolve().parent.parent
+        package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+        limit = time.time_ns() - CODE_RACY_NS
         try:
-            files = sorted(package.rglob("*.py"))
-            for path in files:
-                digest.update(str(path.relative_to(package)).encode("utf-8", "surrogateescape"))
-                digest.update(b"\0")
-                digest.update(path.read_bytes())
-                digest.update(b"\0")
+            for rel in _sources(package):
+                path = os.path.join(package, rel)
+                info = os.stat(path)
+                digest.update(rel.encode("utf-8", "surrogateescape") + b"\0")
+                if info.st_mtime_ns < limit and info.st_ctime_ns < limit:
+                    sig = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+                    digest.update(repr(sig).encode() + b"\0")
+                else:
+                    with open(path, "rb") as handle:
+                        digest.update(handle.read())
+                    digest.update(b"\0")
         except OSError:  # pragma: no cover - an unreadable install: no cache sharing at all
             digest.update(os.urandom(16))
         _code_digest = digest.digest()
     return _code_digest
+
+
+def _sources(package: str) -> list[str]:
+    """The ``.py`` files below ``package`` (POSIX paths relative to it), sorted."""
+    out: list[str] = []
+    stack = [("", package)]
+    while stack:
+        base, folder = stack.pop()
+        with os.scandir(folder) as listing:
+            for entry in listing:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((f"{base}{entry.name}/", entry.path))
+                elif entry.name.endswith(".py"):
+                    out.append(base + entry.name)
+    return sorted(out)
 
 
 def key(*parts: bytes | str) -> bytes:

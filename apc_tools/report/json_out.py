@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring_ascii as _string
 
 from apc_tools.findings import Result
 
@@ -28,4 +29,41 @@ def report_dict(result: Result) -> dict[str, object]:
 
 
 def render_json(result: Result) -> str:
-    return json.dumps(report_dict(result), indent=2) + "\n"
+    return dumps_indented(report_dict(result)) + "\n"
+
+
+def dumps_indented(data: object) -> str:
+    """``json.dumps(data, indent=2)``, the same text (tests hold them equal), made without the
+    pure-Python encoder that ``indent`` selects (a fifth of a warm `apc validate`)."""
+    try:
+        return _indented(data, "\n")
+    except (TypeError, ValueError, RecursionError):  # a type not handled here: json's own way
+        return json.dumps(data, indent=2)
+
+
+def _indented(value: object, newline: str) -> str:
+    if isinstance(value, str):
+        return _string(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if type(value) is int:
+        return int.__repr__(value)
+    inner = newline + "  "
+    if type(value) is dict:
+        if not value:
+            return "{}"
+        items = []
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError("a key that is not a string")
+            items.append(_string(key) + ": " + _indented(item, inner))
+        return "{" + inner + ("," + inner).join(items) + newline + "}"
+    if type(value) is list:
+        if not value:
+            return "[]"
+        return "[" + inner + ("," + inner).join(_indented(v, inner) for v in value) + newline + "]"
+    raise TypeError(f"not handled here: {type(value).__name__}")
