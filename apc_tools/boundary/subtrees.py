@@ -1,0 +1,367 @@
+"""The tree-level (Merkle) verdict cache of ``--tracked``: a whole subtree answered at once.
+
+A git tree id names every path and blob below it, so what the scan finds under a folder is a
+pure function of (the folder's path, its tree id, the scan's settings). :class:`Trees` keeps,
+per such triple, the *raw* findings (before the policy's disable/allow/severity, the baseline
+and the dedupe, which the engine applies afterwards to everything, unchanged) and the number of
+files scanned there. A warm run finds HEAD's root tree and lists nothing, applies no path rule
+and reads no object. After a change the root misses: its entries are read (one ``cat-file
+--batch`` per level) and each child tree looked up (one ``get_many`` per level); only the misses
+are descended, and the blobs met on the way go through the per-blob pipeline (whose own cache
+answers all but the new blobs). When a level misses many trees (a cold run, a new policy) one
+``ls-tree -r -t`` lists the whole tree instead (tree ids included).
+
+The key holds, beside the path and the tree id: the per-blob scan context
+(:func:`.verdicts.context`: secret scope, inline allow, read limit, content globs, zstd,
+Python) and every field of the :class:`~.policy.Settings` in a canonical text (exclude globs,
+BPA globs, selection, ...); :func:`apc_tools.core.cache.key` adds apc's version and code
+digest. Findings are stored without their commit and restored with the scan's.
+
+The one rule that reads across paths is a committed tool home folder (:func:`.paths.home_folders`:
+a file under ``X/.claude/`` is flagged when ``X/.claude/projects/`` exists, paths case-folded):
+a tree whose path has a component that case-folds to a home folder name, or that holds any such
+path, is never stored, so it is never answered whole; it is listed in full on every run, so the
+engine's :func:`.paths.home_folders` sees every path that can matter (its blobs still use the
+per-blob cache). A tree without such a path can neither hold a home folder nor lie in one.
+
+Off (the plain per-blob scan): PATH arguments, ``--no-cache``, a partial clone, an unborn HEAD,
+and any mode but ``--tracked``. Anything unexpected while descending (a tree git cannot give, a
+malformed entry) also falls back to the plain listing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from apc_tools.boundary.paths import HOME_FOLDERS
+from apc_tools.core import git as gitio
+from apc_tools.core.cache import Cache, text_keyer
+from apc_tools.core.git import Entry, Repo
+from apc_tools.findings import Finding, Severity
+
+TREES = "boundary-tree"
+HOME_NAMES = tuple(h.folder.casefold() for h in HOME_FOLDERS)  # ".claude", ".codex", ".gemini"
+TREE_BATCH = "--batch=%(objectname) %(objecttype) %(objectsize)"
+MAX_DESCENT = 256  # trees to read at one level: beyond, one whole listing is cheaper
+
+
+def head_tree(repo: Repo) -> tuple[str, str] | None:
+    """(commit, root tree id) of HEAD in one git call; None before the first commit."""
+    try:
+        out = gitio.run(repo.root, ["rev-parse", "HEAD^{commit}", "HEAD^{tree}", "--"])
+    except gitio.GitError:
+        return None
+    parts = [p for p in out.decode("ascii", "replace").split() if p != "--"]
+    if len(parts) != 2 or len(parts[0]) != len(parts[1]):
+        return None
+    return parts[0], parts[1]
+
+
+def read_trees(repo: Repo, oids: Sequence[str]) -> dict[str, bytes]:
+    """The content of each of ``oids`` that is a tree (one ``cat-file --batch=FORMAT``: its
+    own form, so a trace tells it from the blob reader's ``cat-file --batch``)."""
+    if not oids:
+        return {}
+    request = "".join(o + "\n" for o in oids).encode("ascii")
+    out = gitio.run(repo.root, ["cat-file", TREE_BATCH], stdin=request)
+    found: dict[str, bytes] = {}
+    at = 0
+    for _ in oids:
+        end = out.index(b"\n", at)
+        header = out[at:end].split(b" ")
+        at = end + 1
+        if len(header) != 3:  # "<oid> missing"
+            continue
+        size = int(header[2])
+        if header[1] == b"tree":
+            found[header[0].decode("ascii")] = out[at : at + size]
+        at += size + 1
+    return found
+
+
+def canonical(value: object) -> object:
+    """``value`` as JSON data in one order (a frozenset's order differs from run to run)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: canonical(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, enum.Enum):
+        return canonical(value.value)
+    if isinstance(value, Mapping):
+        return [[str(k), canonical(v)] for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))]
+    if isinstance(value, (set, frozenset)):
+        return sorted((canonical(v) for v in value), key=repr)
+    if isinstance(value, (list, tuple)):
+        return [canonical(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return repr(value)
+
+
+def settings_text(settings: object) -> str:
+    return json.dumps(canonical(settings), sort_keys=True, separators=(",", ":"))
+
+
+def home_component(path: str) -> bool:
+    """A component of ``path`` case-folds to a tool home folder's name (``.claude`` ...)."""
+    low = path.casefold()
+    if not any(n in low for n in HOME_NAMES):
+        return False
+    return any(part in HOME_NAMES for part in low.split("/"))
+
+
+def _parents(path: str) -> Iterable[str]:
+    """The folders holding ``path``, innermost first, ending with the root ("")."""
+    while path:
+        path = path.rpartition("/")[0]
+        yield path
+
+
+def dump(files: int, findings: Sequence[Finding]) -> bytes:
+    rows = [
+        [f.path, f.rule, f.severity.value, f.message, f.line, f.column, f.identity]
+        for f in findings
+    ]
+    text = json.dumps([files, rows], ensure_ascii=False, separators=(",", ":"))
+    return text.encode("utf-8", "surrogatepass")
+
+
+def load(value: bytes, commit: str | None) -> tuple[int, list[Finding]] | None:
+    """(files, findings) of a stored subtree; None when the value is not one (never trusted)."""
+    try:
+        files, rows = json.loads(value.decode("utf-8", "surrogatepass"))
+        if not isinstance(files, int) or isinstance(files, bool) or files < 0:
+            return None
+        out = [
+            Finding(
+                rule=str(rule),
+                severity=Severity(severity),
+                path=str(path),
+                line=_int(line),
+                column=_int(column),
+                message=str(message),
+                commit=commit,
+                identity=str(identity),
+            )
+            for path, rule, severity, message, line, column, identity in rows
+        ]
+    except (ValueError, TypeError, UnicodeDecodeError):
+        return None
+    return files, out
+
+
+def _int(value: object) -> int | None:
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError("not a line number")
+    return value
+
+
+def _mode(raw: bytes) -> str:
+    """The mode as ``ls-tree`` prints it (git's ``canon_mode``: 100644, 100755, 120000,
+    040000, 160000)."""
+    mode = int(raw, 8)
+    kind = mode & 0o170000
+    if kind == 0o100000:
+        return "100755" if mode & 0o100 else "100644"
+    if kind == 0o120000:
+        return "120000"
+    if kind == 0o040000:
+        return "040000"
+    return "160000"
+
+
+class Malformed(Exception):
+    """A tree object this reader does not take (the scan lists the plain way instead)."""
+
+
+def parse_tree(data: bytes, raw_len: int) -> list[tuple[str, bytes, str]]:
+    """(mode, name, oid) of each entry of a tree object (``<mode> SP <name> NUL <raw oid>``)."""
+    out: list[tuple[str, bytes, str]] = []
+    at, end = 0, len(data)
+    while at < end:
+        space = data.find(b" ", at)
+        nul = data.find(b"\0", space + 1)
+        if space < 0 or nul < 0 or nul + 1 + raw_len > end:
+            raise Malformed("truncated tree entry")
+        name = data[space + 1 : nul]
+        if not name or b"/" in name or name in (b".", b".."):
+            raise Malformed("a tree entry name git would refuse")
+        try:
+            mode = _mode(data[at:space])
+        except ValueError:
+            raise Malformed("a tree entry mode that is not octal") from None
+        out.append((mode, name, data[nul + 1 : nul + 1 + raw_len].hex()))
+        at = nul + 1 + raw_len
+    return out
+
+
+@dataclass
+class Trees:
+    """The subtree verdicts of one ``--tracked`` scan (see the module docstring)."""
+
+    repo: Repo
+    store: Cache
+    scan_context: Sequence[str]
+    settings: object
+    commit: str
+    root: str  # the root tree id
+    found: list[Finding] = field(default_factory=list)  # restored from the trees that hit
+    files: int = 0  # the files of the trees that hit
+    hits: dict[str, int] = field(default_factory=dict)  # path of a tree that hit -> its files
+    missed: dict[str, str] = field(default_factory=dict)  # path of a tree listed -> its id
+    listed_trees: list[str] = field(default_factory=list)  # every tree path listed
+    read: list[str] = field(default_factory=list)  # the tree ids read one by one
+    entries: list[Entry] = field(default_factory=list)  # every entry listed (before exclude)
+    commit_of_findings: str | None = None  # tracked mode's entries carry no commit
+
+    def __post_init__(self) -> None:
+        self._key = text_keyer(TREES, *self.scan_context, settings_text(self.settings))
+
+    def key(self, path: str, oid: str) -> bytes:
+        return self._key(f"{oid}\0{path}")
+
+    def _ask(self, trees: Mapping[str, str]) -> dict[str, tuple[int, list[Finding]]]:
+        """The stored summaries of ``trees`` (path -> id) found in the cache (a tree with a
+        home folder component in its path is never stored, so never asked)."""
+        keys = {p: self.key(p, o) for p, o in trees.items() if not home_component(p)}
+        values = self.store.get_many(list(keys.values())) if keys else {}
+        out: dict[str, tuple[int, list[Finding]]] = {}
+        for path, k in keys.items():
+            value = values.get(k)
+            loaded = None if value is None else load(value, self.commit_of_findings)
+            if loaded is not None:
+                out[path] = loaded
+        return out
+
+    def _take(self, path: str, loaded: tuple[int, list[Finding]]) -> None:
+        files, found = loaded
+        self.hits[path] = files
+        self.files += files
+        self.found += found
+
+    def _lookup(self, trees: Mapping[str, str]) -> dict[str, str]:
+        """Look ``trees`` up, keep the hits; the misses (path -> id)."""
+        known = self._ask(trees)
+        for path, loaded in known.items():
+            self._take(path, loaded)
+        return {p: o for p, o in trees.items() if p not in known}
+
+    def _miss(self, path: str, oid: str) -> None:
+        self.missed[path] = oid
+        self.listed_trees.append(path)
+
+    def listing(self) -> list[Entry] | None:
+        """The entries to scan: those outside every tree that hit (None: list the plain way)."""
+        todo = self._lookup({"": self.root})
+        if not todo:
+            return []
+        raw_len = len(self.root) // 2
+        entries: list[Entry] = []
+        try:
+            while todo:
+                if len(todo) > MAX_DESCENT:
+                    entries += self._whole(todo)
+                    break
+                wanted = list(dict.fromkeys(todo.values()))
+                objects = read_trees(self.repo, wanted)
+                self.read += wanted
+                children: dict[str, str] = {}
+                for path, oid in todo.items():
+                    data = objects.get(oid)
+                    if data is None:
+                        return None  # git cannot give the tree: the plain listing says why
+                    self._miss(path, oid)
+                    base = os.fsencode(path) + b"/" if path else b""
+                    for mode, name, child in parse_tree(data, raw_len):
+                        full = os.fsdecode(base + name)
+                        if mode == "040000":
+                            children[full] = child
+                        else:
+                            entries.append(Entry(mode, child, full))
+                todo = self._lookup(children)
+        except (Malformed, gitio.GitError, ValueError):
+            return None
+        self.entries = entries
+        return entries
+
+    def _whole(self, todo: Mapping[str, str]) -> list[Entry]:
+        """Everything below the trees ``todo`` from one ``ls-tree -r -t`` of the root, minus
+        what lies under a tree that hits."""
+        out = gitio.run(self.repo.root, ["ls-tree", "-r", "-t", "-z", "--full-tree", self.root])
+        wanted = tuple(p + "/" for p in todo if p)
+        every = "" in todo
+        below: dict[str, str] = {}
+        listed: list[tuple[str, str, str]] = []
+        for meta, name in gitio._records(out):
+            if not every and not name.startswith(wanted):
+                continue
+            mode, kind, oid = meta.split(" ")
+            if kind == "tree":
+                below[name] = oid
+            else:
+                listed.append((mode, oid, name))
+        for path, oid in todo.items():
+            self._miss(path, oid)
+        known = self._ask(below)
+        top = {p for p in known if not any(a in known for a in _parents(p))}
+        for path, oid in below.items():
+            if path in top:
+                self._take(path, known[path])
+            elif not any(a in top for a in _parents(path)):
+                self._miss(path, oid)
+        if not top:
+            return [Entry(mode, oid, name) for mode, oid, name in listed]
+        return [
+            Entry(mode, oid, name)
+            for mode, oid, name in listed
+            if not any(a in top for a in _parents(name))
+        ]
+
+    def save(self, found: Sequence[Finding], scanned: Sequence[Entry]) -> None:
+        """Store every listed tree that holds no home folder path: its files (``scanned``:
+        the listed entries left after the policy's exclude, and the trees that hit below it)
+        and its findings (the new ones, ``found``, and those restored)."""
+        if not self.missed or not self.store.enabled:
+            return
+        tainted = self._tainted()
+        keep = {p: o for p, o in self.missed.items() if p not in tainted}
+        if not keep:
+            return
+        per_folder: dict[str, int] = {}
+        for entry in scanned:
+            folder = entry.path.rpartition("/")[0]
+            per_folder[folder] = per_folder.get(folder, 0) + 1
+        totals = dict.fromkeys(keep, 0)
+        for folder, count in per_folder.items():
+            for at in (folder, *_parents(folder)):
+                if at in totals:
+                    totals[at] += count
+        for path, count in self.hits.items():
+            for at in _parents(path):
+                if at in totals:
+                    totals[at] += count
+        rows: dict[str, list[Finding]] = {p: [] for p in keep}
+        for finding in (*found, *self.found):
+            for at in _parents(finding.path):
+                if at in rows:
+                    rows[at].append(finding)
+        self.store.put_many({self.key(p, o): dump(totals[p], rows[p]) for p, o in keep.items()})
+
+    def _tainted(self) -> set[str]:
+        """The listed trees that are, or hold, a path with a home folder component (every
+        such path is listed: the trees that hit hold none)."""
+        paths = [*self.listed_trees, *(e.path for e in self.entries)]
+        every = "\n".join(paths).casefold()
+        if not any(n in every for n in HOME_NAMES):
+            return set()
+        out: set[str] = set()
+        for path in paths:
+            if home_component(path):
+                out.add(path)
+                out.update(_parents(path))
+        return out
