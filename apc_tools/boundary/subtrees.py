@@ -48,6 +48,7 @@ TREES = "boundary-tree"
 HOME_NAMES = tuple(h.folder.casefold() for h in HOME_FOLDERS)  # ".claude", ".codex", ".gemini"
 TREE_BATCH = "--batch=%(objectname) %(objecttype) %(objectsize)"
 MAX_DESCENT = 256  # trees to read at one level: beyond, one whole listing is cheaper
+FEW = 8  # ... and beyond these many, when they are most of the trees of their level
 
 
 def head_tree(repo: Repo) -> tuple[str, str] | None:
@@ -263,9 +264,10 @@ class Trees:
         raw_len = len(self.root) // 2
         entries: list[Entry] = []
         try:
+            asked = 1
             while todo:
-                if len(todo) > MAX_DESCENT:
-                    entries += self._whole(todo)
+                if len(todo) > MAX_DESCENT or (len(todo) > FEW and 2 * len(todo) > asked):
+                    entries += self._whole(todo)  # most of a level missed: a cold run
                     break
                 wanted = list(dict.fromkeys(todo.values()))
                 objects = read_trees(self.repo, wanted)
@@ -283,6 +285,7 @@ class Trees:
                             children[full] = child
                         else:
                             entries.append(Entry(mode, child, full))
+                asked = len(children)
                 todo = self._lookup(children)
         except (Malformed, gitio.GitError, ValueError):
             return None
@@ -356,12 +359,15 @@ class Trees:
         """The listed trees that are, or hold, a path with a home folder component (every
         such path is listed: the trees that hit hold none)."""
         paths = [*self.listed_trees, *(e.path for e in self.entries)]
-        every = "\n".join(paths).casefold()
-        if not any(n in every for n in HOME_NAMES):
+        lows = "\0".join(paths).casefold()  # no path holds a NUL, casefold makes none
+        names = [n for n in HOME_NAMES if n in lows]
+        if not names:
             return set()
+        split = lows.split("\0")
         out: set[str] = set()
-        for path in paths:
-            if home_component(path):
-                out.add(path)
-                out.update(_parents(path))
+        for name in names:  # mostly one, in a few paths
+            for path in [p for p, low in zip(paths, split, strict=True) if name in low]:
+                if home_component(path):
+                    out.add(path)
+                    out.update(_parents(path))
         return out

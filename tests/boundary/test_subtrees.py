@@ -51,6 +51,9 @@ def how(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Both ways of listing a changed tree: level by level, and one whole ``ls-tree``."""
     if request.param == "whole":
         monkeypatch.setattr(subtrees, "MAX_DESCENT", 0)
+    else:
+        monkeypatch.setattr(subtrees, "MAX_DESCENT", 1 << 30)
+        monkeypatch.setattr(subtrees, "FEW", 1 << 30)
     return str(request.param)
 
 
@@ -519,3 +522,41 @@ def test_transcript_corpus_after_a_change(
     git(root, "add", "-A", "-f")
     git(root, "commit", "-q", "-m", "edit and copy")
     assert spy(root) == uncached(root) == cold(root, tmp_path, monkeypatch)
+
+
+def test_write_baseline_and_the_git_prefilter_from_the_tree_cache(
+    tmp_path: Path, xdg: Path, spy: Spy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--write-baseline`` needs every finding: the trees that hit give theirs. The git
+    prefilter (``APC_PREFILTER=git``) over a changed tree gives the same verdict."""
+    root = project(tmp_path / "repo")
+    baseline = root / ".apc-baseline.json"
+    scan(Options(cwd=root, write_baseline=True, cache=False))
+    expected = baseline.read_bytes()
+    baseline.unlink()
+    spy(root)
+    outcome = scan(Options(cwd=root, write_baseline=True))
+    assert outcome.baseline_entries > 3
+    assert baseline.read_bytes() == expected
+    baseline.unlink()
+    monkeypatch.setenv("APC_PREFILTER", "git")
+    commit(root, {f"many/g{i}.txt": f"g {i}\n" for i in range(40)})
+    assert spy(root) == uncached(root)
+    assert spy(root) == uncached(root) and spy.trees == []
+
+
+def test_a_cold_run_lists_a_wide_tree_once(tmp_path: Path, xdg: Path, spy: Spy) -> None:
+    """Most trees of a level missing (a cold run): one ``ls-tree -r -t``, not a read per tree;
+    then a change in one folder of many reads that folder's trees only."""
+    root = init(tmp_path / "repo")
+    commit(root, {f"top/d{i}/f.txt": f"{i}\n" for i in range(subtrees.FEW * 3)})
+    first = spy(root)
+    assert spy.ran("ls-tree")
+    assert sorted(spy.trees) == sorted([tree_id(root), tree_id(root, "top")])
+    assert first == uncached(root)
+    assert rows() == subtrees.FEW * 3 + 2
+    commit(root, {"top/d3/f.txt": f"changed {MARKER}\n"})
+    changed = spy(root)
+    assert not spy.ran("ls-tree")
+    assert sorted(spy.trees) == sorted(tree_id(root, p) for p in ("", "top", "top/d3"))
+    assert changed == uncached(root)
