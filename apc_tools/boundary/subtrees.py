@@ -267,7 +267,7 @@ class Trees:
             asked = 1
             while todo:
                 if len(todo) > MAX_DESCENT or (len(todo) > FEW and 2 * len(todo) > asked):
-                    entries += self._whole(todo)  # most of a level missed: a cold run
+                    entries = self._whole()  # most of a level missed: a cold run
                     break
                 wanted = list(dict.fromkeys(todo.values()))
                 objects = read_trees(self.repo, wanted)
@@ -292,38 +292,31 @@ class Trees:
         self.entries = entries
         return entries
 
-    def _whole(self, todo: Mapping[str, str]) -> list[Entry]:
-        """Everything below the trees ``todo`` from one ``ls-tree -r -t`` of the root, minus
-        what lies under a tree that hits."""
+    def _whole(self) -> list[Entry]:
+        """Every entry of the root tree from one ``ls-tree -r -t`` (what descending found so
+        far is dropped: asked again in one lookup), minus what lies under a tree that hits."""
+        self.found, self.files, self.hits = [], 0, {}
+        self.missed, self.listed_trees = {}, []
+        self._miss("", self.root)
         out = gitio.run(self.repo.root, ["ls-tree", "-r", "-t", "-z", "--full-tree", self.root])
-        wanted = tuple(p + "/" for p in todo if p)
-        every = "" in todo
-        below: dict[str, str] = {}
-        listed: list[tuple[str, str, str]] = []
+        trees: dict[str, str] = {}
+        entries: list[Entry] = []
         for meta, name in gitio._records(out):
-            if not every and not name.startswith(wanted):
-                continue
             mode, kind, oid = meta.split(" ")
             if kind == "tree":
-                below[name] = oid
+                trees[name] = oid
             else:
-                listed.append((mode, oid, name))
-        for path, oid in todo.items():
-            self._miss(path, oid)
-        known = self._ask(below)
+                entries.append(Entry(mode, oid, name))
+        known = self._ask(trees)
         top = {p for p in known if not any(a in known for a in _parents(p))}
-        for path, oid in below.items():
+        for path, oid in trees.items():
             if path in top:
                 self._take(path, known[path])
-            elif not any(a in top for a in _parents(path)):
+            elif not top or not any(a in top for a in _parents(path)):
                 self._miss(path, oid)
         if not top:
-            return [Entry(mode, oid, name) for mode, oid, name in listed]
-        return [
-            Entry(mode, oid, name)
-            for mode, oid, name in listed
-            if not any(a in top for a in _parents(name))
-        ]
+            return entries
+        return [e for e in entries if not any(a in top for a in _parents(e.path))]
 
     def save(self, found: Sequence[Finding], scanned: Sequence[Entry]) -> None:
         """Store every listed tree that holds no home folder path: its files (``scanned``:
