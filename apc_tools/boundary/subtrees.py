@@ -35,6 +35,7 @@ import dataclasses
 import enum
 import json
 import os
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -328,10 +329,7 @@ class Trees:
         keep = {p: o for p, o in self.missed.items() if p not in tainted}
         if not keep:
             return
-        per_folder: dict[str, int] = {}
-        for entry in scanned:
-            folder = entry.path.rpartition("/")[0]
-            per_folder[folder] = per_folder.get(folder, 0) + 1
+        per_folder = Counter(e.path.rpartition("/")[0] for e in scanned)
         totals = dict.fromkeys(keep, 0)
         for folder, count in per_folder.items():
             for at in (folder, *_parents(folder)):
