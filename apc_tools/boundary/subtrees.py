@@ -18,11 +18,14 @@ BPA globs, selection, ...); :func:`apc_tools.core.cache.key` adds apc's version 
 digest. Findings are stored without their commit and restored with the scan's.
 
 The one rule that reads across paths is a committed tool home folder (:func:`.paths.home_folders`:
-a file under ``X/.claude/`` is flagged when ``X/.claude/projects/`` exists, paths case-folded):
-a tree whose path has a component that case-folds to a home folder name, or that holds any such
-path, is never stored, so it is never answered whole; it is listed in full on every run, so the
-engine's :func:`.paths.home_folders` sees every path that can matter (its blobs still use the
-per-blob cache). A tree without such a path can neither hold a home folder nor lie in one.
+a file under ``X/.claude/`` is flagged when ``X/.claude/projects/`` exists, paths case-folded, so
+``X/.CLAUDE/projects/`` counts for ``X/.claude/agents/``). Whether ``X/<home>/`` is a home
+depends only on the paths below ``X``, so a tree whose path has no component that case-folds
+to a home folder name (``.claude``, ``.codex``, ``.gemini``) is a function of its own content;
+a tree whose path has one is never stored, so it is listed in full whenever its parent is read
+and the engine's :func:`.paths.home_folders` sees every path that can matter (its blobs still
+use the per-blob cache). The entries read level by level are handed on in the order
+``ls-tree -r`` gives them: of two nested homes the first found applies.
 
 Off (the plain per-blob scan): PATH arguments, ``--no-cache``, a partial clone, an unborn HEAD,
 and any mode but ``--tracked``. Anything unexpected while descending (a tree git cannot give, a
@@ -36,7 +39,7 @@ import enum
 import json
 import os
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from apc_tools.boundary.paths import HOME_FOLDERS
@@ -202,6 +205,24 @@ def parse_tree(data: bytes, raw_len: int) -> list[tuple[str, bytes, str]]:
     return out
 
 
+def _in_order(trees: Mapping[str, list[Entry | str]]) -> list[Entry]:
+    """The entries of the trees read, in the order ``ls-tree -r`` lists them (each tree's
+    entries as stored, a tree's own entries where it stands): the committed home folders are
+    found in that order, and of two nested ones the first found is the one applied."""
+    out: list[Entry] = []
+    stack: list[Iterator[Entry | str]] = [iter(trees[""])]
+    while stack:
+        for item in stack[-1]:
+            if isinstance(item, Entry):
+                out.append(item)
+            elif item in trees:  # a tree read (one that hit is left out)
+                stack.append(iter(trees[item]))
+                break
+        else:
+            stack.pop()
+    return out
+
+
 @dataclass
 class Trees:
     """The subtree verdicts of one ``--tracked`` scan (see the module docstring)."""
@@ -263,13 +284,13 @@ class Trees:
         if not todo:
             return []
         raw_len = len(self.root) // 2
-        entries: list[Entry] = []
+        met: dict[str, list[Entry | str]] = {}  # each tree read: its entries, its trees' paths
         try:
             asked = 1
             while todo:
                 if len(todo) > MAX_DESCENT or (len(todo) > FEW and 2 * len(todo) > asked):
-                    entries = self._whole()  # most of a level missed: a cold run
-                    break
+                    self.entries = self._whole()  # most of a level missed: a cold run
+                    return self.entries
                 wanted = list(dict.fromkeys(todo.values()))
                 objects = read_trees(self.repo, wanted)
                 self.read += wanted
@@ -280,18 +301,21 @@ class Trees:
                         return None  # git cannot give the tree: the plain listing says why
                     self._miss(path, oid)
                     base = os.fsencode(path) + b"/" if path else b""
+                    items: list[Entry | str] = []
                     for mode, name, child in parse_tree(data, raw_len):
                         full = os.fsdecode(base + name)
                         if mode == "040000":
                             children[full] = child
+                            items.append(full)
                         else:
-                            entries.append(Entry(mode, child, full))
+                            items.append(Entry(mode, child, full))
+                    met[path] = items
                 asked = len(children)
                 todo = self._lookup(children)
         except (Malformed, gitio.GitError, ValueError):
             return None
-        self.entries = entries
-        return entries
+        self.entries = _in_order(met)
+        return self.entries
 
     def _whole(self) -> list[Entry]:
         """Every entry of the root tree from one ``ls-tree -r -t`` (what descending found so
@@ -325,8 +349,7 @@ class Trees:
         and its findings (the new ones, ``found``, and those restored)."""
         if not self.missed or not self.store.enabled:
             return
-        tainted = self._tainted()
-        keep = {p: o for p, o in self.missed.items() if p not in tainted}
+        keep = {p: o for p, o in self.missed.items() if not home_component(p)}
         if not keep:
             return
         per_folder = Counter(e.path.rpartition("/")[0] for e in scanned)
@@ -345,20 +368,3 @@ class Trees:
                 if at in rows:
                     rows[at].append(finding)
         self.store.put_many({self.key(p, o): dump(totals[p], rows[p]) for p, o in keep.items()})
-
-    def _tainted(self) -> set[str]:
-        """The listed trees that are, or hold, a path with a home folder component (every
-        such path is listed: the trees that hit hold none)."""
-        paths = [*self.listed_trees, *(e.path for e in self.entries)]
-        lows = "\0".join(paths).casefold()  # no path holds a NUL, casefold makes none
-        names = [n for n in HOME_NAMES if n in lows]
-        if not names:
-            return set()
-        split = lows.split("\0")
-        out: set[str] = set()
-        for name in names:  # mostly one, in a few paths
-            for path in [p for p, low in zip(paths, split, strict=True) if name in low]:
-                if home_component(path):
-                    out.add(path)
-                    out.update(_parents(path))
-        return out

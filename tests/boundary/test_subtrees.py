@@ -375,6 +375,9 @@ def test_a_damaged_tree_value_is_not_trusted(tmp_path: Path, xdg: Path, spy: Spy
 
 
 def test_a_home_folder_is_never_answered_whole(tmp_path: Path, xdg: Path, spy: Spy) -> None:
+    """A tree whose path has a home folder component is never stored: listed in full whenever
+    its parent is read. The trees above it are stored (all a home folder depends on is below
+    the folder that holds it)."""
     root = init(tmp_path / "repo")
     commit(
         root,
@@ -386,14 +389,43 @@ def test_a_home_folder_is_never_answered_whole(tmp_path: Path, xdg: Path, spy: S
         },
     )
     spy(root)
-    # stored: src and other; not the root, dots, dots/.claude, dots/.claude/agents
-    assert rows() == 2
+    assert rows() == 4  # the root, src, other, dots; not dots/.claude, dots/.claude/agents
     warm = spy(root)
-    assert warm == uncached(root)
-    assert sorted(spy.trees) == sorted(
-        tree_id(root, p) for p in ("", "dots", "dots/.claude", "dots/.claude/agents")
-    )
-    assert spy.blobs == []  # their blobs from the per-blob cache
+    assert warm == uncached(root) and spy.trees == [] and spy.blobs == []
+    commit(root, {"dots/.Claude/projects/p/s.txt": "state\n"})
+    changed = spy(root)
+    assert changed == uncached(root) and '"path": "dots/.claude/agents/b.md"' not in changed
+    assert '"path": "dots/.Claude/projects/p/s.txt"' in changed
+    listed = {tree_id(root, p) for p in ("", "dots", "dots/.claude", "dots/.claude/agents")}
+    assert listed | {tree_id(root, p) for p in ("dots/.Claude", "dots/.Claude/projects")} | {
+        tree_id(root, "dots/.Claude/projects/p")
+    } == set(spy.trees)
+    commit(root, {"other/y.txt": "y\n"})
+    spy(root)
+    assert tree_id(root, "dots/.claude") not in spy.trees  # dots answered whole
+
+
+def test_nested_home_folders_apply_in_git_order(
+    tmp_path: Path, xdg: Path, spy: Spy, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two nested homes (a `.codex/` holding `sessions/` inside a `.claude/` holding
+    `projects/`): the one whose marker git lists first decides a file in both; a listing
+    read level by level must find them in git's order, not by depth."""
+    root = init(tmp_path / "repo")
+    files = {
+        "x/.claude/a/.codex/sessions/2026/s.jsonl": "{}\n",
+        "x/.claude/a/.codex/config.toml": "model = 'x'\n",
+        "x/.claude/projects/p.txt": "p\n",
+        "x/.claude/notes.txt": "n\n",
+        "src/a.py": "x = 1\n",
+    }
+    commit(root, files)
+    first = spy(root)
+    assert first == uncached(root)
+    commit(root, {"x/.claude/more.txt": "m\n"})  # x is read again, its home folder in full
+    changed = spy(root)
+    assert changed == uncached(root) == cold(root, tmp_path, monkeypatch)
+    assert '"path": "x/.claude/a/.codex/config.toml"' not in changed  # Codex's own config
 
 
 HOME_CHANGES: dict[str, list[dict[str, str]]] = {
