@@ -71,9 +71,9 @@ class Spy:
         real_trees = subtrees.read_trees
         real_read = engine._LazyReader.read_many
 
-        def read_trees(repo: gitio.Repo, oids: Sequence[str]) -> Any:
+        def read_trees(reader: subtrees.TreeReader, oids: Sequence[str]) -> Any:
             self._trees += oids
-            return real_trees(repo, oids)
+            return real_trees(reader, oids)
 
         def read_many(reader: Any, oids: Sequence[str], *args: Any) -> Any:
             self._blobs += list(oids)
@@ -592,3 +592,22 @@ def test_a_cold_run_lists_a_wide_tree_once(tmp_path: Path, xdg: Path, spy: Spy) 
     assert not spy.ran("ls-tree")
     assert sorted(spy.trees) == sorted(tree_id(root, p) for p in ("", "top", "top/d3"))
     assert changed == uncached(root)
+
+
+def test_the_tree_reader_batches_and_skips_what_is_not_a_tree(tmp_path: Path) -> None:
+    root = init(tmp_path / "repo")
+    count = subtrees.MAX_BATCH + 20
+    commit(root, {f"d{i}/f.txt": f"{i}\n" for i in range(count)})
+    trees = [tree_id(root, f"d{i}") for i in range(count)]
+    blob = blob_id(root, "d0/f.txt")
+    with subtrees.TreeReader(gitio.open_repo(root)) as reader:
+        first = reader.read([*trees, blob, "0" * 40])
+        again = reader.read(trees[:2])  # the same process answers the next level
+    assert sorted(first) == sorted(set(trees))
+    assert first[trees[5]] == git_bytes(root, "cat-file", "tree", trees[5])
+    assert again == {t: first[t] for t in trees[:2]}
+    assert [name for _, name, _ in subtrees.parse_tree(first[trees[0]], 20)] == [b"f.txt"]
+
+
+def git_bytes(root: Path, *args: str) -> bytes:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=True).stdout
