@@ -34,12 +34,10 @@ malformed entry) also falls back to the plain listing.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import enum
 import json
 import os
-import subprocess
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -47,14 +45,12 @@ from dataclasses import dataclass, field
 from apc_tools.boundary.paths import HOME_FOLDERS
 from apc_tools.core import git as gitio
 from apc_tools.core.cache import Cache, text_keyer
-from apc_tools.core.git import Entry, Repo
+from apc_tools.core.git import Entry, Repo, TreeReader
 from apc_tools.findings import Finding, Severity
 
 TREES = "boundary-tree"
 HOME_NAMES = tuple(h.folder.casefold() for h in HOME_FOLDERS)  # ".claude", ".codex", ".gemini"
-TREE_BATCH = "--batch=%(objectname) %(objecttype) %(objectsize)"
 MAX_DESCENT = 256  # trees to read at one level: beyond, one whole listing is cheaper
-MAX_BATCH = 256  # tree ids written to cat-file before its answers are read (16 KiB at most)
 FEW = 8  # ... and beyond these many, when they are most of the trees of their level
 
 
@@ -70,80 +66,8 @@ def head_tree(repo: Repo) -> tuple[str, str] | None:
     return parts[0], parts[1]
 
 
-class TreeReader:
-    """Tree objects through one ``git cat-file --batch=FORMAT`` process for the whole descent
-    (its own format, so a trace tells it from the blob reader's ``cat-file --batch``), started
-    on the first read. Ids are written :data:`MAX_BATCH` at a time (less than a pipe holds, so
-    git never waits on a full pipe while this writes), then their answers read."""
-
-    def __init__(self, repo: Repo) -> None:
-        self.repo = repo
-        self._process: subprocess.Popen[bytes] | None = None
-
-    def read(self, oids: Sequence[str]) -> dict[str, bytes]:
-        """The content of each of ``oids`` that is a tree (GitError when git stops)."""
-        found: dict[str, bytes] = {}
-        for start in range(0, len(oids), MAX_BATCH):  # never more asked than a pipe holds
-            found.update(self._read(oids[start : start + MAX_BATCH]))
-        return found
-
-    def _read(self, oids: Sequence[str]) -> dict[str, bytes]:
-        if self._process is None:
-            try:
-                self._process = subprocess.Popen(
-                    ["git", "-C", str(self.repo.root), *gitio.SAFE_CONFIG, "cat-file", TREE_BATCH],
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL,
-                    env=gitio.git_env(),
-                )
-            except OSError as exc:
-                raise gitio.GitError(f"git could not run: {exc}") from exc
-        process = self._process
-        assert process.stdin is not None and process.stdout is not None
-        try:
-            process.stdin.write("".join(o + "\n" for o in oids).encode("ascii"))
-            process.stdin.flush()
-        except (OSError, ValueError) as exc:
-            raise gitio.GitError(f"git cat-file stopped: {exc}") from exc
-        found: dict[str, bytes] = {}
-        for _ in oids:
-            header = process.stdout.readline().split(b" ")
-            if len(header) != 3:  # "<oid> missing", or the process ended
-                if not header[0]:
-                    raise gitio.GitError("git cat-file stopped")
-                continue
-            size = int(header[2])
-            data = process.stdout.read(size + 1)
-            if len(data) != size + 1:
-                raise gitio.GitError("git cat-file stopped")
-            if header[1] == b"tree":
-                found[header[0].decode("ascii")] = data[:size]
-        return found
-
-    def close(self) -> None:
-        process, self._process = self._process, None
-        if process is None:
-            return
-        with contextlib.suppress(OSError, ValueError):
-            assert process.stdin is not None
-            process.stdin.close()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if process.stdout is not None:
-            process.stdout.close()
-
-    def __enter__(self) -> TreeReader:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
 def read_trees(reader: TreeReader, oids: Sequence[str]) -> dict[str, bytes]:
+    """One level of the descent's trees (:class:`apc_tools.core.git.TreeReader`)."""
     return reader.read(oids)
 
 

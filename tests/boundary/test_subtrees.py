@@ -71,7 +71,7 @@ class Spy:
         real_trees = subtrees.read_trees
         real_read = engine._LazyReader.read_many
 
-        def read_trees(reader: subtrees.TreeReader, oids: Sequence[str]) -> Any:
+        def read_trees(reader: gitio.TreeReader, oids: Sequence[str]) -> Any:
             self._trees += oids
             return real_trees(reader, oids)
 
@@ -596,11 +596,11 @@ def test_a_cold_run_lists_a_wide_tree_once(tmp_path: Path, xdg: Path, spy: Spy) 
 
 def test_the_tree_reader_batches_and_skips_what_is_not_a_tree(tmp_path: Path) -> None:
     root = init(tmp_path / "repo")
-    count = subtrees.MAX_BATCH + 20
+    count = gitio.MAX_BATCH + 20
     commit(root, {f"d{i}/f.txt": f"{i}\n" for i in range(count)})
     trees = [tree_id(root, f"d{i}") for i in range(count)]
     blob = blob_id(root, "d0/f.txt")
-    with subtrees.TreeReader(gitio.open_repo(root)) as reader:
+    with gitio.TreeReader(gitio.open_repo(root)) as reader:
         first = reader.read([*trees, blob, "0" * 40])
         again = reader.read(trees[:2])  # the same process answers the next level
     assert sorted(first) == sorted(set(trees))
