@@ -271,6 +271,11 @@ def _scan_with(repo: Repo, options: Options, progress: Progress | None, listing:
         elif options.mode == "staged":
             unit = prefilter.Unit(None)
         inspector.results = verdicts.Verdicts(store, scan_context)
+        answered = trees.files if trees is not None else 0  # files of the trees that hit
+        if answered and progress is not None:
+            shown = progress
+            progress = lambda done, total: shown(done + answered, total + answered)  # noqa: E731
+            progress(0, 0)
         found = list(_run(repo, entries, reader, inspector, progress, unit))
         found += _messages(source.messages, reader, inspector)
         inspector.results.flush()
