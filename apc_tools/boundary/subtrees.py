@@ -100,6 +100,21 @@ def home_component(path: str) -> bool:
     return any(part in HOME_NAMES for part in low.split("/"))
 
 
+def collisions(names: Iterable[tuple[str, str]]) -> set[str]:
+    """The paths among ``names`` ((folder, path) pairs) whose name case-folds to another's in
+    the same folder: ``docs/`` beside ``Docs/``. The home folder rule matches case-folded
+    paths, so a home in ``A/.claude/`` applies to ``a/.claude/``: neither tree is a function
+    of its own content, nor is anything below them."""
+    seen: dict[tuple[str, str], str] = {}
+    out: set[str] = set()
+    for folder, path in names:
+        key = (folder, path.rpartition("/")[2].casefold())
+        other = seen.setdefault(key, path)
+        if other != path:
+            out.update((other, path))
+    return out
+
+
 def _parents(path: str) -> Iterable[str]:
     """The folders holding ``path``, innermost first, ending with the root ("")."""
     while path:
@@ -223,6 +238,17 @@ class Trees:
     read: list[str] = field(default_factory=list)  # the tree ids read one by one
     entries: list[Entry] = field(default_factory=list)  # every entry listed (before exclude)
     commit_of_findings: str | None = None  # tracked mode's entries carry no commit
+    collided: set[str] = field(default_factory=set)  # paths of case-colliding names
+
+    def eligible(self, path: str) -> bool:
+        """May the tree at ``path`` be stored and answered whole? Not when its path has a
+        home folder component, nor when it or a folder above it case-folds to a sibling's
+        name (:func:`collisions`)."""
+        if home_component(path):
+            return False
+        if not self.collided:
+            return True
+        return path not in self.collided and not any(a in self.collided for a in _parents(path))
 
     def __post_init__(self) -> None:
         self._key = text_keyer(TREES, *self.scan_context, settings_text(self.settings))
@@ -233,7 +259,7 @@ class Trees:
     def _ask(self, trees: Mapping[str, str]) -> dict[str, tuple[int, list[Finding]]]:
         """The stored summaries of ``trees`` (path -> id) found in the cache (a tree with a
         home folder component in its path is never stored, so never asked)."""
-        keys = {p: self.key(p, o) for p, o in trees.items() if not home_component(p)}
+        keys = {p: self.key(p, o) for p, o in trees.items() if self.eligible(p)}
         values = self.store.get_many(list(keys.values())) if keys else {}
         out: dict[str, tuple[int, list[Finding]]] = {}
         for path, k in keys.items():
@@ -298,6 +324,9 @@ class Trees:
                     else:
                         items.append(Entry(mode, child, full))
                 met[path] = items
+                self.collided |= collisions(
+                    (path, i if isinstance(i, str) else i.path) for i in items
+                )
             asked = len(children)
             todo = self._lookup(children)
         self.entries = _in_order(met)
@@ -318,6 +347,9 @@ class Trees:
                 trees[name] = oid
             else:
                 entries.append(Entry(mode, oid, name))
+        self.collided = collisions(
+            (p.rpartition("/")[0], p) for p in (*trees, *(e.path for e in entries))
+        )
         known = self._ask(trees)
         top = {p for p in known if not any(a in known for a in _parents(p))}
         for path, oid in trees.items():
@@ -335,7 +367,7 @@ class Trees:
         and its findings (the new ones, ``found``, and those restored)."""
         if not self.missed or not self.store.enabled:
             return
-        keep = {p: o for p, o in self.missed.items() if not home_component(p)}
+        keep = {p: o for p, o in self.missed.items() if self.eligible(p)}
         if not keep:
             return
         per_folder = Counter(e.path.rpartition("/")[0] for e in scanned)

@@ -434,6 +434,16 @@ HOME_CHANGES: dict[str, list[dict[str, str]]] = {
         {"x/.claude/agents/b.md": "# agent\n", "x/.claude/notes.txt": "n\n"},
         {"x/.CLAUDE/projects/p/s.txt": "state\n"},
     ],
+    # ... and a folder above the home spelled two ways: `A/` beside `a/` (trees that are no
+    # function of their own content: neither stored nor answered, nor anything below them)
+    "case-fold parent": [
+        {"a/.claude/agents/b.md": "# agent\n", "a/.claude/notes/n.txt": "n\n"},
+        {"A/.claude/projects/p.txt": "state\n"},
+    ],
+    "case-fold grandparent": [
+        {"w/a/.claude/agents/x.md": "# x\n", "w/a/.claude/notes.txt": "n\n"},
+        {"w/A/.claude/projects/q.txt": "state\n"},
+    ],
     "nested home": [
         {"a/b/c/.Codex/prompts/p.md": "# p\n", "a/b/c/.Codex/log.txt": "l\n"},
         {"a/b/c/.codex/SESSIONS/2026/r.txt": "r\n"},
