@@ -27,6 +27,7 @@ from apc_tools.boundary import (
     prefilter,
     sources,
     stores,
+    subtrees,
     trusted,
     verdicts,
 )
@@ -236,41 +237,66 @@ def _scan(repo: Repo, options: Options, progress: Progress | None) -> Outcome:
 
 def _scan_with(repo: Repo, options: Options, progress: Progress | None, listing: Cache) -> Outcome:
     scope = sources.scope_of(repo, options.cwd, options.paths)
-    source = sources.read_source(repo, options.mode, scope, options.rev_range, listing)
+    partial = gitio.is_partial_clone(repo)
+    head = _merkle_head(repo, options, scope, partial)
+    if head is None:
+        source = sources.read_source(repo, options.mode, scope, options.rev_range, listing)
+    else:  # the entries come from the subtree cache's listing (below)
+        source = sources.Source([], commit=head[0])
     scope.check(source.entries)
     settings, baseline, notes = _policy(repo, options, source)
     settings = settings.selected(options.selection)
-    entries = source.entries
-    if settings.exclude:
-        entries = [e for e in entries if not settings.excluded(e.path)]
     secrets = options.secrets or settings.secrets
-    inspector = Inspector(
-        settings,
-        secrets == "all",
-        options.inline_allow,
-        paths.extra_rules(settings.paths.get("BPA", ()), "boundary.paths.BPA"),
-        gitio.is_partial_clone(repo),
-        paths.home_folders(e.path for e in entries),
-    )
-    unit = None
-    if options.mode == "tracked" and source.commit:
-        unit = prefilter.Unit(source.commit, source.tree_size)
-    elif options.mode == "staged":
-        unit = prefilter.Unit(None)
     scan_context = verdicts.context(
-        inspector.secrets_all, inspector.inline_allow, settings.max_blob_bytes, settings.paths
+        secrets == "all", options.inline_allow, settings.max_blob_bytes, settings.paths
     )
     with (
         Cache.open(verdicts.BLOBS, enabled=options.cache) as store,
+        Cache.open(subtrees.TREES, enabled=head is not None) as tree_store,
         _LazyReader(repo) as reader,
     ):
+        trees = None
+        if head is not None:
+            trees = subtrees.Trees(repo, tree_store, scan_context, settings, *head)
+            listed = trees.listing() if tree_store.enabled else None
+            if listed is None:  # the plain listing (and its errors)
+                trees = None
+                source = sources.read_source(repo, options.mode, scope, None, listing)
+            else:
+                size = len(listed) + trees.files
+                source = sources.Source(listed, commit=head[0], tree_size=size)
+        entries = source.entries
+        if settings.exclude:
+            entries = [e for e in entries if not settings.excluded(e.path)]
+        inspector = Inspector(
+            settings,
+            secrets == "all",
+            options.inline_allow,
+            paths.extra_rules(settings.paths.get("BPA", ()), "boundary.paths.BPA"),
+            partial,
+            paths.home_folders(e.path for e in entries),
+        )
+        unit = None
+        if options.mode == "tracked" and source.commit:
+            unit = prefilter.Unit(source.commit, source.tree_size)
+        elif options.mode == "staged":
+            unit = prefilter.Unit(None)
         inspector.results = verdicts.Verdicts(store, scan_context)
+        answered = trees.files if trees is not None else 0  # files of the trees that hit
+        if answered and progress is not None:
+            shown = progress
+            progress = lambda done, total: shown(done + answered, total + answered)  # noqa: E731
+            progress(0, 0)
         from_files = options.mode == "tracked" and not inspector.partial and checkout.enabled()
         found = list(_run(repo, entries, reader, inspector, progress, unit, from_files))
         found += _messages(source.messages, reader, inspector)
         inspector.results.flush()
-    _refuse_missing(inspector)
-    files = len({e.path for e in entries})
+        _refuse_missing(inspector)
+        files = len({e.path for e in entries})
+        if trees is not None:  # the raw findings, before the policy, baseline and dedupe
+            trees.save(found, entries)
+            found += trees.found
+            files += trees.files
     per_blob = options.mode == "history"
     findings = Result.of(_dedupe(settings.apply(found), per_blob), files).findings
     if options.write_baseline:
@@ -281,6 +307,20 @@ def _scan_with(repo: Repo, options: Options, progress: Progress | None, listing:
         extra += _stale(baseline, {f.fingerprint for f in findings}, scope, settings)
     result = Result.of(kept + settings.apply(extra), files, strict=settings.strict)
     return Outcome(result)
+
+
+def _merkle_head(
+    repo: Repo, options: Options, scope: sources.Scope, partial: bool
+) -> tuple[str, str] | None:
+    """(commit, root tree) when the subtree cache (:mod:`.subtrees`) answers this scan: the
+    whole ``--tracked`` tree, the cache on, not a partial clone (a missing blob is exit 2)."""
+    if options.mode != "tracked" or scope.paths is not None or not options.cache or partial:
+        return None
+    from apc_tools.core.cache import disabled_by_env
+
+    if disabled_by_env():
+        return None
+    return subtrees.head_tree(repo)
 
 
 def _refuse_missing(inspector: Inspector) -> None:

@@ -503,6 +503,84 @@ def read_objects(repo: Repo, oids: Sequence[str]) -> dict[str, tuple[str, bytes]
     return found
 
 
+TREE_BATCH = "--batch=%(objectname) %(objecttype) %(objectsize)"
+MAX_BATCH = 256  # tree ids written to cat-file before its answers are read (16 KiB at most)
+
+
+class TreeReader:
+    """Tree objects through one ``git cat-file --batch=FORMAT`` process, one level of
+    boundary/subtrees.py's descent at a time (its own format, so a trace tells it from the
+    blob reader's ``cat-file --batch``), started on the first read. Ids are written
+    :data:`MAX_BATCH` at a time (less than a pipe holds, so git never waits on a full pipe
+    while this writes), then their answers read."""
+
+    def __init__(self, repo: Repo) -> None:
+        self.repo = repo
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def read(self, oids: Sequence[str]) -> dict[str, bytes]:
+        """The content of each of ``oids`` that is a tree (GitError when git stops)."""
+        found: dict[str, bytes] = {}
+        for start in range(0, len(oids), MAX_BATCH):  # never more asked than a pipe holds
+            found.update(self._read(oids[start : start + MAX_BATCH]))
+        return found
+
+    def _read(self, oids: Sequence[str]) -> dict[str, bytes]:
+        if self._process is None:
+            try:
+                self._process = subprocess.Popen(
+                    ["git", "-C", str(self.repo.root), *SAFE_CONFIG, "cat-file", TREE_BATCH],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    env=git_env(),
+                )
+            except OSError as exc:
+                raise GitError(f"git could not run: {exc}") from exc
+        process = self._process
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            process.stdin.write("".join(o + "\n" for o in oids).encode("ascii"))
+            process.stdin.flush()
+        except (OSError, ValueError) as exc:
+            raise GitError(f"git cat-file stopped: {exc}") from exc
+        found: dict[str, bytes] = {}
+        for _ in oids:
+            header = process.stdout.readline().split(b" ")
+            if len(header) != 3:  # "<oid> missing", or the process ended
+                if not header[0]:
+                    raise GitError("git cat-file stopped")
+                continue
+            size = int(header[2])
+            data = process.stdout.read(size + 1)
+            if len(data) != size + 1:
+                raise GitError("git cat-file stopped")
+            if header[1] == b"tree":
+                found[header[0].decode("ascii")] = data[:size]
+        return found
+
+    def close(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            assert process.stdin is not None
+            process.stdin.close()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+
+    def __enter__(self) -> TreeReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def message_of(raw: bytes) -> bytes:
     """The message of a commit or tag object: what follows its headers (and, for a commit,
     its ``gpgsig`` header, which is a header line)."""

@@ -1,0 +1,388 @@
+"""The tree-level (Merkle) verdict cache of ``--tracked``: a whole subtree answered at once.
+
+A git tree id names every path and blob below it, so what the scan finds under a folder is a
+pure function of (the folder's path, its tree id, the scan's settings). :class:`Trees` keeps,
+per such triple, the *raw* findings (before the policy's disable/allow/severity, the baseline
+and the dedupe, which the engine applies afterwards to everything, unchanged) and the number of
+files scanned there. A warm run finds HEAD's root tree and lists nothing, applies no path rule
+and reads no object. After a change the root misses: its entries are read (one ``cat-file
+--batch`` per level) and each child tree looked up (one ``get_many`` per level); only the misses
+are descended, and the blobs met on the way go through the per-blob pipeline (whose own cache
+answers all but the new blobs). When a level misses many trees (a cold run, a new policy) one
+``ls-tree -r -t`` lists the whole tree instead (tree ids included).
+
+The key holds, beside the path and the tree id: the per-blob scan context
+(:func:`.verdicts.context`: secret scope, inline allow, read limit, content globs, zstd,
+Python) and every field of the :class:`~.policy.Settings` in a canonical text (exclude globs,
+BPA globs, selection, ...); :func:`apc_tools.core.cache.key` adds apc's version and code
+digest. Findings are stored without their commit and restored with the scan's.
+
+The one rule that reads across paths is a committed tool home folder (:func:`.paths.home_folders`:
+a file under ``X/.claude/`` is flagged when ``X/.claude/projects/`` exists, paths case-folded, so
+``X/.CLAUDE/projects/`` counts for ``X/.claude/agents/``). Whether ``X/<home>/`` is a home
+depends only on the paths below ``X``, so a tree whose path has no component that case-folds
+to a home folder name (``.claude``, ``.codex``, ``.gemini``) is a function of its own content;
+a tree whose path has one is never stored, so it is listed in full whenever its parent is read
+and the engine's :func:`.paths.home_folders` sees every path that can matter (its blobs still
+use the per-blob cache). The entries read level by level are handed on in the order
+``ls-tree -r`` gives them: of two nested homes the first found applies.
+
+Off (the plain per-blob scan): PATH arguments, ``--no-cache``, a partial clone, an unborn HEAD,
+and any mode but ``--tracked``. Anything unexpected while descending (a tree git cannot give, a
+malformed entry) also falls back to the plain listing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import os
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from apc_tools.boundary.paths import HOME_FOLDERS
+from apc_tools.core import git as gitio
+from apc_tools.core.cache import Cache, text_keyer
+from apc_tools.core.git import Entry, Repo, TreeReader
+from apc_tools.findings import Finding, Severity
+
+TREES = "boundary-tree"
+HOME_NAMES = tuple(h.folder.casefold() for h in HOME_FOLDERS)  # ".claude", ".codex", ".gemini"
+MAX_DESCENT = 256  # trees to read at one level: beyond, one whole listing is cheaper
+FEW = 8  # ... and beyond these many, when they are most of the trees of their level
+
+
+def head_tree(repo: Repo) -> tuple[str, str] | None:
+    """(commit, root tree id) of HEAD in one git call; None before the first commit."""
+    try:
+        out = gitio.run(repo.root, ["rev-parse", "HEAD^{commit}", "HEAD^{tree}", "--"])
+    except gitio.GitError:
+        return None
+    parts = [p for p in out.decode("ascii", "replace").split() if p != "--"]
+    if len(parts) != 2 or len(parts[0]) != len(parts[1]):
+        return None
+    return parts[0], parts[1]
+
+
+def read_trees(reader: TreeReader, oids: Sequence[str]) -> dict[str, bytes]:
+    """One level of the descent's trees (:class:`apc_tools.core.git.TreeReader`)."""
+    return reader.read(oids)
+
+
+def canonical(value: object) -> object:
+    """``value`` as JSON data in one order (a frozenset's order differs from run to run)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: canonical(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, enum.Enum):
+        return canonical(value.value)
+    if isinstance(value, Mapping):
+        return [[str(k), canonical(v)] for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))]
+    if isinstance(value, (set, frozenset)):
+        return sorted((canonical(v) for v in value), key=repr)
+    if isinstance(value, (list, tuple)):
+        return [canonical(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return repr(value)
+
+
+def settings_text(settings: object) -> str:
+    return json.dumps(canonical(settings), sort_keys=True, separators=(",", ":"))
+
+
+def home_component(path: str) -> bool:
+    """A component of ``path`` case-folds to a tool home folder's name (``.claude`` ...)."""
+    low = path.casefold()
+    if not any(n in low for n in HOME_NAMES):
+        return False
+    return any(part in HOME_NAMES for part in low.split("/"))
+
+
+def collisions(names: Iterable[tuple[str, str]]) -> set[str]:
+    """The paths among ``names`` ((folder, path) pairs) whose name case-folds to another's in
+    the same folder: ``docs/`` beside ``Docs/``. The home folder rule matches case-folded
+    paths, so a home in ``A/.claude/`` applies to ``a/.claude/``: neither tree is a function
+    of its own content, nor is anything below them."""
+    seen: dict[tuple[str, str], str] = {}
+    out: set[str] = set()
+    for folder, path in names:
+        key = (folder, path.rpartition("/")[2].casefold())
+        other = seen.setdefault(key, path)
+        if other != path:
+            out.update((other, path))
+    return out
+
+
+def _parents(path: str) -> Iterable[str]:
+    """The folders holding ``path``, innermost first, ending with the root ("")."""
+    while path:
+        path = path.rpartition("/")[0]
+        yield path
+
+
+def dump(files: int, findings: Sequence[Finding]) -> bytes:
+    rows = [
+        [f.path, f.rule, f.severity.value, f.message, f.line, f.column, f.identity]
+        for f in findings
+    ]
+    text = json.dumps([files, rows], ensure_ascii=False, separators=(",", ":"))
+    return text.encode("utf-8", "surrogatepass")
+
+
+def load(value: bytes, commit: str | None) -> tuple[int, list[Finding]] | None:
+    """(files, findings) of a stored subtree; None when the value is not one (never trusted)."""
+    try:
+        files, rows = json.loads(value.decode("utf-8", "surrogatepass"))
+        if not isinstance(files, int) or isinstance(files, bool) or files < 0:
+            return None
+        out = [
+            Finding(
+                rule=str(rule),
+                severity=Severity(severity),
+                path=str(path),
+                line=_int(line),
+                column=_int(column),
+                message=str(message),
+                commit=commit,
+                identity=str(identity),
+            )
+            for path, rule, severity, message, line, column, identity in rows
+        ]
+    except (ValueError, TypeError, UnicodeDecodeError):
+        return None
+    return files, out
+
+
+def _int(value: object) -> int | None:
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError("not a line number")
+    return value
+
+
+def _mode(raw: bytes) -> str:
+    """The mode as ``ls-tree`` prints it (git's ``canon_mode``: 100644, 100755, 120000,
+    040000, 160000)."""
+    mode = int(raw, 8)
+    kind = mode & 0o170000
+    if kind == 0o100000:
+        return "100755" if mode & 0o100 else "100644"
+    if kind == 0o120000:
+        return "120000"
+    if kind == 0o040000:
+        return "040000"
+    return "160000"
+
+
+class Malformed(Exception):
+    """A tree object this reader does not take (the scan lists the plain way instead)."""
+
+
+def parse_tree(data: bytes, raw_len: int) -> list[tuple[str, bytes, str]]:
+    """(mode, name, oid) of each entry of a tree object (``<mode> SP <name> NUL <raw oid>``)."""
+    out: list[tuple[str, bytes, str]] = []
+    at, end = 0, len(data)
+    while at < end:
+        space = data.find(b" ", at)
+        nul = data.find(b"\0", space + 1)
+        if space < 0 or nul < 0 or nul + 1 + raw_len > end:
+            raise Malformed("truncated tree entry")
+        name = data[space + 1 : nul]
+        if not name or b"/" in name or name in (b".", b".."):
+            raise Malformed("a tree entry name git would refuse")
+        try:
+            mode = _mode(data[at:space])
+        except ValueError:
+            raise Malformed("a tree entry mode that is not octal") from None
+        out.append((mode, name, data[nul + 1 : nul + 1 + raw_len].hex()))
+        at = nul + 1 + raw_len
+    return out
+
+
+def _in_order(trees: Mapping[str, list[Entry | str]]) -> list[Entry]:
+    """The entries of the trees read, in the order ``ls-tree -r`` lists them (each tree's
+    entries as stored, a tree's own entries where it stands): the committed home folders are
+    found in that order, and of two nested ones the first found is the one applied."""
+    out: list[Entry] = []
+    stack: list[Iterator[Entry | str]] = [iter(trees[""])]
+    while stack:
+        for item in stack[-1]:
+            if isinstance(item, Entry):
+                out.append(item)
+            elif item in trees:  # a tree read (one that hit is left out)
+                stack.append(iter(trees[item]))
+                break
+        else:
+            stack.pop()
+    return out
+
+
+@dataclass
+class Trees:
+    """The subtree verdicts of one ``--tracked`` scan (see the module docstring)."""
+
+    repo: Repo
+    store: Cache
+    scan_context: Sequence[str]
+    settings: object
+    commit: str
+    root: str  # the root tree id
+    found: list[Finding] = field(default_factory=list)  # restored from the trees that hit
+    files: int = 0  # the files of the trees that hit
+    hits: dict[str, int] = field(default_factory=dict)  # path of a tree that hit -> its files
+    missed: dict[str, str] = field(default_factory=dict)  # path of a tree listed -> its id
+    listed_trees: list[str] = field(default_factory=list)  # every tree path listed
+    read: list[str] = field(default_factory=list)  # the tree ids read one by one
+    entries: list[Entry] = field(default_factory=list)  # every entry listed (before exclude)
+    commit_of_findings: str | None = None  # tracked mode's entries carry no commit
+    collided: set[str] = field(default_factory=set)  # paths of case-colliding names
+
+    def eligible(self, path: str) -> bool:
+        """May the tree at ``path`` be stored and answered whole? Not when its path has a
+        home folder component, nor when it or a folder above it case-folds to a sibling's
+        name (:func:`collisions`)."""
+        if home_component(path):
+            return False
+        if not self.collided:
+            return True
+        return path not in self.collided and not any(a in self.collided for a in _parents(path))
+
+    def __post_init__(self) -> None:
+        self._key = text_keyer(TREES, *self.scan_context, settings_text(self.settings))
+
+    def key(self, path: str, oid: str) -> bytes:
+        return self._key(f"{oid}\0{path}")
+
+    def _ask(self, trees: Mapping[str, str]) -> dict[str, tuple[int, list[Finding]]]:
+        """The stored summaries of ``trees`` (path -> id) found in the cache (a tree with a
+        home folder component in its path is never stored, so never asked)."""
+        keys = {p: self.key(p, o) for p, o in trees.items() if self.eligible(p)}
+        values = self.store.get_many(list(keys.values())) if keys else {}
+        out: dict[str, tuple[int, list[Finding]]] = {}
+        for path, k in keys.items():
+            value = values.get(k)
+            loaded = None if value is None else load(value, self.commit_of_findings)
+            if loaded is not None:
+                out[path] = loaded
+        return out
+
+    def _take(self, path: str, loaded: tuple[int, list[Finding]]) -> None:
+        files, found = loaded
+        self.hits[path] = files
+        self.files += files
+        self.found += found
+
+    def _lookup(self, trees: Mapping[str, str]) -> dict[str, str]:
+        """Look ``trees`` up, keep the hits; the misses (path -> id)."""
+        known = self._ask(trees)
+        for path, loaded in known.items():
+            self._take(path, loaded)
+        return {p: o for p, o in trees.items() if p not in known}
+
+    def _miss(self, path: str, oid: str) -> None:
+        self.missed[path] = oid
+        self.listed_trees.append(path)
+
+    def listing(self) -> list[Entry] | None:
+        """The entries to scan: those outside every tree that hit (None: list the plain way)."""
+        todo = self._lookup({"": self.root})
+        if not todo:
+            return []
+        try:
+            with TreeReader(self.repo) as reader:
+                return self._descend(todo, reader)
+        except (Malformed, gitio.GitError, ValueError):
+            return None
+
+    def _descend(self, todo: dict[str, str], reader: TreeReader) -> list[Entry] | None:
+        raw_len = len(self.root) // 2
+        met: dict[str, list[Entry | str]] = {}  # each tree read: its entries, its trees' paths
+        asked = 1
+        while todo:
+            if len(todo) > MAX_DESCENT or (len(todo) > FEW and 2 * len(todo) > asked):
+                self.entries = self._whole()  # most of a level missed: a cold run
+                return self.entries
+            wanted = list(dict.fromkeys(todo.values()))
+            objects = read_trees(reader, wanted)
+            self.read += wanted
+            children: dict[str, str] = {}
+            for path, oid in todo.items():
+                data = objects.get(oid)
+                if data is None:
+                    return None  # git cannot give the tree: the plain listing says why
+                self._miss(path, oid)
+                base = os.fsencode(path) + b"/" if path else b""
+                items: list[Entry | str] = []
+                for mode, name, child in parse_tree(data, raw_len):
+                    full = os.fsdecode(base + name)
+                    if mode == "040000":
+                        children[full] = child
+                        items.append(full)
+                    else:
+                        items.append(Entry(mode, child, full))
+                met[path] = items
+                self.collided |= collisions(
+                    (path, i if isinstance(i, str) else i.path) for i in items
+                )
+            asked = len(children)
+            todo = self._lookup(children)
+        self.entries = _in_order(met)
+        return self.entries
+
+    def _whole(self) -> list[Entry]:
+        """Every entry of the root tree from one ``ls-tree -r -t`` (what descending found so
+        far is dropped: asked again in one lookup), minus what lies under a tree that hits."""
+        self.found, self.files, self.hits = [], 0, {}
+        self.missed, self.listed_trees = {}, []
+        self._miss("", self.root)
+        out = gitio.run(self.repo.root, ["ls-tree", "-r", "-t", "-z", "--full-tree", self.root])
+        trees: dict[str, str] = {}
+        entries: list[Entry] = []
+        for meta, name in gitio._records(out):
+            mode, kind, oid = meta.split(" ")
+            if kind == "tree":
+                trees[name] = oid
+            else:
+                entries.append(Entry(mode, oid, name))
+        self.collided = collisions(
+            (p.rpartition("/")[0], p) for p in (*trees, *(e.path for e in entries))
+        )
+        known = self._ask(trees)
+        top = {p for p in known if not any(a in known for a in _parents(p))}
+        for path, oid in trees.items():
+            if path in top:
+                self._take(path, known[path])
+            elif not top or not any(a in top for a in _parents(path)):
+                self._miss(path, oid)
+        if not top:
+            return entries
+        return [e for e in entries if not any(a in top for a in _parents(e.path))]
+
+    def save(self, found: Sequence[Finding], scanned: Sequence[Entry]) -> None:
+        """Store every listed tree that holds no home folder path: its files (``scanned``:
+        the listed entries left after the policy's exclude, and the trees that hit below it)
+        and its findings (the new ones, ``found``, and those restored)."""
+        if not self.missed or not self.store.enabled:
+            return
+        keep = {p: o for p, o in self.missed.items() if self.eligible(p)}
+        if not keep:
+            return
+        per_folder = Counter(e.path.rpartition("/")[0] for e in scanned)
+        totals = dict.fromkeys(keep, 0)
+        for folder, count in per_folder.items():
+            for at in (folder, *_parents(folder)):
+                if at in totals:
+                    totals[at] += count
+        for path, count in self.hits.items():
+            for at in _parents(path):
+                if at in totals:
+                    totals[at] += count
+        rows: dict[str, list[Finding]] = {p: [] for p in keep}
+        for finding in (*found, *self.found):
+            for at in _parents(finding.path):
+                if at in rows:
+                    rows[at].append(finding)
+        self.store.put_many({self.key(p, o): dump(totals[p], rows[p]) for p, o in keep.items()})

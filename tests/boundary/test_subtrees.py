@@ -1,0 +1,623 @@
+"""The subtree (Merkle) verdict cache of ``--tracked`` (boundary/subtrees.py): a warm run
+answers HEAD's root tree whole (no listing, no object read); after a change only the changed
+trees and blobs are read; every answer is the one a cold run and ``--no-cache`` give; each input
+of the key (settings, path prefix) misses when changed; a committed tool home folder (the one
+rule that reads across paths, case-folded) is never answered at tree level.
+
+Real repositories, real SQLite files, git's own trace; each test has its own ``XDG_CACHE_HOME``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from apc_tools.boundary import Options, engine, scan, subtrees
+from apc_tools.boundary.policy import Settings
+from apc_tools.core import cache as store
+from apc_tools.core import git as gitio
+from apc_tools.core.cache import Cache
+from apc_tools.core.selection import Selection
+from apc_tools.findings import CannotRun
+from apc_tools.report.json_out import render_json
+from tests.boundary.cases import build_boundary_case
+from tests.boundary.helpers import commit, init, remove, token
+from tests.boundary.test_cache_verdicts import BOUNDARY_CASES
+from tests.boundary.test_corpus import corpus_files
+from tests.conftest import TRANSCRIPTS, git, needs_shared
+from tests.test_cases import case_spec
+
+ROOT = Path(__file__).resolve().parents[2]
+MARKER = "[Request interrupted by user]"
+
+
+@pytest.fixture
+def xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "xdg"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
+    monkeypatch.delenv(store.NO_CACHE_ENV, raising=False)
+    return folder
+
+
+@pytest.fixture(params=["descend", "whole"])
+def how(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both ways of listing a changed tree: level by level, and one whole ``ls-tree``."""
+    if request.param == "whole":
+        monkeypatch.setattr(subtrees, "MAX_DESCENT", 0)
+    else:
+        monkeypatch.setattr(subtrees, "MAX_DESCENT", 1 << 30)
+        monkeypatch.setattr(subtrees, "FEW", 1 << 30)
+    return str(request.param)
+
+
+class Spy:
+    """What a scan asked of git: the commands (GIT_TRACE), the trees read one by one and the
+    blobs read (recorded on their way to the real git)."""
+
+    def __init__(self, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.tmp = tmp
+        self.monkeypatch = monkeypatch
+        self.count = 0
+        self.commands: list[str] = []
+        self.trees: list[str] = []
+        self.blobs: list[str] = []
+        real_trees = subtrees.read_trees
+        real_read = engine._LazyReader.read_many
+
+        def read_trees(reader: gitio.TreeReader, oids: Sequence[str]) -> Any:
+            self._trees += oids
+            return real_trees(reader, oids)
+
+        def read_many(reader: Any, oids: Sequence[str], *args: Any) -> Any:
+            self._blobs += list(oids)
+            return real_read(reader, oids, *args)
+
+        self._trees: list[str] = []
+        self._blobs: list[str] = []
+
+        monkeypatch.setattr(subtrees, "read_trees", read_trees)
+        monkeypatch.setattr(engine._LazyReader, "read_many", read_many)
+
+    def __call__(self, root: Path, **options: Any) -> str:
+        self.count += 1
+        self._trees, self._blobs = [], []
+        trace = self.tmp / f"trace-{self.count}"
+        self.monkeypatch.setenv("GIT_TRACE", str(trace))
+        try:
+            return render_json(scan(Options(cwd=root, **options)).result)
+        except CannotRun as exc:
+            return f"cannot run: {exc}"
+        finally:
+            self.monkeypatch.delenv("GIT_TRACE")
+            self.trees, self.blobs = list(self._trees), list(self._blobs)  # this scan only
+            text = trace.read_text(errors="replace") if trace.exists() else ""
+            self.commands = [
+                line.split("trace: ", 1)[1]
+                for line in text.splitlines()
+                if "trace: built-in: git" in line
+            ]
+
+    def ran(self, command: str) -> bool:
+        return any(f"git {command}" in line for line in self.commands)
+
+
+@pytest.fixture
+def spy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Spy:
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    return Spy(folder, monkeypatch)
+
+
+def cold(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **options: Any) -> str:
+    """A run from an empty cache (its own folder) of the same tree."""
+    folder = tmp_path / f"cold-{len(list(tmp_path.glob('cold-*')))}"
+    before = os.environ["XDG_CACHE_HOME"]
+    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
+    try:
+        return render_json(scan(Options(cwd=root, **options)).result)
+    finally:
+        monkeypatch.setenv("XDG_CACHE_HOME", before)
+
+
+def uncached(root: Path, **options: Any) -> str:
+    return render_json(scan(Options(cwd=root, cache=False, **options)).result)
+
+
+def rows() -> int:
+    with Cache.open(subtrees.TREES) as cache:
+        return cache.count()
+
+
+def tree_id(root: Path, path: str = "") -> str:
+    return git(root, "rev-parse", f"HEAD:{path}").strip()
+
+
+def blob_id(root: Path, path: str) -> str:
+    return git(root, "rev-parse", f"HEAD:{path}").strip()
+
+
+def project(root: Path) -> Path:
+    """A small tree with findings in several folders (none a tool home folder)."""
+    init(root)
+    files: dict[str, str | bytes] = {
+        "AGENTS.md": f"# Agents\n\nUse {token('ghp_', 36)} to push.\n",
+        "src/app/main.py": "print('hello')\n",
+        "src/app/util.py": "x = 1\n",
+        "src/lib/deep/er/mod.py": "y = 2\n",
+        "docs/guide.md": f"Claude Code writes {MARKER} on Esc.\n",
+        "docs/more/notes.txt": "plain\n",
+        "pkg/AGENTS.md": f"# Pkg\n\nThe token {token('ghp_', 36, seed=3)}\n",
+        ".aider.chat.history.md": "# aider chat started at 2026-01-01 10:00:00\n",
+        "data/blob.bin": b"\x00\x01\x02binary",
+    }
+    files.update({f"many/f{i}.txt": f"file {i}\n" for i in range(30)})
+    commit(root, files, "project")
+    return root
+
+
+# --------------------------------------------------------------------------- warm
+
+
+def test_a_warm_run_lists_nothing_and_reads_nothing(tmp_path: Path, xdg: Path, spy: Spy) -> None:
+    root = project(tmp_path / "repo")
+    expected = uncached(root)
+    first = spy(root)
+    assert spy.trees  # a cold run of a small tree reads it level by level
+    assert first == expected
+    stored = rows()
+    assert stored == len(git(root, "ls-tree", "-r", "-t", "-d", "HEAD").splitlines()) + 1
+    warm = spy(root)
+    assert warm == expected
+    assert not spy.ran("ls-tree"), spy.commands
+    assert not spy.ran("cat-file"), spy.commands
+    assert spy.trees == [] and spy.blobs == []
+    assert rows() == stored
+
+
+def test_the_report_counts_the_files_of_the_trees_that_hit(
+    tmp_path: Path, xdg: Path, spy: Spy
+) -> None:
+    import json
+
+    root = project(tmp_path / "repo")
+    spy(root)
+    report = json.loads(spy(root))
+    assert report["summary"]["files"] == len(git(root, "ls-files").splitlines())
+
+
+# --------------------------------------------------------------------------- after a change
+
+
+def test_a_change_reads_only_the_changed_trees_and_blobs(
+    tmp_path: Path, xdg: Path, spy: Spy
+) -> None:
+    root = project(tmp_path / "repo")
+    spy(root)
+    commit(root, {"src/lib/deep/er/mod.py": f"y = 3  # {MARKER}\n"}, "edit")
+    changed = spy(root)
+    assert changed == uncached(root)
+    assert not spy.ran("ls-tree"), spy.commands
+    want = [tree_id(root, p) for p in ("", "src", "src/lib", "src/lib/deep", "src/lib/deep/er")]
+    assert sorted(spy.trees) == sorted(want)
+    assert spy.blobs == [blob_id(root, "src/lib/deep/er/mod.py")]
+    again = spy(root)
+    assert again == changed and spy.trees == [] and spy.blobs == []
+
+
+def _steps(root: Path) -> Iterator[str]:
+    """A series of changes (each committed), named."""
+    commit(root, {"src/app/main.py": f"print('{MARKER}')  # in code\n"})
+    yield "edit a file"
+    commit(root, {"src/new/AGENTS.md": f"# New\n\n{token('ghp_', 36, seed=9)}\n"})
+    yield "add a file in a new folder"
+    remove(root, "docs/more/notes.txt")
+    yield "delete a folder's only file"
+    git(root, "mv", "src/app/util.py", "src/app/renamed.py")
+    git(root, "commit", "-q", "-m", "rename a file")
+    yield "rename a file"
+    (root / "moved").mkdir()
+    git(root, "mv", "pkg", "moved/pkg")
+    git(root, "commit", "-q", "-m", "rename a folder")
+    yield "rename a folder"
+    shutil.copytree(root / "moved", root / "copy")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "the same tree at two paths")
+    yield "copy a folder (same tree id, another prefix)"
+    commit(root, {"again/AGENTS.md": (root / "AGENTS.md").read_text()})
+    yield "the same blob at two paths"
+    (root / "links").mkdir()
+    os.symlink("../AGENTS.md", root / "links" / "agents")
+    os.symlink(f"/home/dev/{token('ghp_', 36, seed=5)}", root / "links" / "target")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "symlinks")
+    yield "symlinks"
+    git(root, "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},vendor/deep/sub")
+    git(root, "commit", "-q", "-m", "a submodule")
+    yield "a submodule"
+    remove(root, "AGENTS.md", "again/AGENTS.md")
+    yield "delete files at the root"
+    commit(root, {".aider.chat.history.md": "# aider chat started at 2026-02-02 10:00:00\n"})
+    yield "edit a path-rule file at the root"
+
+
+def test_after_each_change_warm_equals_cold_and_uncached(
+    tmp_path: Path, xdg: Path, spy: Spy, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = project(tmp_path / "repo")
+    assert spy(root) == uncached(root)
+    for step in _steps(root):
+        warm = spy(root)
+        assert warm == uncached(root), step
+        assert warm == cold(root, tmp_path, monkeypatch), step
+        assert spy(root) == warm, step  # and the next run answers it whole
+        assert spy.trees == [] and spy.blobs == [], step
+
+
+def test_a_folder_copied_is_another_prefix(tmp_path: Path, xdg: Path, spy: Spy) -> None:
+    """The same tree id at two paths: the copy's findings carry the copy's paths."""
+    root = project(tmp_path / "repo")
+    spy(root)
+    shutil.copytree(root / "pkg", root / "other")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "copy")
+    assert tree_id(root, "pkg") == tree_id(root, "other")
+    report = spy(root)
+    assert '"path": "other/AGENTS.md"' in report and '"path": "pkg/AGENTS.md"' in report
+    assert report == uncached(root)
+
+
+def test_hostile_names_and_sha256(tmp_path: Path, xdg: Path, spy: Spy, how: str) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main", "--object-format=sha256")
+    odd = os.fsdecode(b"d\xe9j\xe0/n\xe9w\nline")
+    (root / os.fsdecode(b"d\xe9j\xe0")).mkdir()
+    (root / odd).write_text(f"{MARKER}\n")
+    (root / "ok").mkdir()
+    (root / "ok" / "a.txt").write_text("a\n")
+    (root / "ok" / "AGENTS.md").write_text(f"# A\n\n{token('ghp_', 36)}\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "odd names")
+    assert len(tree_id(root)) == 64
+    first = spy(root)
+    assert first == uncached(root)
+    assert "BMK002" in first
+    (root / os.fsdecode(b"d\xe9j\xe0") / "second").write_text(f"more {MARKER}\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "a sibling of the odd name")
+    changed = spy(root)
+    assert changed == uncached(root)
+    if how == "descend":
+        assert tree_id(root, os.fsdecode(b"d\xe9j\xe0")) in spy.trees
+
+
+# --------------------------------------------------------------------------- the key
+
+
+VARIANTS: dict[str, dict[str, Any]] = {
+    "secrets all": {"secrets": "all"},
+    "no inline allow": {"inline_allow": False},
+    "select": {"selection": Selection(select=("BPA",))},
+    "exclude": {"policy": "version: 1\nexclude: ['pkg/**']\n"},
+    "BPA glob": {"policy": "version: 1\nboundary:\n  paths:\n    BPA: ['many/f1*.txt']\n"},
+    "BTR glob": {"policy": "version: 1\nboundary:\n  paths:\n    BTR: ['src/**/*.py']\n"},
+    "disable": {"policy": "version: 1\ndisable: [BMK002, BSC001, BPA002]\n"},
+}
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_each_setting_is_part_of_the_tree_key(
+    variant: str, tmp_path: Path, xdg: Path, spy: Spy
+) -> None:
+    root = project(tmp_path / "repo")
+    commit(root, {"src/app/util.py": f"token = '{token('ghp_', 36, seed=4)}'\n"})
+    commit(root, {"docs/allowed.md": f"Claude writes {MARKER} <!-- apc: allow BMK002 -->\n"})
+    base = spy(root)
+    options = dict(VARIANTS[variant])
+    if "policy" in options:
+        path = tmp_path / "policy.yaml"
+        path.write_text(options.pop("policy"))
+        options["config"] = path
+    expected = uncached(root, **options)
+    assert expected != base  # the variant changes the verdict
+    before = rows()
+    assert spy(root, **options) == expected
+    assert rows() > before  # new keys: nothing answered from the base settings' trees
+    assert spy(root, **options) == expected and spy.trees == []
+    assert spy(root) == base and spy.trees == []  # the base settings' trees still answer
+
+
+def test_the_settings_text_is_the_same_in_every_process() -> None:
+    """A frozenset's order changes with the hash seed; the key's text must not."""
+    code = (
+        "from apc_tools.boundary.policy import Settings\n"
+        "from apc_tools.boundary.subtrees import settings_text\n"
+        "print(settings_text(Settings(disabled=frozenset(f'R{i}' for i in range(50)),"
+        " exclude=('b/**', 'a/**'))))\n"
+    )
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+        ).stdout
+        for seed in (1, 2, 3)
+    }
+    assert len(outs) == 1
+    assert subtrees.settings_text(Settings()) != subtrees.settings_text(Settings(exclude=("x/**",)))
+
+
+def test_a_damaged_tree_value_is_not_trusted(tmp_path: Path, xdg: Path, spy: Spy) -> None:
+    root = project(tmp_path / "repo")
+    expected = spy(root)
+    for value in (b"[1,[[1,2]]]", b"{not json", b"[-1,[]]", b'[3,[["a","BPA001","bad",1,1,""]]]'):
+        assert subtrees.load(value, None) is None
+    import sqlite3
+
+    db = sqlite3.connect(xdg / "apc-tools" / "results" / "cache.sqlite3")
+    with db:
+        db.execute("UPDATE entries SET value = x'7b6e6f74'")  # every row: "{not"
+    db.close()
+    assert spy(root) == expected
+
+
+# --------------------------------------------------------------------------- home folders
+
+
+def test_a_home_folder_is_never_answered_whole(tmp_path: Path, xdg: Path, spy: Spy) -> None:
+    """A tree whose path has a home folder component is never stored: listed in full whenever
+    its parent is read. The trees above it are stored (all a home folder depends on is below
+    the folder that holds it)."""
+    root = init(tmp_path / "repo")
+    commit(
+        root,
+        {
+            "src/a.py": "x = 1\n",
+            "dots/.claude/agents/b.md": "# agent\n",
+            "dots/.claude/settings.json": "{}\n",
+            "other/x.txt": "x\n",
+        },
+    )
+    spy(root)
+    assert rows() == 4  # the root, src, other, dots; not dots/.claude, dots/.claude/agents
+    warm = spy(root)
+    assert warm == uncached(root) and spy.trees == [] and spy.blobs == []
+    commit(root, {"dots/.Claude/projects/p/s.txt": "state\n"})
+    changed = spy(root)
+    assert changed == uncached(root) and '"path": "dots/.claude/agents/b.md"' not in changed
+    assert '"path": "dots/.Claude/projects/p/s.txt"' in changed
+    listed = {tree_id(root, p) for p in ("", "dots", "dots/.claude", "dots/.claude/agents")}
+    assert listed | {tree_id(root, p) for p in ("dots/.Claude", "dots/.Claude/projects")} | {
+        tree_id(root, "dots/.Claude/projects/p")
+    } == set(spy.trees)
+    commit(root, {"other/y.txt": "y\n"})
+    spy(root)
+    assert tree_id(root, "dots/.claude") not in spy.trees  # dots answered whole
+
+
+def test_nested_home_folders_apply_in_git_order(
+    tmp_path: Path, xdg: Path, spy: Spy, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two nested homes (a `.codex/` holding `sessions/` inside a `.claude/` holding
+    `projects/`): the one whose marker git lists first decides a file in both; a listing
+    read level by level must find them in git's order, not by depth."""
+    root = init(tmp_path / "repo")
+    files = {
+        "x/.claude/a/.codex/sessions/2026/s.jsonl": "{}\n",
+        "x/.claude/a/.codex/config.toml": "model = 'x'\n",
+        "x/.claude/projects/p.txt": "p\n",
+        "x/.claude/notes.txt": "n\n",
+        "src/a.py": "x = 1\n",
+    }
+    commit(root, files)
+    first = spy(root)
+    assert first == uncached(root)
+    commit(root, {"x/.claude/more.txt": "m\n"})  # x is read again, its home folder in full
+    changed = spy(root)
+    assert changed == uncached(root) == cold(root, tmp_path, monkeypatch)
+    assert '"path": "x/.claude/a/.codex/config.toml"' not in changed  # Codex's own config
+
+
+HOME_CHANGES: dict[str, list[dict[str, str]]] = {
+    # a case-folded marker in a sibling tree flags the other spelling's files
+    "case-fold sibling": [
+        {"x/.claude/agents/b.md": "# agent\n", "x/.claude/notes.txt": "n\n"},
+        {"x/.CLAUDE/projects/p/s.txt": "state\n"},
+    ],
+    # ... and a folder above the home spelled two ways: `A/` beside `a/` (trees that are no
+    # function of their own content: neither stored nor answered, nor anything below them)
+    "case-fold parent": [
+        {"a/.claude/agents/b.md": "# agent\n", "a/.claude/notes/n.txt": "n\n"},
+        {"A/.claude/projects/p.txt": "state\n"},
+    ],
+    "case-fold grandparent": [
+        {"w/a/.claude/agents/x.md": "# x\n", "w/a/.claude/notes.txt": "n\n"},
+        {"w/A/.claude/projects/q.txt": "state\n"},
+    ],
+    "nested home": [
+        {"a/b/c/.Codex/prompts/p.md": "# p\n", "a/b/c/.Codex/log.txt": "l\n"},
+        {"a/b/c/.codex/SESSIONS/2026/r.txt": "r\n"},
+    ],
+    "gemini home at the root": [
+        {".gemini/settings.json": "{}\n", ".gemini/history.txt": "h\n"},
+        {".Gemini/tmp/x/chat.txt": "c\n"},
+    ],
+}
+
+
+@pytest.mark.parametrize("case", list(HOME_CHANGES))
+def test_a_home_folder_added_and_removed(
+    case: str, tmp_path: Path, xdg: Path, spy: Spy, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, marker = HOME_CHANGES[case]
+    root = init(tmp_path / "repo")
+    commit(root, {"src/a.py": "x = 1\n", **first})
+    before = spy(root)
+    assert before == uncached(root) and "BPA002" not in before
+    commit(root, marker)
+    added = spy(root)
+    assert added == uncached(root) == cold(root, tmp_path, monkeypatch)
+    assert added.count('"BPA002"') > before.count('"BPA002"')
+    flagged = list(first)[1]  # a file of the first spelling (not shared config): now flagged
+    assert f'"path": "{flagged}"' in added
+    remove(root, *marker)
+    gone = spy(root)
+    assert gone == uncached(root) == before
+    assert spy(root) == gone
+
+
+# --------------------------------------------------------------------------- off
+
+
+def test_off_with_paths_no_cache_and_in_a_partial_clone(
+    tmp_path: Path, xdg: Path, spy: Spy
+) -> None:
+    root = project(tmp_path / "repo")
+    spy(root, paths=(root / "src",))
+    assert rows() == 0  # PATH arguments: the plain listing
+    spy(root, cache=False)
+    assert rows() == 0
+    spy(root, mode="staged")
+    assert rows() == 0
+    git(root, "config", "extensions.partialClone", "origin")
+    git(root, "config", "remote.origin.promisor", "true")
+    spy(root)
+    assert rows() == 0
+
+
+def test_an_unborn_head_is_an_empty_scan(tmp_path: Path, xdg: Path, spy: Spy) -> None:
+    root = init(tmp_path / "repo")
+    assert spy(root) == uncached(root)
+
+
+# --------------------------------------------------------------------------- every case
+
+
+@pytest.mark.parametrize("case", BOUNDARY_CASES, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_every_boundary_case_after_a_change(
+    case: Path, tmp_path: Path, xdg: Path, spy: Spy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each case tree scanned, then copied into a new folder with one of its files edited,
+    then with its first file deleted: warm equals cold and ``--no-cache`` each time."""
+    spec = case_spec(case)
+    if spec.get("without") == "zstd":
+        from apc_tools.boundary import disguise
+
+        monkeypatch.setattr(disguise, "zstd_module", lambda: None)
+    work = tmp_path / "case"
+    shutil.copytree(case, work, symlinks=True)
+    (work / "case.json").unlink()
+    root, args = build_boundary_case(work, spec)
+    if args.get("mode", "tracked") != "tracked" or "delete_blob" in spec:
+        pytest.skip("not a --tracked scan of a whole clone")
+    first = spy(root, **args)
+    assert first == uncached(root, **args)
+    files = sorted(p for p in git(root, "ls-files", "-z").split("\0") if p)
+    regular = [p for p in files if (root / p).is_file() and not (root / p).is_symlink()]
+    regular = [p for p in regular if not p.startswith(".apc-")]  # the policy, the baseline
+    if not regular:
+        pytest.skip("no file to change")
+    for path in regular:
+        target = root / "copy" / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes((root / path).read_bytes())
+    with (root / regular[-1]).open("ab") as edited:
+        edited.write(b"\nedited\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "copy and edit")
+    assert spy(root, **args) == uncached(root, **args) == cold(root, tmp_path, monkeypatch, **args)
+    remove(root, regular[0])
+    assert spy(root, **args) == uncached(root, **args)
+    assert spy(root, **args) == uncached(root, **args)
+
+
+def test_transcript_corpus_after_a_change(
+    tmp_path: Path, xdg: Path, spy: Spy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    needs_shared(TRANSCRIPTS)
+    root = init(tmp_path / "corpus")
+    placed: list[str] = []
+    for kind, name, original in corpus_files():
+        for rel in (f"{kind}/{name}", original):
+            target = root / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(TRANSCRIPTS / kind / name, target)
+            placed.append(rel)
+    git(root, "add", "-A", "-f")
+    git(root, "commit", "-q", "-m", "corpus")
+    first = spy(root)
+    assert first == uncached(root)
+    assert spy(root) == first and spy.trees == [] and spy.blobs == []
+    with (root / placed[0]).open("ab") as edited:
+        edited.write(b"\n")
+    shutil.copytree(root / placed[-1].partition("/")[0], root / "again" / "copy")
+    git(root, "add", "-A", "-f")
+    git(root, "commit", "-q", "-m", "edit and copy")
+    assert spy(root) == uncached(root) == cold(root, tmp_path, monkeypatch)
+
+
+def test_write_baseline_and_the_git_prefilter_from_the_tree_cache(
+    tmp_path: Path, xdg: Path, spy: Spy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--write-baseline`` needs every finding: the trees that hit give theirs. The git
+    prefilter (``APC_PREFILTER=git``) over a changed tree gives the same verdict."""
+    root = project(tmp_path / "repo")
+    baseline = root / ".apc-baseline.json"
+    scan(Options(cwd=root, write_baseline=True, cache=False))
+    expected = baseline.read_bytes()
+    baseline.unlink()
+    spy(root)
+    outcome = scan(Options(cwd=root, write_baseline=True))
+    assert outcome.baseline_entries > 3
+    assert baseline.read_bytes() == expected
+    baseline.unlink()
+    monkeypatch.setenv("APC_PREFILTER", "git")
+    commit(root, {f"many/g{i}.txt": f"g {i}\n" for i in range(40)})
+    assert spy(root) == uncached(root)
+    assert spy(root) == uncached(root) and spy.trees == []
+
+
+def test_a_cold_run_lists_a_wide_tree_once(tmp_path: Path, xdg: Path, spy: Spy) -> None:
+    """Most trees of a level missing (a cold run): one ``ls-tree -r -t``, not a read per tree;
+    then a change in one folder of many reads that folder's trees only."""
+    root = init(tmp_path / "repo")
+    commit(root, {f"top/d{i}/f.txt": f"{i}\n" for i in range(subtrees.FEW * 3)})
+    first = spy(root)
+    assert spy.ran("ls-tree")
+    assert sorted(spy.trees) == sorted([tree_id(root), tree_id(root, "top")])
+    assert first == uncached(root)
+    assert rows() == subtrees.FEW * 3 + 2
+    commit(root, {"top/d3/f.txt": f"changed {MARKER}\n"})
+    changed = spy(root)
+    assert not spy.ran("ls-tree")
+    assert sorted(spy.trees) == sorted(tree_id(root, p) for p in ("", "top", "top/d3"))
+    assert changed == uncached(root)
+
+
+def test_the_tree_reader_batches_and_skips_what_is_not_a_tree(tmp_path: Path) -> None:
+    root = init(tmp_path / "repo")
+    count = gitio.MAX_BATCH + 20
+    commit(root, {f"d{i}/f.txt": f"{i}\n" for i in range(count)})
+    trees = [tree_id(root, f"d{i}") for i in range(count)]
+    blob = blob_id(root, "d0/f.txt")
+    with gitio.TreeReader(gitio.open_repo(root)) as reader:
+        first = reader.read([*trees, blob, "0" * 40])
+        again = reader.read(trees[:2])  # the same process answers the next level
+    assert sorted(first) == sorted(set(trees))
+    assert first[trees[5]] == git_bytes(root, "cat-file", "tree", trees[5])
+    assert again == {t: first[t] for t in trees[:2]}
+    assert [name for _, name, _ in subtrees.parse_tree(first[trees[0]], 20)] == [b"f.txt"]
+
+
+def git_bytes(root: Path, *args: str) -> bytes:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=True).stdout
