@@ -12,9 +12,10 @@ size), a path with a symlinked or missing folder, anything that is not a regular
 Nothing is trusted from stat data or the index, and nothing is executed (no filter, no
 attribute lookup). Files are opened relative to the work tree's top with ``O_NOFOLLOW``,
 ``O_NONBLOCK`` (a FIFO does not block) and every folder on the way checked once by ``lstat``
-(a symlinked folder is never followed). The reading and hashing run in a thread (both
-release the GIL), so they overlap the detectors in the calling thread. Answers come in the
-order asked, like :meth:`~apc_tools.core.git.BlobReader.read_many`'s.
+(a symlinked folder is never followed). Answers come in the order asked, like
+:meth:`~apc_tools.core.git.BlobReader.read_many`'s, read in the calling thread: a reading
+thread measured slower (each of its system calls hands the GIL back and forth with the
+detectors), and the work saved is most of what the second core did for ``cat-file``.
 
 ``APC_CHECKOUT_READ=0`` turns it off (a test and debug switch: the boundary cases run both
 ways in tests/boundary/test_checkout_read.py).
@@ -24,9 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-import queue
 import stat
-import threading
 from collections.abc import Generator, Mapping, Sequence
 from pathlib import Path
 
@@ -36,11 +35,9 @@ ENV = "APC_CHECKOUT_READ"
 FILE_MODES = frozenset(("100644", "100755"))
 FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 FLAGS |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
-AHEAD = 256  # answers the reading thread may hold ahead of the caller
-# Below these many blobs to read, cat-file alone (the thread and the store's listing that
-# keeps a damaged repository exit 2 cost more than they save).
+# Below these many blobs to read, cat-file alone (the store's listing that keeps a damaged
+# repository exit 2 costs more than the reading saves).
 MIN_BLOBS = 256
-_DONE = object()
 
 
 def enabled() -> bool:
@@ -71,40 +68,12 @@ class CheckoutReader:
             for oid in oids:
                 yield oid, None
             return
-        answers: queue.Queue[object] = queue.Queue(AHEAD)
-        stop = threading.Event()
-        worker = threading.Thread(
-            target=self._produce, args=(oids, limit, answers, stop), daemon=True
-        )
-        worker.start()
         try:
             for oid in oids:
-                got = answers.get()
-                if got is _DONE:  # the thread failed: the rest through git
-                    yield oid, None
-                    continue
-                yield oid, got  # type: ignore[misc]
+                yield oid, self._one(oid, limit)
         finally:
-            stop.set()
-            while worker.is_alive():  # let a thread blocked on a full queue finish
-                try:
-                    answers.get_nowait()
-                except queue.Empty:
-                    worker.join(0.01)
             os.close(self._fd)
             self._fd = None
-
-    def _produce(
-        self, oids: Sequence[str], limit: int, answers: queue.Queue[object], stop: threading.Event
-    ) -> None:
-        try:
-            for oid in oids:
-                if stop.is_set():
-                    return
-                answers.put(self._one(oid, limit))
-        except BaseException:  # any failure: the caller reads the rest through git
-            pass
-        answers.put(_DONE)
 
     def _one(self, oid: str, limit: int) -> Blob | None:
         algorithm = _algorithm(oid)
