@@ -246,3 +246,28 @@ def test_the_reader_left_unfinished_closes_its_folder(tmp_path: Path) -> None:
     assert reader._fd is None
     if before is not None:
         assert sorted(os.listdir("/proc/self/fd")) == before
+
+
+def test_the_pool_reads_from_the_checkout_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Forked workers each read their chunk's files (and cat-file for the rest): the report is
+    the serial one through git, as committed and with files edited after the commit."""
+    from apc_tools.core import pool
+
+    needs_shared(TRANSCRIPTS)
+    root = init(tmp_path / "corpus")
+    for kind, name, _ in corpus_files():
+        target = root / kind / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(TRANSCRIPTS / kind / name, target)
+    commit(root, {f"src/m{i}.py": f"x = {i}\n" for i in range(40)})
+    monkeypatch.setenv(pool.WORKERS_ENV, "1")
+    serial = report(root, monkeypatch, False)
+    monkeypatch.setenv(pool.MIN_ITEMS_ENV, "2")
+    monkeypatch.setenv(pool.WORKERS_ENV, "3")
+    monkeypatch.setattr("apc_tools.boundary.engine.POOL_MIN_BLOBS", 2)
+    assert report(root, monkeypatch, True) == serial
+    for index in range(0, 40, 3):
+        (root / "src" / f"m{index}.py").write_text("edited\n")
+    assert report(root, monkeypatch, True) == serial
