@@ -221,8 +221,13 @@ def run_once(
     full_env = child_env({**tool.env, **(env or {})})
     with stdout.open("wb") as out, stderr.open("wb") as err:
         start = time.perf_counter()
-        child = subprocess.Popen(
-            argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=full_env
+        child = subprocess.Popen(  # run in the tree it checks, as a user would (not in
+            argv,  # whatever repository the bench was started from: apc asks git there)
+            cwd=target if target.is_dir() else target.parent,
+            stdout=out,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            env=full_env,
         )
         _, status, usage = os.wait4(child.pid, 0)
         elapsed = time.perf_counter() - start
