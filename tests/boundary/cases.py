@@ -15,8 +15,11 @@ may add:
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from apc_tools.findings import Finding
 from tests.boundary.helpers import findings, init, token
@@ -25,6 +28,26 @@ from tests.conftest import git, write_tree
 
 def _text(value: str) -> str:
     return value.replace("{ghp}", token("ghp_", 36))
+
+
+def case_repo(
+    case: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Path, dict[str, Any], dict[str, Any]]:
+    """A case folder of tests/cases made into its repository under ``tmp_path``: (the
+    repository, the scan's options, the case's spec). ``"without": "zstd"`` takes the zstd
+    module away for the test."""
+    from tests.test_cases import case_spec
+
+    spec = case_spec(case)
+    if spec.get("without") == "zstd":
+        from apc_tools.boundary import disguise
+
+        monkeypatch.setattr(disguise, "zstd_module", lambda: None)
+    work = tmp_path / "case"
+    shutil.copytree(case, work, symlinks=True)
+    (work / "case.json").unlink()
+    root, args = build_boundary_case(work, spec)
+    return root, args, spec
 
 
 def run_boundary_case(work: Path, spec: dict[str, Any]) -> list[Finding]:

@@ -20,13 +20,13 @@ from typing import Any
 
 import pytest
 
-from apc_tools.boundary import disguise, engine
+from apc_tools.boundary import engine
 from apc_tools.boundary.engine import Options, scan
 from apc_tools.core import cache as store
 from apc_tools.core import pool
 from apc_tools.findings import CannotRun
 from apc_tools.report.json_out import render_json
-from tests.boundary.cases import build_boundary_case
+from tests.boundary.cases import case_repo
 from tests.boundary.helpers import commit, init, repo
 from tests.boundary.test_fail_closed import clone, partial_origin
 from tests.conftest import TRANSCRIPTS, git, needs_shared
@@ -96,13 +96,8 @@ def same_both_ways(root: Path, monkeypatch: pytest.MonkeyPatch, **options: Any) 
 
 
 def build(case: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict]:
-    spec = case_spec(case)
-    if spec.get("without") == "zstd":
-        monkeypatch.setattr(disguise, "zstd_module", lambda: None)
-    work = tmp_path / "case"
-    shutil.copytree(case, work, symlinks=True)
-    (work / "case.json").unlink()
-    return build_boundary_case(work, spec)
+    root, args, _ = case_repo(case, tmp_path, monkeypatch)
+    return root, args
 
 
 @pytest.mark.parametrize("case", BOUNDARY_CASES, ids=lambda p: f"{p.parent.parent.name}/{p.name}")

@@ -24,7 +24,7 @@ from apc_tools.core import cache as store
 from apc_tools.core.cache import Cache
 from apc_tools.findings import CannotRun
 from apc_tools.report.json_out import render_json
-from tests.boundary.cases import build_boundary_case
+from tests.boundary.cases import case_repo
 from tests.boundary.helpers import commit, init, token
 from tests.boundary.test_corpus import corpus_files
 from tests.conftest import TRANSCRIPTS, git, needs_shared
@@ -104,15 +104,7 @@ def db_file(xdg: Path) -> Path:
 def test_every_boundary_case_same_cold_warm_and_uncached(
     case: Path, tmp_path: Path, xdg: Path, runs: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    spec = case_spec(case)
-    if spec.get("without") == "zstd":
-        from apc_tools.boundary import disguise
-
-        monkeypatch.setattr(disguise, "zstd_module", lambda: None)
-    work = tmp_path / "case"
-    shutil.copytree(case, work, symlinks=True)
-    (work / "case.json").unlink()
-    root, args = build_boundary_case(work, spec)
+    root, args, _ = case_repo(case, tmp_path, monkeypatch)
     scans = runs(root)
     uncached = scans(cache=False, **args)
     assert not db_file(xdg).exists()  # --no-cache wrote nothing

@@ -23,12 +23,11 @@ from apc_tools.core import git as gitio
 from apc_tools.core.git import Entry
 from apc_tools.findings import CannotRun
 from apc_tools.report.json_out import render_json
-from tests.boundary.cases import build_boundary_case
+from tests.boundary.cases import case_repo
 from tests.boundary.helpers import CLAUDE, commit, init
 from tests.boundary.test_cache_verdicts import BOUNDARY_CASES
 from tests.boundary.test_corpus import corpus_files
 from tests.conftest import TRANSCRIPTS, git, needs_shared
-from tests.test_cases import case_spec
 
 
 @pytest.fixture(autouse=True)
@@ -75,6 +74,19 @@ def edit_every_file(root: Path) -> int:
     return edited
 
 
+def corpus_repo(tmp_path: Path) -> Path:
+    """A repository holding the transcript corpus, committed (``-f``: whatever ignores say)."""
+    needs_shared(TRANSCRIPTS)
+    root = init(tmp_path / "corpus")
+    for kind, name, _ in corpus_files():
+        target = root / kind / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(TRANSCRIPTS / kind / name, target)
+    git(root, "add", "-A", "-f")
+    git(root, "commit", "-q", "-m", "corpus")
+    return root
+
+
 # --------------------------------------------------------------------------- every case
 
 
@@ -82,15 +94,7 @@ def edit_every_file(root: Path) -> int:
 def test_every_boundary_case_same_with_and_without_the_checkout(
     case: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    spec = case_spec(case)
-    if spec.get("without") == "zstd":
-        from apc_tools.boundary import disguise
-
-        monkeypatch.setattr(disguise, "zstd_module", lambda: None)
-    work = tmp_path / "case"
-    shutil.copytree(case, work, symlinks=True)
-    (work / "case.json").unlink()
-    root, args = build_boundary_case(work, spec)
+    root, args, _ = case_repo(case, tmp_path, monkeypatch)
     off = report(root, monkeypatch, False, **args)
     assert report(root, monkeypatch, True, **args) == off
     edit_every_file(root)  # every file now differs from its blob: each read through git
@@ -100,14 +104,7 @@ def test_every_boundary_case_same_with_and_without_the_checkout(
 def test_transcript_corpus_same_with_and_without_the_checkout(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    needs_shared(TRANSCRIPTS)
-    root = init(tmp_path / "corpus")
-    for kind, name, _ in corpus_files():
-        target = root / kind / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(TRANSCRIPTS / kind / name, target)
-    git(root, "add", "-A", "-f")
-    git(root, "commit", "-q", "-m", "corpus")
+    root = corpus_repo(tmp_path)
     off = report(root, monkeypatch, False)
     assert '"BTR001"' in off
     on, trace = traced(root, monkeypatch, tmp_path)
@@ -255,12 +252,7 @@ def test_the_pool_reads_from_the_checkout_too(
     the serial one through git, as committed and with files edited after the commit."""
     from apc_tools.core import pool
 
-    needs_shared(TRANSCRIPTS)
-    root = init(tmp_path / "corpus")
-    for kind, name, _ in corpus_files():
-        target = root / kind / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(TRANSCRIPTS / kind / name, target)
+    root = corpus_repo(tmp_path)
     commit(root, {f"src/m{i}.py": f"x = {i}\n" for i in range(40)})
     monkeypatch.setenv(pool.WORKERS_ENV, "1")
     serial = report(root, monkeypatch, False)

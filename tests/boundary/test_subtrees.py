@@ -27,12 +27,11 @@ from apc_tools.core.cache import Cache
 from apc_tools.core.selection import Selection
 from apc_tools.findings import CannotRun
 from apc_tools.report.json_out import render_json
-from tests.boundary.cases import build_boundary_case
+from tests.boundary.cases import case_repo
 from tests.boundary.helpers import commit, init, remove, token
 from tests.boundary.test_cache_verdicts import BOUNDARY_CASES
 from tests.boundary.test_corpus import corpus_files
 from tests.conftest import TRANSCRIPTS, git, needs_shared
-from tests.test_cases import case_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKER = "[Request interrupted by user]"
@@ -509,15 +508,7 @@ def test_every_boundary_case_after_a_change(
 ) -> None:
     """Each case tree scanned, then copied into a new folder with one of its files edited,
     then with its first file deleted: warm equals cold and ``--no-cache`` each time."""
-    spec = case_spec(case)
-    if spec.get("without") == "zstd":
-        from apc_tools.boundary import disguise
-
-        monkeypatch.setattr(disguise, "zstd_module", lambda: None)
-    work = tmp_path / "case"
-    shutil.copytree(case, work, symlinks=True)
-    (work / "case.json").unlink()
-    root, args = build_boundary_case(work, spec)
+    root, args, spec = case_repo(case, tmp_path, monkeypatch)
     if args.get("mode", "tracked") != "tracked" or "delete_blob" in spec:
         pytest.skip("not a --tracked scan of a whole clone")
     first = spy(root, **args)

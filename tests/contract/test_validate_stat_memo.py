@@ -32,10 +32,8 @@ from tests.contract.test_validate_whole_run import (
     _reference,
     _repo,
     _run,
-    xdg,
 )
 
-__all__ = ["xdg"]  # the fixture, imported for the tests below
 MARGIN = 50_000_000
 
 
