@@ -43,7 +43,7 @@ class Validation:
 
 @dataclass
 class Gathered:
-    """What :func:`apc_tools.contract.warm.run_key` listed and read, handed to the run it keys
+    """What :func:`apc_tools.contract.warm.gather` listed and read, handed to the run it keys
     so the run judges exactly the bytes of its key (and reads nothing twice): per scanned
     root the layouts and listing findings, per project root the kinds, per (project root,
     rel) the bytes or why they cannot be read."""

@@ -68,31 +68,6 @@ RACY_NS = 2_000_000_000
 # --------------------------------------------------------------------------- the whole run
 
 
-def run_key(
-    paths: Sequence[Path],
-    *,
-    report: Path,
-    profile: str | None = None,
-    config_path: Path | None = None,
-    cwd: Path | None = None,
-    inline_allow: bool = True,
-    selection: Selection | None = None,
-) -> bytes | None:
-    """The key of the whole run ``run_validate(paths, ...)`` reported from ``report`` (module
-    docstring), or None when the run is not one to answer whole (it would stop: a missing
-    path, a bad policy)."""
-    found = gather(
-        paths,
-        report=report,
-        profile=profile,
-        config_path=config_path,
-        cwd=cwd,
-        inline_allow=inline_allow,
-        selection=selection,
-    )
-    return None if found is None else found[0]
-
-
 def gather(
     paths: Sequence[Path],
     *,
@@ -104,7 +79,9 @@ def gather(
     selection: Selection | None = None,
     store: Cache | None = None,
 ) -> tuple[bytes, Gathered] | None:
-    """:func:`run_key` and what was listed and read to make it (for the run). With ``store``
+    """The key of the whole run ``run_validate(paths, ...)`` reported from ``report`` (module
+    docstring) and what was listed and read to make it (for the run), or None when the run is
+    not one to answer whole (it would stop: a missing path, a bad policy). With ``store``
     (an open cache), a contract file whose stat signature is the one its project's memo
     recorded is not read: the memo's digest stands for its bytes (:func:`_signature`)."""
     from apc_tools.core.cache import key as cache_key

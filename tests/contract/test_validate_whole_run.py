@@ -34,7 +34,8 @@ def _reference(targets: list[Path], work: Path, profile: str | None = None) -> s
 
 
 def _key(targets: list[Path], work: Path, profile: str | None = None) -> bytes | None:
-    return warm.run_key(targets, report=warm.report_root(work.resolve()), profile=profile, cwd=work)
+    made = warm.gather(targets, report=warm.report_root(work.resolve()), profile=profile, cwd=work)
+    return None if made is None else made[0]
 
 
 def _hit(targets: list[Path], work: Path, profile: str | None = None) -> bool:
