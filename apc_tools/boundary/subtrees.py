@@ -43,6 +43,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from apc_tools.boundary.paths import HOME_FOLDERS
+from apc_tools.boundary.verdicts import stored_int
 from apc_tools.core import git as gitio
 from apc_tools.core.cache import Cache, text_keyer
 from apc_tools.core.git import Entry, Repo, TreeReader
@@ -142,8 +143,8 @@ def load(value: bytes, commit: str | None) -> tuple[int, list[Finding]] | None:
                 rule=str(rule),
                 severity=Severity(severity),
                 path=str(path),
-                line=_int(line),
-                column=_int(column),
+                line=stored_int(line),
+                column=stored_int(column),
                 message=str(message),
                 commit=commit,
                 identity=str(identity),
@@ -153,14 +154,6 @@ def load(value: bytes, commit: str | None) -> tuple[int, list[Finding]] | None:
     except (ValueError, TypeError, UnicodeDecodeError):
         return None
     return files, out
-
-
-def _int(value: object) -> int | None:
-    if value is None:
-        return None
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError("not a line number")
-    return value
 
 
 def _mode(raw: bytes) -> str:

@@ -75,8 +75,8 @@ def load(value: bytes, entry: Entry) -> list[Finding] | None:
                 rule=str(rule),
                 severity=Severity(severity),
                 path=entry.path,
-                line=_int(line),
-                column=_int(column),
+                line=stored_int(line),
+                column=stored_int(column),
                 message=str(message),
                 commit=entry.commit,
                 identity=str(identity),
@@ -87,7 +87,8 @@ def load(value: bytes, entry: Entry) -> list[Finding] | None:
         return None  # never trusted: the blob is read and inspected instead
 
 
-def _int(value: object) -> int | None:
+def stored_int(value: object) -> int | None:
+    """A stored line or column: an int or None (anything else: the value is damaged)."""
     if value is None:
         return None
     if not isinstance(value, int) or isinstance(value, bool):
