@@ -566,11 +566,7 @@ class TreeReader:
         with contextlib.suppress(OSError, ValueError):
             assert process.stdin is not None
             process.stdin.close()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        _reap(process)
         if process.stdout is not None:
             process.stdout.close()
 
@@ -779,16 +775,22 @@ class _Process:
             popen.kill()
         elif popen.stdin is not None:
             _close(popen.stdin)
-        try:
-            popen.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            popen.kill()
-            popen.wait()
+        _reap(popen)
         if self.writer is not None:
             self.writer.join()
         for stream in (popen.stdin, popen.stdout):
             if stream is not None:
                 _close(stream)
+
+
+def _reap(popen: subprocess.Popen[bytes]) -> None:
+    """Wait for a git process told to end (its stdin closed, or killed); kill one that does
+    not end within 5 s."""
+    try:
+        popen.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        popen.kill()
+        popen.wait()
 
 
 def _close(stream: Any) -> None:
