@@ -288,7 +288,8 @@ def _scan_with(repo: Repo, options: Options, progress: Progress | None, listing:
             progress = lambda done, total: shown(done + answered, total + answered)  # noqa: E731
             progress(0, 0)
         from_files = options.mode == "tracked" and not inspector.partial and checkout.enabled()
-        found = list(_run(repo, entries, reader, inspector, progress, unit, from_files))
+        keyed = trees.keyed if trees is not None else None
+        found = list(_run(repo, entries, reader, inspector, progress, unit, from_files, keyed))
         found += _messages(source.messages, reader, inspector)
         inspector.results.flush()
         _refuse_missing(inspector)
@@ -352,7 +353,11 @@ def _run(
     progress: Progress | None,
     unit: prefilter.Unit | None = None,
     from_files: bool = False,
+    keyed: Callable[[str], bool] | None = None,
 ) -> Iterator[Finding]:
+    """Judge ``entries``. ``keyed``: which paths have a per-blob verdict looked up and stored
+    (None: every path); under the subtree cache only those in a folder it never stores, the
+    others' verdicts being kept in their folder's (:mod:`.subtrees`)."""
     by_oid: dict[str, list[Entry]] = {}
     for entry in entries:
         by_oid.setdefault(entry.oid, []).append(entry)
@@ -363,7 +368,7 @@ def _run(
     # The result cache: each (blob, path)'s verdict looked up before any blob is read; a blob
     # whose every path has one is not read at all (a warm run starts no cat-file).
     hits = _path_hits(by_oid, inspector)
-    cached = _cached(by_oid, absent, hits, inspector)
+    cached = _cached(by_oid, absent, hits, inspector, keyed)
     # The prefilter, over what the cache did not answer: which blobs the detectors must see.
     uncached = [o for o in wanted if o not in cached.whole]
     todo, check = _candidates(repo, unit, by_oid, uncached, inspector)
@@ -705,11 +710,13 @@ def _cached(
     absent: set[str],
     hits: Mapping[str, list[Detection]],
     inspector: Inspector,
+    keyed: Callable[[str], bool] | None = None,
 ) -> _Cached:
     out = _Cached()
     store = inspector.results
     if store is None or not store.enabled:
         return out
+    unkeyed: set[str] = set()  # blobs with a path that has no per-blob verdict: read
     make, keys = store.key, out.keys
     link, file = verdicts.LINK, verdicts.FILE
     loud: set[str] = set()  # blobs with a path rule hit, a submodule, or a finding
@@ -723,6 +730,9 @@ def _cached(
                 loud.add(oid)
                 continue
             if at in keys:
+                continue
+            if keyed is not None and not keyed(path):
+                unkeyed.add(oid)
                 continue
             if hits[path]:
                 loud.add(oid)
@@ -747,6 +757,7 @@ def _cached(
             found[at] = listed
             if listed:
                 loud.add(at[0])
+    missed |= unkeyed
     out.whole = {at[0] for at in keys if at[0] not in missed}  # every path of it answered
     out.quiet = out.whole - loud
     return out

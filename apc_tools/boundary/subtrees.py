@@ -232,6 +232,7 @@ class Trees:
     entries: list[Entry] = field(default_factory=list)  # every entry listed (before exclude)
     commit_of_findings: str | None = None  # tracked mode's entries carry no commit
     collided: set[str] = field(default_factory=set)  # paths of case-colliding names
+    reused: Counter[str] = field(default_factory=Counter)  # folder -> files kept from before
 
     def eligible(self, path: str) -> bool:
         """May the tree at ``path`` be stored and answered whole? Not when its path has a
@@ -245,6 +246,17 @@ class Trees:
 
     def __post_init__(self) -> None:
         self._key = text_keyer(TREES, *self.scan_context, settings_text(self.settings))
+        self._folders: dict[str, bool] = {}
+
+    def keyed(self, path: str) -> bool:
+        """Does the file at ``path`` need a per-blob verdict of its own? Only in a folder that
+        is never stored (:meth:`eligible`): elsewhere its folder's verdict keeps its findings,
+        and an unchanged file is taken from there (:meth:`_reuse`), never looked up."""
+        folder = path.rpartition("/")[0]
+        known = self._folders.get(folder)
+        if known is None:
+            known = self._folders[folder] = not self.eligible(folder)
+        return known
 
     def key(self, path: str, oid: str) -> bytes:
         return self._key(f"{oid}\0{path}")
@@ -284,13 +296,36 @@ class Trees:
         todo = self._lookup({"": self.root})
         if not todo:
             return []
+        previous = self._previous_root()
         try:
             with TreeReader(self.repo) as reader:
-                return self._descend(todo, reader)
+                return self._descend(todo, reader, {"": previous} if previous else {})
         except (Malformed, gitio.GitError, ValueError):
             return None
 
-    def _descend(self, todo: dict[str, str], reader: TreeReader) -> list[Entry] | None:
+    def _pointer(self) -> bytes:
+        """The key of this work tree's last stored root tree id (a text no tree key has: a
+        tree key starts with the tree's id)."""
+        return self._key(f"\0previous root\0{os.fsdecode(self.repo.root)}")
+
+    def _previous_root(self) -> str | None:
+        """The root tree id this work tree's last run stored (None: none, or not an id)."""
+        value = self.store.get(self._pointer())
+        if value is None or len(value) != len(self.root):
+            return None
+        text = value.decode("ascii", "replace")
+        if text == self.root or text.strip("0123456789abcdef"):
+            return None
+        return text
+
+    def _descend(
+        self, todo: dict[str, str], reader: TreeReader, old: dict[str, str]
+    ) -> list[Entry] | None:
+        """Read the missed trees level by level. ``old``: for a tree path, the id of an
+        earlier tree at that path (the last run's root, then the trees of the same name in
+        the earlier tree read beside it). Where that earlier tree's verdict is stored, each
+        file entry the two trees share (same name, mode and id) keeps the earlier verdict's
+        findings at its path and is not scanned again (see :meth:`_reuse`)."""
         raw_len = len(self.root) // 2
         met: dict[str, list[Entry | str]] = {}  # each tree read: its entries, its trees' paths
         asked = 1
@@ -298,37 +333,86 @@ class Trees:
             if len(todo) > MAX_DESCENT or (len(todo) > FEW and 2 * len(todo) > asked):
                 self.entries = self._whole()  # most of a level missed: a cold run
                 return self.entries
-            wanted = list(dict.fromkeys(todo.values()))
-            objects = read_trees(reader, wanted)
-            self.read += wanted
+            bases = {p: old[p] for p in todo if p in old}
+            earlier = self._ask(bases)  # the stored verdicts of the earlier trees
+            wanted = [*todo.values(), *(bases[p] for p in earlier)]
+            objects = read_trees(reader, list(dict.fromkeys(wanted)))
+            self.read += list(dict.fromkeys(todo.values()))
             children: dict[str, str] = {}
+            below: dict[str, str] = {}  # the next level's earlier trees
             for path, oid in todo.items():
                 data = objects.get(oid)
                 if data is None:
                     return None  # git cannot give the tree: the plain listing says why
                 self._miss(path, oid)
                 base = os.fsencode(path) + b"/" if path else b""
+                listed = [(m, n, c, os.fsdecode(base + n)) for m, n, c in parse_tree(data, raw_len)]
+                here = collisions((path, full) for _, _, _, full in listed)
+                self.collided |= here
+                was = self._earlier(earlier.get(path), objects.get(bases.get(path, "")), raw_len)
                 items: list[Entry | str] = []
-                for mode, name, child in parse_tree(data, raw_len):
-                    full = os.fsdecode(base + name)
+                for mode, name, child, full in listed:
                     if mode == "040000":
                         children[full] = child
                         items.append(full)
-                    else:
+                        if was is not None and was[0].get(name, ("",))[0] == "040000":
+                            below[full] = was[0][name][1]
+                    elif was is None or not self._reuse(was, name, mode, child, full, here):
                         items.append(Entry(mode, child, full))
                 met[path] = items
-                self.collided |= collisions(
-                    (path, i if isinstance(i, str) else i.path) for i in items
-                )
             asked = len(children)
             todo = self._lookup(children)
+            old = below
         self.entries = _in_order(met)
         return self.entries
+
+    @staticmethod
+    def _earlier(
+        stored: tuple[int, list[Finding]] | None, data: bytes | None, raw_len: int
+    ) -> tuple[dict[bytes, tuple[str, str]], dict[str, list[Finding]]] | None:
+        """An earlier tree's entries (name -> (mode, id)) and its stored findings by path;
+        None when either is not at hand (not stored, not in this repository, malformed)."""
+        if stored is None or data is None:
+            return None
+        try:
+            entries = {name: (mode, oid) for mode, name, oid in parse_tree(data, raw_len)}
+        except Malformed:
+            return None
+        found: dict[str, list[Finding]] = {}
+        for finding in stored[1]:
+            found.setdefault(finding.path, []).append(finding)
+        return entries, found
+
+    def _reuse(
+        self,
+        was: tuple[dict[bytes, tuple[str, str]], dict[str, list[Finding]]],
+        name: bytes,
+        mode: str,
+        oid: str,
+        full: str,
+        collided: set[str],
+    ) -> bool:
+        """Take a file entry's verdict from the earlier tree when both hold it unchanged: a
+        file (blob, symlink, submodule) directly in a tree whose path has no home folder
+        component is under no home folder, so its findings are a function of its path, mode
+        and id (and the settings, part of the key). Not for a name that case-folds to a
+        sibling's or to a home folder's (both listed the plain way)."""
+        if was[0].get(name) != (mode, oid) or full in collided:
+            return False
+        if home_component(full.rpartition("/")[2]):
+            return False
+        exclude = getattr(self.settings, "exclude", ())
+        if exclude and self.settings.excluded(full):  # type: ignore[attr-defined]
+            return True  # not scanned, not counted (as the engine's exclude does)
+        self.reused[full.rpartition("/")[0]] += 1
+        self.files += 1
+        self.found += was[1].get(full, ())
+        return True
 
     def _whole(self) -> list[Entry]:
         """Every entry of the root tree from one ``ls-tree -r -t`` (what descending found so
         far is dropped: asked again in one lookup), minus what lies under a tree that hits."""
-        self.found, self.files, self.hits = [], 0, {}
+        self.found, self.files, self.hits, self.reused = [], 0, {}, Counter()
         self.missed, self.listed_trees = {}, []
         self._miss("", self.root)
         out = gitio.run(self.repo.root, ["ls-tree", "-r", "-t", "-z", "--full-tree", self.root])
@@ -369,6 +453,10 @@ class Trees:
             for at in (folder, *_parents(folder)):
                 if at in totals:
                     totals[at] += count
+        for folder, count in self.reused.items():
+            for at in (folder, *_parents(folder)):
+                if at in totals:
+                    totals[at] += count
         for path, count in self.hits.items():
             for at in _parents(path):
                 if at in totals:
@@ -378,4 +466,7 @@ class Trees:
             for at in _parents(finding.path):
                 if at in rows:
                     rows[at].append(finding)
-        self.store.put_many({self.key(p, o): dump(totals[p], rows[p]) for p, o in keep.items()})
+        values = {self.key(p, o): dump(totals[p], rows[p]) for p, o in keep.items()}
+        if "" in keep:  # the next run's earlier root (see :meth:`_descend`)
+            values[self._pointer()] = self.root.encode("ascii")
+        self.store.put_many(values)

@@ -171,7 +171,9 @@ def test_a_warm_run_lists_nothing_and_reads_nothing(tmp_path: Path, xdg: Path, s
     assert spy.trees  # a cold run of a small tree reads it level by level
     assert first == expected
     stored = rows()
-    assert stored == len(git(root, "ls-tree", "-r", "-t", "-d", "HEAD").splitlines()) + 1
+    # every folder, the root, and the work tree's pointer to its last root (the next
+    # change's earlier tree)
+    assert stored == len(git(root, "ls-tree", "-r", "-t", "-d", "HEAD").splitlines()) + 2
     warm = spy(root)
     assert warm == expected
     assert not spy.ran("ls-tree"), spy.commands
@@ -203,8 +205,10 @@ def test_a_change_reads_only_the_changed_trees_and_blobs(
     changed = spy(root)
     assert changed == uncached(root)
     assert not spy.ran("ls-tree"), spy.commands
-    want = [tree_id(root, p) for p in ("", "src", "src/lib", "src/lib/deep", "src/lib/deep/er")]
-    assert sorted(spy.trees) == sorted(want)
+    folders = ("", "src", "src/lib", "src/lib/deep", "src/lib/deep/er")
+    want = [tree_id(root, p) for p in folders]
+    earlier = [git(root, "rev-parse", f"HEAD~1:{p}").strip() for p in folders]
+    assert sorted(spy.trees) == sorted(want + earlier)  # and the same trees before the change
     assert spy.blobs == [blob_id(root, "src/lib/deep/er/mod.py")]
     again = spy(root)
     assert again == changed and spy.trees == [] and spy.blobs == []
@@ -388,7 +392,7 @@ def test_a_home_folder_is_never_answered_whole(tmp_path: Path, xdg: Path, spy: S
         },
     )
     spy(root)
-    assert rows() == 4  # the root, src, other, dots; not dots/.claude, dots/.claude/agents
+    assert rows() == 5  # the root, src, other, dots, the pointer; not dots/.claude(/agents)
     warm = spy(root)
     assert warm == uncached(root) and spy.trees == [] and spy.blobs == []
     commit(root, {"dots/.Claude/projects/p/s.txt": "state\n"})
@@ -396,9 +400,11 @@ def test_a_home_folder_is_never_answered_whole(tmp_path: Path, xdg: Path, spy: S
     assert changed == uncached(root) and '"path": "dots/.claude/agents/b.md"' not in changed
     assert '"path": "dots/.Claude/projects/p/s.txt"' in changed
     listed = {tree_id(root, p) for p in ("", "dots", "dots/.claude", "dots/.claude/agents")}
-    assert listed | {tree_id(root, p) for p in ("dots/.Claude", "dots/.Claude/projects")} | {
-        tree_id(root, "dots/.Claude/projects/p")
-    } == set(spy.trees)
+    listed |= {tree_id(root, p) for p in ("dots/.Claude", "dots/.Claude/projects")}
+    listed.add(tree_id(root, "dots/.Claude/projects/p"))
+    # and the stored trees before the change (not the home folder's: never stored)
+    earlier = {git(root, "rev-parse", f"HEAD~1:{p}").strip() for p in ("", "dots")}
+    assert listed | earlier == set(spy.trees)
     commit(root, {"other/y.txt": "y\n"})
     spy(root)
     assert tree_id(root, "dots/.claude") not in spy.trees  # dots answered whole
@@ -587,11 +593,13 @@ def test_a_cold_run_lists_a_wide_tree_once(tmp_path: Path, xdg: Path, spy: Spy) 
     assert spy.ran("ls-tree")
     assert sorted(spy.trees) == sorted([tree_id(root), tree_id(root, "top")])
     assert first == uncached(root)
-    assert rows() == subtrees.FEW * 3 + 2
+    assert rows() == subtrees.FEW * 3 + 2 + 1  # and the pointer to the root
     commit(root, {"top/d3/f.txt": f"changed {MARKER}\n"})
     changed = spy(root)
     assert not spy.ran("ls-tree")
-    assert sorted(spy.trees) == sorted(tree_id(root, p) for p in ("", "top", "top/d3"))
+    folders = ("", "top", "top/d3")
+    earlier = [git(root, "rev-parse", f"HEAD~1:{p}").strip() for p in folders]
+    assert sorted(spy.trees) == sorted([*(tree_id(root, p) for p in folders), *earlier])
     assert changed == uncached(root)
 
 
