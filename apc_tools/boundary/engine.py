@@ -367,7 +367,7 @@ def _run(
     absent = gitio.absent_objects(repo, wanted) if inspector.partial and wanted else set()
     # The result cache: each (blob, path)'s verdict looked up before any blob is read; a blob
     # whose every path has one is not read at all (a warm run starts no cat-file).
-    hits = _path_hits(by_oid, inspector)
+    hits = _PathHits(inspector)
     cached = _cached(by_oid, absent, hits, inspector, keyed)
     # The prefilter, over what the cache did not answer: which blobs the detectors must see.
     uncached = [o for o in wanted if o not in cached.whole]
@@ -625,7 +625,7 @@ class _BlobStage:
 def _group_must_read(
     group: list[Entry], inspector: Inspector, hits: Mapping[str, list[Detection]]
 ) -> bool:
-    return any(_must_read(e, inspector, hits.get(e.path)) for e in group if not e.is_submodule)
+    return any(_must_read(e, inspector, hits[e.path]) for e in group if not e.is_submodule)
 
 
 def _candidates(
@@ -693,16 +693,18 @@ class _Cached:
         return self.keys.get(at), found
 
 
-def _path_hits(
-    by_oid: Mapping[str, list[Entry]], inspector: Inspector
-) -> dict[str, list[Detection]]:
-    """The path rules' detections of each distinct path (computed once)."""
-    out: dict[str, list[Detection]] = {}
-    for group in by_oid.values():
-        for entry in group:
-            if entry.path not in out and not entry.is_submodule:
-                out[entry.path] = inspector.path_detections(entry.path)
-    return out
+class _PathHits(dict[str, list[Detection]]):
+    """The path rules' detections of each distinct path, computed once, when first asked:
+    the blobs judged in a forked worker (:meth:`_BlobStage.pooled`) have theirs computed
+    there, on its core, not all beforehand in this process."""
+
+    def __init__(self, inspector: Inspector) -> None:
+        super().__init__()
+        self._detect = inspector.path_detections
+
+    def __missing__(self, path: str) -> list[Detection]:
+        found = self[path] = self._detect(path)
+        return found
 
 
 def _cached(

@@ -424,9 +424,13 @@ class Trees:
                 trees[name] = oid
             else:
                 entries.append(Entry(mode, oid, name))
-        self.collided = collisions(
-            (p.rpartition("/")[0], p) for p in (*trees, *(e.path for e in entries))
-        )
+        every = [*trees, *(e.path for e in entries)]
+        # Two names of one folder that case-fold alike make two listed paths that do (and
+        # only they can: casefold maps nothing to "/"), so most trees need no per-folder pass.
+        if len({p.casefold() for p in every}) == len(every):
+            self.collided = set()
+        else:
+            self.collided = collisions((p.rpartition("/")[0], p) for p in every)
         known = self._ask(trees)
         top = {p for p in known if not any(a in known for a in _parents(p))}
         for path, oid in trees.items():

@@ -151,9 +151,11 @@ def test_the_cache_the_parent_fills_is_the_serial_one(
     for how in ("serial", "pool"):
         xdg = tmp_path / f"xdg-{how}"
         monkeypatch.setenv("XDG_CACHE_HOME", str(xdg))
-        cold = scan_json(root, monkeypatch, how, cache=True)
-        warm = scan_json(root, monkeypatch, "serial", cache=True)
-        assert warm == cold == scan_json(root, monkeypatch, "serial")
+        # a PATH argument: the per-blob verdicts of every file (the whole tree's scan keeps
+        # most in its folders' verdicts, boundary/subtrees.py)
+        cold = scan_json(root, monkeypatch, how, cache=True, paths=(root,))
+        warm = scan_json(root, monkeypatch, "serial", cache=True, paths=(root,))
+        assert warm == cold == scan_json(root, monkeypatch, "serial", paths=(root,))
         db = sqlite3.connect(xdg / "apc-tools" / "results" / "cache.sqlite3")
         try:
             rows[how] = set(db.execute("SELECT key, value FROM entries"))

@@ -43,8 +43,11 @@ ROOT = Path(__file__).resolve().parents[2]
 class Runs:
     """Scans of one repository, each with the git commands it started (GIT_TRACE)."""
 
-    def __init__(self, root: Path, trace_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(
+        self, root: Path, trace_dir: Path, monkeypatch: pytest.MonkeyPatch, **defaults: Any
+    ) -> None:
         self.root = root
+        self.defaults = defaults
         self.trace_dir = trace_dir
         self.monkeypatch = monkeypatch
         self.count = 0
@@ -56,7 +59,7 @@ class Runs:
         trace = self.trace_dir / f"trace-{self.count}"
         self.monkeypatch.setenv("GIT_TRACE", str(trace))
         try:
-            return render_json(scan(Options(cwd=self.root, **options)).result)
+            return render_json(scan(Options(cwd=self.root, **self.defaults, **options)).result)
         except CannotRun as exc:
             return f"cannot run: {exc}"
         finally:
@@ -79,13 +82,20 @@ class Runs:
 def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     made: list[Runs] = []
 
-    def make(root: Path) -> Runs:
+    def make(root: Path, **defaults: Any) -> Runs:
         folder = tmp_path / f"traces-{len(made)}"
         folder.mkdir()
-        made.append(Runs(root, folder, monkeypatch))
+        made.append(Runs(root, folder, monkeypatch, **defaults))
         return made[-1]
 
     yield make
+
+
+def per_blob(root: Path) -> dict[str, Any]:
+    """Scan options that keep a per-blob verdict for every file: a PATH argument (the whole
+    tree's ``--tracked`` scan keeps a file's verdict in its folder's, boundary/subtrees.py,
+    and stores per-blob ones only in folders never stored whole)."""
+    return {"paths": (root,)}
 
 
 def entries(namespace: str = verdicts.BLOBS) -> int:
@@ -164,7 +174,7 @@ def test_no_secret_is_stored(tmp_path: Path, xdg: Path, runs: Any) -> None:
 def test_clean_blobs_are_verdicts_too(tmp_path: Path, xdg: Path, runs: Any) -> None:
     root = init(tmp_path / "repo")
     commit(root, {f"src/m{i}.py": f"x = {i}\n" for i in range(20)})
-    scans = runs(root)
+    scans = runs(root, **per_blob(root))
     scans()
     assert entries() == 20
     scans()
@@ -249,7 +259,7 @@ def test_each_scan_input_of_the_key_misses_when_changed(
     variant: str, tmp_path: Path, xdg: Path, runs: Any
 ) -> None:
     root = _key_repo(tmp_path)
-    scans = runs(root)
+    scans = runs(root, **per_blob(root))
     scans()
     before = entries()
     scans()
@@ -283,7 +293,7 @@ def test_the_path_is_part_of_the_key(tmp_path: Path, xdg: Path, runs: Any) -> No
 def test_a_path_rule_hit_is_part_of_the_key(tmp_path: Path, xdg: Path, runs: Any) -> None:
     root = init(tmp_path / "repo")
     commit(root, {"notes/plain.txt": "nothing here\n"})
-    scans = runs(root)
+    scans = runs(root, **per_blob(root))
     scans()
     before = entries()
     policy = _policy(tmp_path, "version: 1\nboundary:\n  paths:\n    BPA: ['notes/**']\n")
@@ -295,7 +305,7 @@ def test_a_path_rule_hit_is_part_of_the_key(tmp_path: Path, xdg: Path, runs: Any
 def test_content_is_part_of_the_key(tmp_path: Path, xdg: Path, runs: Any) -> None:
     root = init(tmp_path / "repo")
     commit(root, {"a.txt": "one\n", "b.txt": "two\n"})
-    scans = runs(root)
+    scans = runs(root, **per_blob(root))
     scans()
     commit(root, {"a.txt": "one, changed\n"})
     scans()
@@ -309,7 +319,7 @@ def test_the_zstd_decompressor_is_part_of_the_key(
 
     root = init(tmp_path / "repo")
     commit(root, {"a.txt": "one\n"})
-    scans = runs(root)
+    scans = runs(root, **per_blob(root))
     scans()
     monkeypatch.setattr(disguise, "zstd_module", lambda: None)
     scans()
@@ -321,7 +331,7 @@ def test_apc_version_is_part_of_the_key(
 ) -> None:
     root = init(tmp_path / "repo")
     commit(root, {"a.txt": "one\n"})
-    scans = runs(root)
+    scans = runs(root, **per_blob(root))
     scans()
     monkeypatch.setattr(store, "__version__", "99.0.0")
     scans()

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from apc_tools.boundary import Options, engine, scan, subtrees
+from apc_tools.boundary import Options, engine, scan, subtrees, verdicts
 from apc_tools.boundary.policy import Settings
 from apc_tools.core import cache as store
 from apc_tools.core import git as gitio
@@ -372,6 +372,106 @@ def test_a_damaged_tree_value_is_not_trusted(tmp_path: Path, xdg: Path, spy: Spy
         db.execute("UPDATE entries SET value = x'7b6e6f74'")  # every row: "{not"
     db.close()
     assert spy(root) == expected
+
+
+# --------------------------------------------------------------------------- the earlier tree
+
+
+def test_a_change_keeps_the_findings_of_the_unchanged_files_beside_it(
+    tmp_path: Path, xdg: Path, spy: Spy
+) -> None:
+    """A file the changed folder shares with the folder before the change keeps that
+    folder's findings for it, unread; no per-blob verdict is stored for either run."""
+    root = project(tmp_path / "repo")
+    commit(root, {"pkg/notes.md": f"Claude Code writes {MARKER}\n", "pkg/x.txt": "x\n"})
+    spy(root)
+    commit(root, {"pkg/x.txt": "x, changed\n"})
+    changed = spy(root)
+    assert changed == uncached(root) and '"path": "pkg/AGENTS.md"' in changed
+    assert '"path": "pkg/notes.md"' in changed
+    assert spy.blobs == [blob_id(root, "pkg/x.txt")]  # not pkg/AGENTS.md, not pkg/notes.md
+    with Cache.open(verdicts.BLOBS) as blobs:
+        assert blobs.count() == 0
+
+
+def test_a_cold_run_keeps_per_blob_verdicts_only_under_a_home_folder(
+    tmp_path: Path, xdg: Path, spy: Spy, how: str
+) -> None:
+    root = project(tmp_path / "repo")
+    commit(root, {"dots/.claude/agents/a.md": "# agent\n", "dots/.claude/b.json": "{}\n"})
+    assert spy(root) == uncached(root)
+    with Cache.open(verdicts.BLOBS) as blobs:
+        assert blobs.count() == 2  # the two files under dots/.claude/, none elsewhere
+    commit(root, {"dots/c.txt": "c\n"})  # dots is read again: its home folder listed in full
+    assert spy(root) == uncached(root)
+    if how == "descend":  # (one whole listing keeps nothing of the earlier trees)
+        assert spy.blobs == [blob_id(root, "dots/c.txt")]  # the home folder's: their verdicts
+
+
+def test_the_earlier_tree_gone_or_its_pointer_damaged(tmp_path: Path, xdg: Path, spy: Spy) -> None:
+    """The last run's root is a hint, never trusted: a value that is no tree id, or a tree
+    this repository no longer has, and the changed trees are scanned whole."""
+    import sqlite3
+
+    root = project(tmp_path / "repo")
+    spy(root)
+    gone = tree_id(root)
+    commit(root, {"src/app/main.py": f"print('{MARKER}')\n"})
+    git(root, "reset", "-q", "--soft", "HEAD~1")
+    git(root, "commit", "-q", "--amend", "-m", "rewritten")  # the first root: unreachable
+    git(root, "reflog", "expire", "--expire=now", "--all")
+    git(root, "gc", "-q", "--prune=now")
+    assert subprocess.run(["git", "-C", str(root), "cat-file", "-e", gone]).returncode != 0
+    assert spy(root) == uncached(root)
+    assert gone in spy.trees  # asked for, and not there
+    for value in (b"not a tree id at all, no, not one.......", b"zz", tree_id(root).encode()):
+        commit(root, {"many/f1.txt": f"{value[:8]!r}\n"})
+        db = sqlite3.connect(xdg / "apc-tools" / "results" / "cache.sqlite3")
+        with db:  # every row that holds a tree id: the pointer
+            db.execute("UPDATE entries SET value = ? WHERE length(value) = 40", (value,))
+        db.close()
+        assert spy(root) == uncached(root), value
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_changes_warm_equals_uncached(
+    seed: int, tmp_path: Path, xdg: Path, spy: Spy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Random edits, additions, deletions, renames, case-colliding names, home folders,
+    symlinks and an exclude glob, each committed: the change run (keeping the earlier
+    trees' findings) equals ``--no-cache`` and a cold run, every time."""
+    import random
+
+    rng = random.Random(seed)
+    root = project(tmp_path / "repo")
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("version: 1\nexclude: ['many/f2*']\n")
+    contents = [
+        "plain\n",
+        f"Claude Code writes {MARKER}\n",
+        f"token {token('ghp_', 36, seed=seed)}\n",
+        '{"type":"user","message":{"role":"user","content":"hi"},"sessionId":"s"}\n',
+    ]
+    folders = ["", "src/app", "src/App", "many", "docs/more", "x/.claude", "x/.claude/projects/p"]
+    for step in range(10):
+        files = git(root, "ls-files").split()
+        kind = rng.choice(["edit", "add", "delete", "rename"])
+        if kind == "delete" and len(files) > 5:
+            git(root, "rm", "-q", rng.choice(files))
+        elif kind == "rename" and files:
+            old = rng.choice(files)
+            new = f"{rng.choice(folders)}/moved{step}.md".lstrip("/")
+            (root / new).parent.mkdir(parents=True, exist_ok=True)
+            git(root, "mv", "-f", old, new)
+        else:
+            path = rng.choice(files) if kind == "edit" and files else None
+            path = path or f"{rng.choice(folders)}/n{step}.{rng.choice(['md', 'txt', 'jsonl'])}"
+            commit(root, {path.lstrip("/"): rng.choice(contents)}, f"step {step}")
+            continue
+        git(root, "commit", "-q", "-m", f"step {step}")
+        for options in ({}, {"config": policy}):
+            assert spy(root, **options) == uncached(root, **options), (step, kind, options)
+            assert spy(root, **options) == cold(root, tmp_path, monkeypatch, **options), step
 
 
 # --------------------------------------------------------------------------- home folders
