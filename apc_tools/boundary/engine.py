@@ -288,7 +288,8 @@ def _scan_with(repo: Repo, options: Options, progress: Progress | None, listing:
             progress = lambda done, total: shown(done + answered, total + answered)  # noqa: E731
             progress(0, 0)
         from_files = options.mode == "tracked" and not inspector.partial and checkout.enabled()
-        keyed = trees.keyed if trees is not None else None
+        # Under the subtree cache, per-blob verdicts only in folders it never stores (if any).
+        keyed = None if trees is None else trees.keyed if trees.keeps_blobs() else _no_path
         found = list(_run(repo, entries, reader, inspector, progress, unit, from_files, keyed))
         found += _messages(source.messages, reader, inspector)
         inspector.results.flush()
@@ -693,6 +694,11 @@ class _Cached:
         return self.keys.get(at), found
 
 
+def _no_path(path: str) -> bool:
+    """The ``keyed`` of a scan that keeps no per-blob verdict (:func:`_run`)."""
+    return False
+
+
 class _PathHits(dict[str, list[Detection]]):
     """The path rules' detections of each distinct path, computed once, when first asked:
     the blobs judged in a forked worker (:meth:`_BlobStage.pooled`) have theirs computed
@@ -716,7 +722,7 @@ def _cached(
 ) -> _Cached:
     out = _Cached()
     store = inspector.results
-    if store is None or not store.enabled:
+    if store is None or not store.enabled or keyed is _no_path:
         return out
     unkeyed: set[str] = set()  # blobs with a path that has no per-blob verdict: read
     make, keys = store.key, out.keys

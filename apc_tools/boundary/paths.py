@@ -450,18 +450,28 @@ def home_folders(paths: Iterable[str]) -> dict[str, HomeFolder]:
     found: dict[str, HomeFolder] = {}
     wanted = {f"{h.folder}/{h.marker}/": h for h in HOME_FOLDERS}
     listed = list(paths)
-    # One case-folded text of every path (casefold maps no character to a newline, nor a
-    # newline to another): a needle absent from it is absent from every path (most trees).
-    every = "\n".join(listed).casefold()
+    # One case-folded text of every path, NUL-separated (no path holds a NUL, casefold maps
+    # no character to one): a needle absent from it is absent from every path (most trees).
+    every = "\0".join(listed).casefold()
     wanted = {n: h for n, h in wanted.items() if n in every}
     if not wanted:
         return found
-    for path in listed:
-        low = "/" + path.casefold()
-        for needle, home in wanted.items():
-            at = low.find("/" + needle)
-            if at >= 0:
-                found.setdefault(low[1 : at + 1] + home.folder + "/", home)
+    # Only the paths that hold a needle, found in that text: (where the path starts, which
+    # needle) in the order the loop over every path and needle would meet them.
+    hits: set[tuple[int, int]] = set()
+    for rank, needle in enumerate(wanted):
+        at = every.find(needle)
+        while at >= 0:
+            hits.add((every.rfind("\0", 0, at) + 1, rank))
+            at = every.find(needle, at + 1)
+    homes = list(wanted.items())
+    for start, rank in sorted(hits):
+        end = every.find("\0", start)
+        low = "/" + every[start : end if end >= 0 else len(every)]
+        needle, home = homes[rank]
+        at = low.find("/" + needle)
+        if at >= 0:
+            found.setdefault(low[1 : at + 1] + home.folder + "/", home)
     return found
 
 

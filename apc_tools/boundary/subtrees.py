@@ -247,6 +247,12 @@ class Trees:
     def __post_init__(self) -> None:
         self._key = text_keyer(TREES, *self.scan_context, settings_text(self.settings))
         self._folders: dict[str, bool] = {}
+        self._exclude = bool(getattr(self.settings, "exclude", ()))
+
+    def keeps_blobs(self) -> bool:
+        """Is any listed file in a folder never stored (:meth:`keyed`)? Its folder is one of
+        the trees listed (the root, always stored, aside)."""
+        return any(not self.eligible(p) for p in self.missed)
 
     def keyed(self, path: str) -> bool:
         """Does the file at ``path`` need a per-blob verdict of its own? Only in a folder that
@@ -399,14 +405,15 @@ class Trees:
         sibling's or to a home folder's (both listed the plain way)."""
         if was[0].get(name) != (mode, oid) or full in collided:
             return False
-        if home_component(full.rpartition("/")[2]):
+        if name[:1] == b"." and home_component(full.rpartition("/")[2]):  # (".claude" ...)
             return False
-        exclude = getattr(self.settings, "exclude", ())
-        if exclude and self.settings.excluded(full):  # type: ignore[attr-defined]
+        if self._exclude and self.settings.excluded(full):  # type: ignore[attr-defined]
             return True  # not scanned, not counted (as the engine's exclude does)
         self.reused[full.rpartition("/")[0]] += 1
         self.files += 1
-        self.found += was[1].get(full, ())
+        found = was[1].get(full)
+        if found:
+            self.found += found
         return True
 
     def _whole(self) -> list[Entry]:
@@ -418,13 +425,15 @@ class Trees:
         out = gitio.run(self.repo.root, ["ls-tree", "-r", "-t", "-z", "--full-tree", self.root])
         trees: dict[str, str] = {}
         entries: list[Entry] = []
+        width = len(self.root)
+        every: list[str] = []
         for meta, name in gitio._records(out):
-            mode, kind, oid = meta.split(" ")
-            if kind == "tree":
-                trees[name] = oid
+            # "<mode> <type> <id>": the mode always six digits (git prints it "%06o")
+            if meta[7] == "t":  # tree
+                trees[name] = meta[-width:]
             else:
-                entries.append(Entry(mode, oid, name))
-        every = [*trees, *(e.path for e in entries)]
+                entries.append(Entry(meta[:6], meta[-width:], name))
+            every.append(name)
         # Two names of one folder that case-fold alike make two listed paths that do (and
         # only they can: casefold maps nothing to "/"), so most trees need no per-folder pass.
         if len({p.casefold() for p in every}) == len(every):

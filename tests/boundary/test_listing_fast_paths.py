@@ -86,6 +86,39 @@ def test_home_folders_as_the_long_way(listed: list[str]) -> None:
     assert paths.home_folders(iter(listed)) == _slow_homes(listed)
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_home_folders_as_the_long_way_random(seed: int) -> None:
+    """Random paths of home-like parts (nested homes, case variants, a needle twice in one
+    path, newlines, ß): the same homes, found in the same order."""
+    import random
+
+    rng = random.Random(seed)
+    parts = [
+        ".claude",
+        ".CLAUDE",
+        ".codex",
+        ".gemini",
+        "projects",
+        "Projects",
+        "sessions",
+        "tmp",
+        "a",
+        "ß",
+        "x\ny",
+        ".claude/projects",
+        "b.claude",
+    ]
+    listed = list(
+        dict.fromkeys(
+            "/".join(rng.choice(parts) for _ in range(rng.randint(1, 7))) + f"/f{i}"
+            for i in range(rng.randint(0, 60))
+        )
+    )
+    got = paths.home_folders(iter(listed))
+    want = _slow_homes(listed)
+    assert list(got.items()) == list(want.items())
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="bytes file names")
 def test_the_listing_decodes_hostile_names_as_fsdecode(tmp_path: Path) -> None:
     root = init(tmp_path / "repo")

@@ -720,3 +720,9 @@ def test_the_tree_reader_batches_and_skips_what_is_not_a_tree(tmp_path: Path) ->
 
 def git_bytes(root: Path, *args: str) -> bytes:
     return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=True).stdout
+
+
+def test_every_home_folder_name_starts_with_a_dot() -> None:
+    """The earlier tree's files are kept without a home folder check unless their name starts
+    with "." (subtrees.Trees._reuse): true of every home folder name."""
+    assert subtrees.HOME_NAMES and all(n.startswith(".") for n in subtrees.HOME_NAMES)
