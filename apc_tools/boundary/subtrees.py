@@ -7,9 +7,12 @@ and the dedupe, which the engine applies afterwards to everything, unchanged) an
 files scanned there. A warm run finds HEAD's root tree and lists nothing, applies no path rule
 and reads no object. After a change the root misses: its entries are read (one ``cat-file
 --batch`` per level) and each child tree looked up (one ``get_many`` per level); only the misses
-are descended, and the blobs met on the way go through the per-blob pipeline (whose own cache
-answers all but the new blobs). When a level misses many trees (a cold run, a new policy) one
-``ls-tree -r -t`` lists the whole tree instead (tree ids included).
+are descended. Each missed tree is read beside an earlier tree at its path (the one this work
+tree's last run stored for the root, then the trees of the same names below), and a file both
+hold unchanged keeps the earlier tree's stored findings (:meth:`Trees._reuse`): only the changed
+and new files go through the per-blob pipeline, which keeps per-blob verdicts only in folders
+never stored (:meth:`Trees.keyed`). When a level misses many trees (a cold run, a new policy)
+one ``ls-tree -r -t`` lists the whole tree instead (tree ids included).
 
 The key holds, beside the path and the tree id: the per-blob scan context
 (:func:`.verdicts.context`: secret scope, inline allow, read limit, content globs, zstd,
