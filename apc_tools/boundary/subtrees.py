@@ -9,7 +9,7 @@ and reads no object. After a change the root misses: its entries are read (one `
 --batch`` per level) and each child tree looked up (one ``get_many`` per level); only the misses
 are descended. Each missed tree is read beside an earlier tree at its path (the one this work
 tree's last run stored for the root, then the trees of the same names below), and a file both
-hold unchanged keeps the earlier tree's stored findings (:meth:`Trees._reuse`): only the changed
+hold unchanged keeps the earlier tree's stored findings (:meth:`Trees._items`): only the changed
 and new files go through the per-blob pipeline, which keeps per-blob verdicts only in folders
 never stored (:meth:`Trees.keyed`). When a level misses many trees (a cold run, a new policy)
 one ``ls-tree -r -t`` lists the whole tree instead (tree ids included).
@@ -260,7 +260,7 @@ class Trees:
     def keyed(self, path: str) -> bool:
         """Does the file at ``path`` need a per-blob verdict of its own? Only in a folder that
         is never stored (:meth:`eligible`): elsewhere its folder's verdict keeps its findings,
-        and an unchanged file is taken from there (:meth:`_reuse`), never looked up."""
+        and an unchanged file is taken from there (:meth:`_items`), never looked up."""
         folder = path.rpartition("/")[0]
         known = self._folders.get(folder)
         if known is None:
@@ -334,7 +334,7 @@ class Trees:
         earlier tree at that path (the last run's root, then the trees of the same name in
         the earlier tree read beside it). Where that earlier tree's verdict is stored, each
         file entry the two trees share (same name, mode and id) keeps the earlier verdict's
-        findings at its path and is not scanned again (see :meth:`_reuse`)."""
+        findings at its path and is not scanned again (see :meth:`_items`)."""
         raw_len = len(self.root) // 2
         met: dict[str, list[Entry | str]] = {}  # each tree read: its entries, its trees' paths
         asked = 1
@@ -354,21 +354,9 @@ class Trees:
                 if data is None:
                     return None  # git cannot give the tree: the plain listing says why
                 self._miss(path, oid)
-                base = os.fsencode(path) + b"/" if path else b""
-                listed = [(m, n, c, os.fsdecode(base + n)) for m, n, c in parse_tree(data, raw_len)]
-                here = collisions((path, full) for _, _, _, full in listed)
-                self.collided |= here
                 was = self._earlier(earlier.get(path), objects.get(bases.get(path, "")), raw_len)
-                items: list[Entry | str] = []
-                for mode, name, child, full in listed:
-                    if mode == "040000":
-                        children[full] = child
-                        items.append(full)
-                        if was is not None and was[0].get(name, ("",))[0] == "040000":
-                            below[full] = was[0][name][1]
-                    elif was is None or not self._reuse(was, name, mode, child, full, here):
-                        items.append(Entry(mode, child, full))
-                met[path] = items
+                parsed = parse_tree(data, raw_len)
+                met[path] = self._items(path, parsed, was, children, below)
             asked = len(children)
             todo = self._lookup(children)
             old = below
@@ -392,32 +380,62 @@ class Trees:
             found.setdefault(finding.path, []).append(finding)
         return entries, found
 
-    def _reuse(
+    def _items(
         self,
-        was: tuple[dict[bytes, tuple[str, str]], dict[str, list[Finding]]],
-        name: bytes,
-        mode: str,
-        oid: str,
-        full: str,
-        collided: set[str],
-    ) -> bool:
-        """Take a file entry's verdict from the earlier tree when both hold it unchanged: a
-        file (blob, symlink, submodule) directly in a tree whose path has no home folder
+        path: str,
+        parsed: list[tuple[str, bytes, str]],
+        was: tuple[dict[bytes, tuple[str, str]], dict[str, list[Finding]]] | None,
+        children: dict[str, str],
+        below: dict[str, str],
+    ) -> list[Entry | str]:
+        """The entries of the tree at ``path`` to hand on (its trees' paths, added to
+        ``children``; its files, but those kept from the earlier tree ``was``).
+
+        A file both trees hold unchanged (same name, mode and id) takes the earlier verdict's
+        findings at its path: a file directly in a tree whose path has no home folder
         component is under no home folder, so its findings are a function of its path, mode
         and id (and the settings, part of the key). Not for a name that case-folds to a
-        sibling's or to a home folder's (both listed the plain way)."""
-        if was[0].get(name) != (mode, oid) or full in collided:
-            return False
-        if name[:1] == b"." and home_component(full.rpartition("/")[2]):  # (".claude" ...)
-            return False
-        if self._exclude and self.settings.excluded(full):  # type: ignore[attr-defined]
-            return True  # not scanned, not counted (as the engine's exclude does)
-        self.reused[full.rpartition("/")[0]] += 1
-        self.files += 1
-        found = was[1].get(full)
-        if found:
-            self.found += found
-        return True
+        sibling's, nor one that case-folds to a home folder's name (listed the plain way)."""
+        base = os.fsencode(path) + b"/" if path else b""
+        decode = os.fsdecode
+        folded = {decode(n).casefold() for _, n, _ in parsed}
+        here = (
+            set()
+            if len(folded) == len(parsed)
+            else collisions((path, decode(base + n)) for _, n, _ in parsed)
+        )
+        self.collided |= here
+        earlier, found = was if was is not None else ({}, {})
+        exclude = self._exclude
+        items: list[Entry | str] = []
+        kept = 0
+        for mode, name, child in parsed:
+            if mode == "040000":
+                full = decode(base + name)
+                children[full] = child
+                items.append(full)
+                before = earlier.get(name)
+                if before is not None and before[0] == "040000":
+                    below[full] = before[1]
+                continue
+            if earlier.get(name) == (mode, child) and (
+                name[:1] != b"." or not home_component(decode(name))  # (".claude" ...)
+            ):
+                if not here and not exclude and not found:
+                    kept += 1  # the common case: nothing at its path, nothing to check
+                    continue
+                full = decode(base + name)
+                if full not in here:
+                    if exclude and self.settings.excluded(full):  # type: ignore[attr-defined]
+                        continue  # not scanned, not counted (as the engine's exclude does)
+                    kept += 1
+                    self.found += found.get(full, ())
+                    continue
+            items.append(Entry(mode, child, decode(base + name)))
+        if kept:
+            self.reused[path] += kept
+            self.files += kept
+        return items
 
     def _whole(self) -> list[Entry]:
         """Every entry of the root tree from one ``ls-tree -r -t`` (what descending found so

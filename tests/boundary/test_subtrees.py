@@ -453,22 +453,23 @@ def test_random_changes_warm_equals_uncached(
         '{"type":"user","message":{"role":"user","content":"hi"},"sessionId":"s"}\n',
     ]
     folders = ["", "src/app", "src/App", "many", "docs/more", "x/.claude", "x/.claude/projects/p"]
-    for step in range(10):
+    for step in range(12):
         files = git(root, "ls-files").split()
-        kind = rng.choice(["edit", "add", "delete", "rename"])
-        if kind == "delete" and len(files) > 5:
-            git(root, "rm", "-q", rng.choice(files))
-        elif kind == "rename" and files:
-            old = rng.choice(files)
+        kind = rng.choice(["edit", "add", "delete", "rename", "collide"])
+        if kind == "collide":  # a name that case-folds to a sibling's
+            folder, _, name = rng.choice(files).rpartition("/")
+            commit(root, {f"{folder}/{name.upper()}".lstrip("/"): rng.choice(contents)})
+        elif kind == "delete" and len(files) > 5:
+            remove(root, rng.choice(files))
+        elif kind == "rename":
             new = f"{rng.choice(folders)}/moved{step}.md".lstrip("/")
             (root / new).parent.mkdir(parents=True, exist_ok=True)
-            git(root, "mv", "-f", old, new)
+            git(root, "mv", "-f", rng.choice(files), new)
+            git(root, "commit", "-q", "-m", f"step {step}")
         else:
-            path = rng.choice(files) if kind == "edit" and files else None
+            path = rng.choice(files) if kind == "edit" else None
             path = path or f"{rng.choice(folders)}/n{step}.{rng.choice(['md', 'txt', 'jsonl'])}"
-            commit(root, {path.lstrip("/"): rng.choice(contents)}, f"step {step}")
-            continue
-        git(root, "commit", "-q", "-m", f"step {step}")
+            commit(root, {path.lstrip("/"): f"{step}: {rng.choice(contents)}"}, f"step {step}")
         for options in ({}, {"config": policy}):
             assert spy(root, **options) == uncached(root, **options), (step, kind, options)
             assert spy(root, **options) == cold(root, tmp_path, monkeypatch, **options), step
@@ -724,5 +725,5 @@ def git_bytes(root: Path, *args: str) -> bytes:
 
 def test_every_home_folder_name_starts_with_a_dot() -> None:
     """The earlier tree's files are kept without a home folder check unless their name starts
-    with "." (subtrees.Trees._reuse): true of every home folder name."""
+    with "." (subtrees.Trees._items): true of every home folder name."""
     assert subtrees.HOME_NAMES and all(n.startswith(".") for n in subtrees.HOME_NAMES)
