@@ -289,7 +289,7 @@ def _scan_with(repo: Repo, options: Options, progress: Progress | None, listing:
             progress(0, 0)
         from_files = options.mode == "tracked" and not inspector.partial and checkout.enabled()
         # Under the subtree cache, per-blob verdicts only in folders it never stores (if any).
-        keyed = None if trees is None else trees.keyed if trees.keeps_blobs() else _no_path
+        keyed = None if trees is None else trees.unstored()
         found = list(_run(repo, entries, reader, inspector, progress, unit, from_files, keyed))
         found += _messages(source.messages, reader, inspector)
         inspector.results.flush()
@@ -354,11 +354,11 @@ def _run(
     progress: Progress | None,
     unit: prefilter.Unit | None = None,
     from_files: bool = False,
-    keyed: Callable[[str], bool] | None = None,
+    keyed: tuple[str, ...] | None = None,
 ) -> Iterator[Finding]:
-    """Judge ``entries``. ``keyed``: which paths have a per-blob verdict looked up and stored
-    (None: every path); under the subtree cache only those in a folder it never stores, the
-    others' verdicts being kept in their folder's (:mod:`.subtrees`)."""
+    """Judge ``entries``. ``keyed``: the folders (``a/b/``) under which the files have a
+    per-blob verdict looked up and stored (None: every file); under the subtree cache those
+    it never stores, the others' verdicts being kept in their folders' (:mod:`.subtrees`)."""
     by_oid: dict[str, list[Entry]] = {}
     for entry in entries:
         by_oid.setdefault(entry.oid, []).append(entry)
@@ -369,7 +369,7 @@ def _run(
     # The result cache: each (blob, path)'s verdict looked up before any blob is read; a blob
     # whose every path has one is not read at all (a warm run starts no cat-file).
     hits = _PathHits(inspector)
-    cached = _cached(by_oid, absent, hits, inspector, keyed)
+    cached = _cached_under(by_oid, entries, keyed, absent, hits, inspector)
     # The prefilter, over what the cache did not answer: which blobs the detectors must see.
     uncached = [o for o in wanted if o not in cached.whole]
     todo, check = _candidates(repo, unit, by_oid, uncached, inspector)
@@ -694,11 +694,6 @@ class _Cached:
         return self.keys.get(at), found
 
 
-def _no_path(path: str) -> bool:
-    """The ``keyed`` of a scan that keeps no per-blob verdict (:func:`_run`)."""
-    return False
-
-
 class _PathHits(dict[str, list[Detection]]):
     """The path rules' detections of each distinct path, computed once, when first asked:
     the blobs judged in a forked worker (:meth:`_BlobStage.pooled`) have theirs computed
@@ -713,18 +708,41 @@ class _PathHits(dict[str, list[Detection]]):
         return found
 
 
+def _cached_under(
+    by_oid: Mapping[str, list[Entry]],
+    entries: Sequence[Entry],
+    keyed: tuple[str, ...] | None,
+    absent: set[str],
+    hits: Mapping[str, list[Detection]],
+    inspector: Inspector,
+) -> _Cached:
+    """The cached verdicts of the files under ``keyed`` (None: of every file); a blob also
+    at a path outside them is read (its verdict there is not kept per blob)."""
+    if keyed is None:
+        return _cached(by_oid, absent, hits, inspector)
+    if not keyed:
+        return _Cached()
+    some: dict[str, list[Entry]] = {}
+    for entry in entries:
+        if entry.path.startswith(keyed):
+            some.setdefault(entry.oid, []).append(entry)
+    out = _cached(some, absent, hits, inspector)
+    partly = {o for o, group in some.items() if len(group) != len(by_oid[o])}
+    out.whole -= partly
+    out.quiet -= partly
+    return out
+
+
 def _cached(
     by_oid: Mapping[str, list[Entry]],
     absent: set[str],
     hits: Mapping[str, list[Detection]],
     inspector: Inspector,
-    keyed: Callable[[str], bool] | None = None,
 ) -> _Cached:
     out = _Cached()
     store = inspector.results
-    if store is None or not store.enabled or keyed is _no_path:
+    if store is None or not store.enabled:
         return out
-    unkeyed: set[str] = set()  # blobs with a path that has no per-blob verdict: read
     make, keys = store.key, out.keys
     link, file = verdicts.LINK, verdicts.FILE
     loud: set[str] = set()  # blobs with a path rule hit, a submodule, or a finding
@@ -738,9 +756,6 @@ def _cached(
                 loud.add(oid)
                 continue
             if at in keys:
-                continue
-            if keyed is not None and not keyed(path):
-                unkeyed.add(oid)
                 continue
             if hits[path]:
                 loud.add(oid)
@@ -765,7 +780,6 @@ def _cached(
             found[at] = listed
             if listed:
                 loud.add(at[0])
-    missed |= unkeyed
     out.whole = {at[0] for at in keys if at[0] not in missed}  # every path of it answered
     out.quiet = out.whole - loud
     return out

@@ -11,7 +11,7 @@ are descended. Each missed tree is read beside an earlier tree at its path (the 
 tree's last run stored for the root, then the trees of the same names below), and a file both
 hold unchanged keeps the earlier tree's stored findings (:meth:`Trees._items`): only the changed
 and new files go through the per-blob pipeline, which keeps per-blob verdicts only in folders
-never stored (:meth:`Trees.keyed`). When a level misses many trees (a cold run, a new policy)
+never stored (:meth:`Trees.unstored`). When a level misses many trees (a cold run, a new policy)
 one ``ls-tree -r -t`` lists the whole tree instead (tree ids included).
 
 The key holds, beside the path and the tree id: the per-blob scan context
@@ -249,23 +249,14 @@ class Trees:
 
     def __post_init__(self) -> None:
         self._key = text_keyer(TREES, *self.scan_context, settings_text(self.settings))
-        self._folders: dict[str, bool] = {}
         self._exclude = bool(getattr(self.settings, "exclude", ()))
 
-    def keeps_blobs(self) -> bool:
-        """Is any listed file in a folder never stored (:meth:`keyed`)? Its folder is one of
-        the trees listed (the root, always stored, aside)."""
-        return any(not self.eligible(p) for p in self.missed)
-
-    def keyed(self, path: str) -> bool:
-        """Does the file at ``path`` need a per-blob verdict of its own? Only in a folder that
-        is never stored (:meth:`eligible`): elsewhere its folder's verdict keeps its findings,
-        and an unchanged file is taken from there (:meth:`_items`), never looked up."""
-        folder = path.rpartition("/")[0]
-        known = self._folders.get(folder)
-        if known is None:
-            known = self._folders[folder] = not self.eligible(folder)
-        return known
+    def unstored(self) -> tuple[str, ...]:
+        """The folders (``a/b/``) of the listed trees never stored (:meth:`eligible`): a file
+        under one keeps a per-blob verdict of its own; elsewhere its folder's verdict keeps
+        its findings, and an unchanged file is taken from there (:meth:`_items`). A file's
+        folder is a listed tree, and a folder below one never stored is never stored."""
+        return tuple(f"{p}/" for p in self.missed if p and not self.eligible(p))
 
     def key(self, path: str, oid: str) -> bytes:
         return self._key(f"{oid}\0{path}")

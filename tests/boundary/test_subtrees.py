@@ -406,6 +406,9 @@ def test_a_cold_run_keeps_per_blob_verdicts_only_under_a_home_folder(
     assert spy(root) == uncached(root)
     if how == "descend":  # (one whole listing keeps nothing of the earlier trees)
         assert spy.blobs == [blob_id(root, "dots/c.txt")]  # the home folder's: their verdicts
+    commit(root, {"dots/same.md": "# agent\n"})  # a blob under the home folder, and outside
+    assert spy(root) == uncached(root)
+    assert blob_id(root, "dots/same.md") in spy.blobs  # read: no verdict kept at the new path
 
 
 def test_the_earlier_tree_gone_or_its_pointer_damaged(tmp_path: Path, xdg: Path, spy: Spy) -> None:
