@@ -610,7 +610,25 @@ class _BlobStage:
         storing = results is not None and results.enabled
         recorder = _Recorder() if storing else None
         inspector = replace(self.inspector, results=recorder, missing=[])  # type: ignore[arg-type]
+        # The common case decided before reading, as the serial stream does (_run's plain):
+        # a blob at one ordinary path that passes no literal test yields nothing (and its
+        # key, stored empty), without the per-path steps of judge().
+        check = self.check
+        plain = self.plain_keys(oids) if check is not None else {}
+        sniff = prefilter.BINARY_SNIFF
         for oid, blob in self.read(oids, reader):
+            if oid in plain:
+                data = blob.data
+                if (
+                    check is not None
+                    and not blob.missing
+                    and len(data) == blob.size
+                    and b"\0" not in data[:sniff]
+                    and not check(data)
+                ):
+                    key = plain[oid]
+                    out.append(key if storing else None)
+                    continue
             inspector.missing = []
             if recorder is not None:
                 recorder.stored = []
