@@ -26,8 +26,9 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from apc_tools.core.git import Blob, Entry
 
@@ -44,8 +45,12 @@ def enabled() -> bool:
     return os.environ.get(ENV, "1").strip() != "0"
 
 
-def _algorithm(oid: str) -> str | None:
-    return {40: "sha1", 64: "sha256"}.get(len(oid))
+_HASHES: dict[int, Callable[[bytes], Any]] = {40: hashlib.sha1, 64: hashlib.sha256}
+
+
+def _algorithm(oid: str) -> Callable[[bytes], Any] | None:
+    """The hash an object id of this length names (SHA-1 or SHA-256), None for another."""
+    return _HASHES.get(len(oid))
 
 
 class CheckoutReader:
@@ -104,11 +109,14 @@ class CheckoutReader:
             want = info.st_size + 1  # one byte more: a file that grew is not the blob
             got = 0
             while got < want:
-                chunk = os.read(fd, want - got)
+                ask = want - got
+                chunk = os.read(fd, ask)
                 if not chunk:
                     break
                 parts.append(chunk)
                 got += len(chunk)
+                if len(chunk) < ask:  # a regular file reads short at its end (or on a
+                    break  # signal: then the bytes do not hash to the blob, git reads it)
             if got > limit:
                 return None
             return parts[0] if len(parts) == 1 else b"".join(parts)
@@ -141,7 +149,7 @@ class CheckoutReader:
         return ok
 
 
-def _hashes_to(data: bytes, oid: str, algorithm: str) -> bool:
-    digest = hashlib.new(algorithm, b"blob %d\0" % len(data))
+def _hashes_to(data: bytes, oid: str, algorithm: Callable[[bytes], Any]) -> bool:
+    digest = algorithm(b"blob %d\0" % len(data))
     digest.update(data)
-    return digest.hexdigest() == oid
+    return bool(digest.hexdigest() == oid)
