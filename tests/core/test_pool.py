@@ -61,6 +61,26 @@ def test_meanwhile_runs_once_in_this_process(items: int, monkeypatch: pytest.Mon
     assert calls == [os.getpid()]
 
 
+@pytest.mark.parametrize("items", [3, 300])
+def test_prepare_runs_before_the_fork_only_when_there_is_one(
+    items: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What ``prepare`` sets up (an import) is there in every worker, set up once; a serial
+    batch never pays for it."""
+    monkeypatch.setenv(pool.MIN_ITEMS_ENV, "10")
+    monkeypatch.setenv(pool.WORKERS_ENV, "2")
+    ready: list[int] = []
+
+    def work(i: int) -> tuple[int, list[int]]:
+        time.sleep(0.002)  # long enough for the worker to take chunks too
+        return os.getpid(), list(ready)
+
+    out = pool.map_items(work, items, prepare=lambda: ready.append(1))
+    assert ready == ([1] if items == 300 else [])
+    assert all(seen == ready for _, seen in out)
+    assert len({pid for pid, _ in out}) == (2 if items == 300 else 1)
+
+
 def test_chunks_a_killed_worker_took_are_computed_here(forced: None) -> None:
     parent = os.getpid()
 
