@@ -160,17 +160,21 @@ def _fork(body: Callable[[], Any]) -> tuple[int, int] | None:
         with contextlib.suppress(Exception):
             stream.flush()
     # Frozen, the objects inherited are left out of the worker's garbage collections, which
-    # would otherwise walk every one of them and so copy every page they are on.
-    gc.freeze()
+    # would otherwise walk every one of them and so copy every page they are on. (Not when
+    # the caller keeps objects frozen itself: unfreezing would release those too.)
+    freeze = gc.get_freeze_count() == 0
+    if freeze:
+        gc.freeze()
     try:
         pid = os.fork()
     except OSError:
+        pid = -1
+    if freeze and pid:
         gc.unfreeze()
+    if pid < 0:
         os.close(reading)
         os.close(writing)
         return None
-    if pid:
-        gc.unfreeze()
     if pid == 0:  # the worker: never returns
         code = 0
         try:

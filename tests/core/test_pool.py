@@ -186,3 +186,20 @@ def test_ctrl_c_stops_the_workers_and_goes_on_as_in_a_serial_run(forced: None) -
         pool.map_items(work, 30)
     with pytest.raises(ChildProcessError):  # stopped and reaped, none left behind
         os.waitpid(-1, os.WNOHANG)
+
+
+def test_nothing_is_left_frozen_and_a_callers_freeze_is_kept(forced: None) -> None:
+    """The heap is frozen only across each fork (gc.freeze): the caller's collections see
+    every object again afterwards, and objects the caller froze itself stay frozen."""
+    import gc
+
+    assert gc.get_freeze_count() == 0
+    assert pool.map_items(lambda i: i, 50) == list(range(50))
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert pool.map_items(lambda i: i * 2, 50) == [i * 2 for i in range(50)]
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
