@@ -385,6 +385,12 @@ def answer(
     return None
 
 
+def handed() -> bool:
+    """A lookup missed and kept what it gathered for the :func:`validate_tree` call that
+    follows (:func:`answer`)."""
+    return _handed is not None
+
+
 def validate_tree(
     paths: Sequence[Path],
     *,
