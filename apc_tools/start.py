@@ -7,12 +7,13 @@ line takes, so this module looks at the arguments first. When they are ``validat
 options whose meaning is plain here (PATH arguments, ``--format``, ``--profile``, ``--config``,
 ``--strict``, ``--no-color``, ``--no-inline-allow``, ``--list-files``), nothing unusual is around
 (a POSIX system, text streams click would use as they are, no shell-completion request, a
-working folder that exists) and the cache holds the answer, it prints exactly what
-``apc_tools.cli.validate`` prints for that answer and exits with its code. Anything else (any
-other command or option, ``--help``, ``--no-cache``, ``APC_NO_CACHE``, a value click would
-refuse, a cache miss, an error) goes to the click command line with the arguments untouched, and
-a miss hands what it listed and read to the run (:func:`apc_tools.contract.warm.answer`), so
-nothing is done twice. tests/cli/test_lean_start.py holds the two paths byte-identical.
+working folder that exists) and the cache is on, it prints exactly what
+``apc_tools.cli.validate`` prints and exits with its code: the cache's answer, or on a miss the
+run ``cli.validate`` makes (:func:`apc_tools.contract.warm.validate_tree` on what the lookup
+listed and read, so nothing is done twice), neither importing click. Anything else (any other
+command or option, ``--help``, ``--no-cache``, ``APC_NO_CACHE``, a value click would refuse, a
+run that cannot be answered whole, an error) goes to the click command line with the arguments
+untouched. tests/cli/test_lean_start.py holds the two paths byte-identical.
 """
 
 from __future__ import annotations
@@ -148,14 +149,19 @@ def answered(options: dict[str, Any]) -> None:
 
         root = warm.report_root(Path.cwd().resolve())
         config = None if options["config"] is None else Path(options["config"])
-        outcome = warm.answer(
-            [Path(p) for p in options["paths"]],
-            profile=options["profile"],
-            config_path=config,
-            inline_allow=not options["no_inline_allow"],
-            selection=Selection((), ()),
-            report=root,
-        )
+        arguments: dict[str, Any] = {
+            "profile": options["profile"],
+            "config_path": config,
+            "inline_allow": not options["no_inline_allow"],
+            "selection": Selection((), ()),
+            "report": root,
+        }
+        paths = [Path(p) for p in options["paths"]]
+        outcome = warm.answer(paths, **arguments)
+        if outcome is None and warm.handed():
+            # a miss with the run's gathering in hand: the run cli.validate makes on it,
+            # without importing click (a run that cannot be made raises: click says why)
+            outcome = warm.validate_tree(paths, **arguments)
         if outcome is None:
             return
         accepted = _accept_baseline(outcome.result, root, config)

@@ -51,6 +51,9 @@ class Gathered:
     layouts: dict[str, tuple[list[_Layout], list[Finding]]] = field(default_factory=dict)
     kinds: dict[str, dict[str, str]] = field(default_factory=dict)
     data: dict[tuple[str, str], bytes | Finding] = field(default_factory=dict)
+    # The SHA-256 (hex) of each of those bytes, taken for the key: the run's per-file cache
+    # keys reuse it instead of hashing every file a second time.
+    digests: dict[tuple[str, str], str] = field(default_factory=dict)
     # Files not read: their digest was taken from the stat memo (contract.warm), (top, rel) ->
     # digest; a run made on this gathering reads them and checks the digests first.
     trusted: dict[tuple[str, str], str] = field(default_factory=dict)

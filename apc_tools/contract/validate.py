@@ -61,6 +61,7 @@ from apc_tools.core.parse import (
     Problem,
     load_frontmatter_yaml,
     load_json,
+    preload,
     split_frontmatter,
 )
 from apc_tools.core.policy import Policy, load_policy
@@ -268,6 +269,7 @@ class _Job:
     shown: str
     data: bytes
     key: bytes = b""
+    digest: str | None = None  # the SHA-256 of ``data`` (hex) when contract.warm took it
 
 
 def _run_digest(policy: Policy, profile: str) -> str:
@@ -320,7 +322,8 @@ def _load_batch(
                     mine.append([data])
                     project.unread.append(rel)
                     continue
-                jobs.append(_Job(here, len(here.entries), rel, kind, shown, data))
+                digest = gathered.digests.get((top, rel)) if gathered and got is not None else None
+                jobs.append(_Job(here, len(here.entries), rel, kind, shown, data, digest=digest))
                 here.entries.append(Outcome(rel, kind, shown, in_full=True))  # filled below
                 continue
             read = data if isinstance(data, Finding) else io.decode(data, shown)  # read_text
@@ -376,7 +379,7 @@ def _outcomes(
         make = cache_keyer("validate", run)  # the common parts hashed once
         for job in jobs:
             root = str(job.loaded.project.root)
-            digest = hashlib.sha256(job.data).digest()
+            digest = bytes.fromhex(job.digest) if job.digest else hashlib.sha256(job.data).digest()
             job.key = make(root, job.shown, job.rel, job.kind, digest)
         known = store.get_many([job.key for job in jobs])
     missing: list[_Job] = []
@@ -402,7 +405,8 @@ def _outcomes(
 
     # A file costs its bytes (the secret scan, the parse) plus about 4 KiB of fixed work.
     costs = [len(job.data) + 4096 for job in missing]
-    computed = pool.map_items(work, len(missing), costs, meanwhile)
+    yaml = any(job.kind in MARKDOWN_KINDS for job in missing)  # front matter: the YAML parser
+    computed = pool.map_items(work, len(missing), costs, meanwhile, preload if yaml else None)
     for job, (outcome, _) in zip(missing, computed, strict=True):
         job.loaded.entries[job.index] = outcome
     if keep:

@@ -157,6 +157,8 @@ def gather(
                         shown = f"{one.display}/{rel}" if one.display else rel
                         data = got.data[(top, rel)] = io.read_bytes(one.root / rel, one.root, shown)
                         digest = _digest(data)
+                        if not isinstance(data, Finding):
+                            got.digests[(top, rel)] = digest
                         if sig is not None and _recordable(sig, data, limit):
                             new[rel] = [*sig, digest]
                     files.append(f"{rel}\0{kind}\0{digest}")
@@ -286,6 +288,7 @@ def settle(got: Gathered) -> bool:
         if _digest(data) != digest:
             return False
         got.data[(top, rel)] = data
+        got.digests[(top, rel)] = digest
     got.trusted.clear()
     return True
 
@@ -380,6 +383,12 @@ def answer(
     args = _arguments(paths, profile, config_path, here, inline_allow, selection, top)
     _handed = (args, made)
     return None
+
+
+def handed() -> bool:
+    """A lookup missed and kept what it gathered for the :func:`validate_tree` call that
+    follows (:func:`answer`)."""
+    return _handed is not None
 
 
 def validate_tree(

@@ -21,7 +21,7 @@ import math
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import NamedTuple
@@ -52,6 +52,9 @@ class Detector:
     # :data:`BEFORE_WINDOW` characters before it) holds whenever ``before`` can match there and
     # that window is ASCII: a window without any is skipped without running ``before``.
     before_hints: tuple[str, ...] = ()
+    # Every match starts with one of ``needles`` (a literal prefix): the pattern is tried only
+    # where a needle occurs (:func:`_scan`), not searched for across the whole text.
+    prefixed: bool = False
 
 
 @dataclass(frozen=True)
@@ -198,6 +201,7 @@ def _d(
     lead: int = 0,
     needles: tuple[str, ...] = (),
     before_hints: tuple[str, ...] = (),
+    prefixed: bool = False,
 ) -> Detector:
     alternation = "|".join(re.escape(n) for n in needles) if len(needles) > 1 else None
     return Detector(
@@ -212,6 +216,7 @@ def _d(
         needles,
         re.compile(alternation) if alternation else None,
         before_hints,
+        prefixed and bool(needles),
     )
 
 
@@ -223,6 +228,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         gate=_token_gate(7),
         not_after=_TOKEN_CHARS,
         needles=("sk-ant-",),
+        prefixed=True,
     ),
     _d(
         "openai-api-key",
@@ -231,6 +237,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         gate=_token_gate(3),
         not_after=_TOKEN_CHARS,
         needles=("sk-",),
+        prefixed=True,
     ),
     _d(
         "github-token",
@@ -239,6 +246,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         gate=_token_gate(4),
         not_after=_TOKEN_CHARS,
         needles=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        prefixed=True,
     ),
     _d(
         "aws-access-key-id",
@@ -247,6 +255,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         gate=lambda v: "EXAMPLE" not in v and len(set(v[4:])) >= 6,
         not_after=_TOKEN_CHARS,
         needles=("AKIA", "ASIA"),
+        prefixed=True,
     ),
     _d(
         "slack-token",
@@ -255,6 +264,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         gate=_token_gate(5),
         not_after=_TOKEN_CHARS,
         needles=("xox",),
+        prefixed=True,
     ),
     _d(
         "google-api-key",
@@ -263,6 +273,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         gate=_token_gate(4),
         not_after=_TOKEN_CHARS,
         needles=("AIza",),
+        prefixed=True,
     ),
     _d(
         "stripe-live-key",
@@ -271,6 +282,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         gate=_token_gate(8),
         not_after=_TOKEN_CHARS,
         needles=("sk_live_",),
+        prefixed=True,
     ),
     _d(
         "private-key",
@@ -280,6 +292,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         r"(?:\s|\\[rn])*(?:[A-Za-z-]{1,40}: [^\n]{0,200}\n(?:\s|\\[rn])*){0,8}[A-Za-z0-9+/]{40,}",
         "PEM private key with key material",
         needles=("-----BEGIN ",),
+        prefixed=True,
     ),
     _d(
         "jwt",
@@ -288,6 +301,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         gate=_jwt_gate,
         not_after=_TOKEN_CHARS,
         needles=("eyJ",),
+        prefixed=True,
     ),
     _d(
         "url-credentials",
@@ -297,6 +311,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         gate=_url_password_gate,
         before=r"[A-Za-z][A-Za-z0-9+.-]{0,20}\Z",
         needles=("://",),
+        prefixed=True,
     ),
 )
 
@@ -388,10 +403,51 @@ def _has_needle(detector: Detector, text: str) -> bool:
 
 
 def _scan(detector: Detector, text: str) -> Iterable[Hit]:
+    if detector.prefixed:
+        return _hits(detector, text, _prefixed_matches(detector, text))
     if not _has_needle(detector, text):
-        return
+        return ()
+    return _hits(detector, text, detector.pattern.finditer(text))
+
+
+def _prefixed_matches(detector: Detector, text: str) -> Iterator[re.Match[str]]:
+    """``detector.pattern.finditer(text)`` for a pattern whose every match starts with one of
+    its needles: the pattern is tried at each place a needle occurs, in order, skipping the
+    places inside the last match (where finditer would not look), so the matches are the same
+    (``match(text, pos)`` sees the text before ``pos`` for a lookbehind, as a search does)."""
+    needles = detector.needles
+    if len(needles) == 1:
+        needle = needles[0]
+        at = text.find(needle)
+        if at < 0:
+            return
+        places: Iterable[int] = _places(text, needle, at)
+    else:
+        if not _has_needle(detector, text):  # one pass of the needles' alternation
+            return
+        found = [(text.find(n), n) for n in needles]
+        places = sorted(p for at, n in found if at >= 0 for p in _places(text, n, at))
+    match = detector.pattern.match
+    end = 0
+    for at in places:
+        if at < end:
+            continue
+        got = match(text, at)
+        if got is not None:
+            end = got.end()
+            yield got
+
+
+def _places(text: str, needle: str, at: int) -> Iterator[int]:
+    """Every place ``needle`` occurs in ``text`` from ``at`` (its first), overlaps included."""
+    while at >= 0:
+        yield at
+        at = text.find(needle, at + 1)
+
+
+def _hits(detector: Detector, text: str, matches: Iterable[re.Match[str]]) -> Iterator[Hit]:
     before, hints = detector.before, detector.before_hints
-    for match in detector.pattern.finditer(text):
+    for match in matches:
         start = match.start()
         if start and text[start - 1] in detector.not_after:
             continue

@@ -216,6 +216,9 @@ class Glob:
     literal_name: str | None = field(init=False)  # the one file name it matches, when fixed
     needle: str = field(init=False)  # a run of characters every matching path contains
     suffix: str = field(init=False)  # characters every matching path ends with (``.ts``)
+    # ``**/<name>`` (the commonest rule glob): the name's segment, matched against a path's
+    # last name alone (``**`` takes any folders before it, none too); else None
+    anywhere: Segment | None = field(init=False)
 
     def __post_init__(self) -> None:
         names = [_literal(p) for p in self.parts]
@@ -226,12 +229,16 @@ class Glob:
         object.__setattr__(self, "needle", max(fixed, key=len, default=""))
         object.__setattr__(self, "suffix", _literal_suffix(self.parts[-1]) if self.parts else "")
         object.__setattr__(self, "fixed", sum(1 for p in self.parts if p not in (DOUBLE,)))
+        last = self.parts[-1] if len(self.parts) == 2 and self.parts[0] == DOUBLE else None
+        object.__setattr__(self, "anywhere", None if isinstance(last, str) else last)
 
     def match(self, path: str) -> bool:
         if self.literal_path is not None:
             return path == self.literal_path
         if self.needle not in path or not path.endswith(self.suffix):
             return False
+        if self.anywhere is not None:  # what _match_parts decides for (DOUBLE, segment)
+            return _match_segment(self.anywhere, path[path.rfind("/") + 1 :])
         names = tuple(path.split("/"))
         if self.fixed > len(names):  # also keeps huge patterns away from the table below
             return False

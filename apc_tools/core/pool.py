@@ -26,6 +26,7 @@ and drops the cost threshold; ``APC_POOL_WORKERS`` overrides the number of proce
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import pickle
 import signal
@@ -110,16 +111,21 @@ def map_items(
     count: int,
     costs: Sequence[int] | None = None,
     meanwhile: Callable[[], None] | None = None,
+    prepare: Callable[[], None] | None = None,
 ) -> list[T]:
     """``[work(i) for i in range(count)]``, on several processes when it pays (module doc).
     ``meanwhile`` (work of the caller's own that ``work`` does not depend on) runs once in
-    this process: before the items when they stay serial, else while the workers start."""
+    this process: before the items when they stay serial, else while the workers start.
+    ``prepare`` runs once in this process before the workers are forked, and only then (an
+    import every process would otherwise make on its own)."""
     costs = costs if costs is not None else [1] * count
     workers = workers_for(count, sum(costs))
     if workers < 2:
         if meanwhile is not None:
             meanwhile()
         return [work(i) for i in range(count)]
+    if prepare is not None:
+        prepare()
     parts = chunks(costs, min(MAX_CHUNKS, workers * SLICES))
     return _shared(work, parts, workers - 1, meanwhile)
 
@@ -153,9 +159,19 @@ def _fork(body: Callable[[], Any]) -> tuple[int, int] | None:
     for stream in (sys.stdout, sys.stderr):  # nothing buffered here is written twice
         with contextlib.suppress(Exception):
             stream.flush()
+    # Frozen, the objects inherited are left out of the worker's garbage collections, which
+    # would otherwise walk every one of them and so copy every page they are on. (Not when
+    # the caller keeps objects frozen itself: unfreezing would release those too.)
+    freeze = gc.get_freeze_count() == 0
+    if freeze:
+        gc.freeze()
     try:
         pid = os.fork()
     except OSError:
+        pid = -1
+    if freeze and pid:
+        gc.unfreeze()
+    if pid < 0:
         os.close(reading)
         os.close(writing)
         return None

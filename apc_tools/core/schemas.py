@@ -141,14 +141,36 @@ def schema_errors(name: str, instance: Any) -> list[SchemaError]:
     A location is ``path`` plus ``key``. Where several keywords fail at one location (an invalid
     key whose value is also wrong, a value breaking two constraints), the most relevant one
     (jsonschema's ``relevance``, as ``best_match`` uses) is reported. Sorted by location.
+
+    jsonschema (~100 ms to import, in every process that needs it) explains a failure only when
+    the failure lies under a keyword :func:`_faults` does not explain itself (a failing
+    ``anyOf``, ``oneOf`` or ``not``, a keyword the fast check does not know); tests/core/
+    test_schemas.py holds both explanations equal (:func:`jsonschema_errors`).
     """
     root = _frozen_schema(name)
     if _valid(root, root, instance):
         return []
+    try:
+        faults = list(_faults(root, root, instance, (), ()))
+        if faults:
+            return _best(faults, _relevance)
+    except (_Unsupported, TypeError):
+        pass  # jsonschema says it (or raises) the way it always did
+    return jsonschema_errors(name, instance)
+
+
+def jsonschema_errors(name: str, instance: Any) -> list[SchemaError]:
+    """:func:`schema_errors` explained by jsonschema itself (the reference of the fast
+    explanation)."""
     from jsonschema.exceptions import relevance
 
+    return _best(validator(name).iter_errors(instance), relevance)
+
+
+def _best(errors: Iterable[Any], relevance: Any) -> list[SchemaError]:
+    """The most relevant converted error per location, sorted by location."""
     groups: dict[tuple[PathPart, ...], list[tuple[Any, SchemaError]]] = {}
-    for raw in validator(name).iter_errors(instance):
+    for raw in errors:
         error = _pick(raw)
         for converted in _convert(error):
             groups.setdefault(_where(converted), []).append((error, converted))
@@ -158,9 +180,9 @@ def schema_errors(name: str, instance: Any) -> list[SchemaError]:
 
 def _pick(error: Any) -> Any:
     """Descend into anyOf/oneOf with best_match unless the schema node has its own message."""
-    from jsonschema.exceptions import best_match
-
     if error.context and _custom_message(error.schema, error.validator) is None:
+        from jsonschema.exceptions import best_match
+
         return best_match([error])
     return error
 
@@ -567,3 +589,148 @@ _CHECKS: dict[str, Any] = {
     "not": lambda r, v, i, s: not _check(r, v, i),
     "$ref": lambda r, v, i, s: _check(r, _resolve_ref(r, v), i),
 }
+
+
+# --- fast explanation --------------------------------------------------------------------------
+# What jsonschema's iter_errors yields for the keywords below, as the few attributes
+# schema_errors reads of an error (_pick, _convert, relevance). A keyword whose error is
+# jsonschema's own composition of the errors below it (anyOf, oneOf, not: best_match descends
+# into its context) raises _Unsupported when it fails: jsonschema explains that document.
+# Keywords are visited in the schema's order and subschemas descended as jsonschema does, so
+# the errors of one location come in jsonschema's order (the first most relevant one wins a
+# tie, as in jsonschema's max).
+
+_WEAK = frozenset({"anyOf", "oneOf"})  # jsonschema.exceptions.WEAK_MATCHES (STRONG: none)
+_LEAVES = frozenset(
+    {
+        "type",
+        "required",
+        "minProperties",
+        "maxProperties",
+        "pattern",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "minimum",
+        "maximum",
+        "enum",
+        "const",
+    }
+)
+
+
+@dataclass(frozen=True)
+class _Fault:
+    """One error as jsonschema would yield it (the attributes schema_errors reads)."""
+
+    validator: str
+    validator_value: Any
+    instance: Any
+    schema: Mapping[str, Any]
+    path: tuple[PathPart, ...]
+    schema_path: tuple[PathPart, ...]
+    context: tuple[()] = ()
+
+    @property
+    def absolute_path(self) -> tuple[PathPart, ...]:
+        return self.path
+
+    @property
+    def absolute_schema_path(self) -> tuple[PathPart, ...]:
+        return self.schema_path
+
+    def matches_type(self) -> bool:
+        """``ValidationError._matches_type``: the instance has a type the node's ``type``
+        names (False without one)."""
+        expected = self.schema.get("type")
+        if expected is None:
+            return False
+        kinds = [expected] if isinstance(expected, str) else expected
+        return any(_is_type(self.instance, kind) for kind in kinds)
+
+
+def _relevance(fault: _Fault) -> tuple[Any, ...]:
+    """``jsonschema.exceptions.relevance`` of a fault."""
+    return (
+        -len(fault.path),
+        fault.path,
+        fault.validator not in _WEAK,
+        False,
+        not fault.matches_type(),
+    )
+
+
+def _faults(
+    root: Mapping[str, Any],
+    schema: Any,
+    instance: Any,
+    path: tuple[PathPart, ...],
+    at: tuple[PathPart, ...],
+) -> Iterator[_Fault]:
+    """The errors jsonschema's ``iter_errors`` yields for ``instance`` under ``schema`` (at
+    instance path ``path``, schema path ``at``); _Unsupported where it does not know."""
+    if isinstance(schema, bool):
+        if not schema:
+            raise _Unsupported("false")
+        return
+    for keyword, value in schema.items():
+        here = (*at, keyword)
+        if keyword == "required":
+            if isinstance(instance, dict):
+                for key in value:
+                    if key not in instance:
+                        yield _Fault(keyword, value, instance, schema, path, here)
+        elif keyword in _LEAVES:
+            if not _CHECKS[keyword](root, value, instance, schema):
+                yield _Fault(keyword, value, instance, schema, path, here)
+        elif keyword == "properties":
+            if isinstance(instance, dict):
+                for key, sub in value.items():
+                    if key in instance:
+                        yield from _faults(root, sub, instance[key], (*path, key), (*here, key))
+        elif keyword == "patternProperties":
+            if isinstance(instance, dict):
+                for pattern, sub in value.items():
+                    for key, item in instance.items():
+                        if not isinstance(key, str):
+                            raise _Unsupported(keyword)
+                        if _regex(pattern).search(key):
+                            yield from _faults(root, sub, item, (*path, key), (*here, pattern))
+        elif keyword == "additionalProperties":
+            if isinstance(instance, dict):
+                if "patternProperties" in schema and not all(isinstance(k, str) for k in instance):
+                    raise _Unsupported(keyword)
+                extras = list(_extra_keys(schema, instance))
+                if isinstance(value, dict):
+                    for key in extras:
+                        yield from _faults(root, value, instance[key], (*path, key), here)
+                elif not value and extras:
+                    yield _Fault(keyword, value, instance, schema, path, here)
+        elif keyword == "propertyNames":
+            if isinstance(instance, dict):
+                for key in instance:
+                    yield from _faults(root, value, key, path, here)
+        elif keyword == "items":
+            if "prefixItems" in schema or value is False:
+                raise _Unsupported(keyword)
+            if isinstance(instance, list):
+                for index, item in enumerate(instance):
+                    yield from _faults(root, value, item, (*path, index), here)
+        elif keyword == "if":  # jsonschema puts neither "if" nor "$ref" in the schema path
+            if _check(root, value, instance):
+                if "then" in schema:
+                    yield from _faults(root, schema["then"], instance, path, (*at, "then"))
+            elif "else" in schema:
+                yield from _faults(root, schema["else"], instance, path, (*at, "else"))
+        elif keyword == "$ref":
+            yield from _faults(root, _resolve_ref(root, value), instance, path, at)
+        elif keyword == "allOf":
+            for index, sub in enumerate(value):
+                yield from _faults(root, sub, instance, path, (*here, index))
+        elif keyword in _CHECKS:  # anyOf, oneOf, not: explained here only when they hold
+            if not _CHECKS[keyword](root, value, instance, schema):
+                raise _Unsupported(keyword)
+        elif keyword not in _ANNOTATIONS and not keyword.startswith("x-"):
+            raise _Unsupported(keyword)

@@ -218,10 +218,12 @@ def test_no_cache_env_and_completion_go_to_click(repo: Path, tmp_path: Path) -> 
         assert lean[3]
 
 
-def test_a_cold_run_falls_through_and_the_next_is_answered(repo: Path, tmp_path: Path) -> None:
+def test_a_cold_run_is_made_without_click_and_the_next_is_answered(
+    repo: Path, tmp_path: Path
+) -> None:
     env = _env(tmp_path / "xdg")
     cold = _fork(start.main, ["validate", "--format", "json"], repo, env)
-    assert cold[3]  # a miss: the click command ran (on what the lean start gathered)
+    assert not cold[3]  # a miss: the run made here, on what the lookup gathered
     reference = _fork(_click, ["validate", "--format", "json"], repo, _env(tmp_path / "other"))
     assert cold[:3] == reference[:3]
     warm = _fork(start.main, ["validate", "--format", "json"], repo, env)
@@ -270,7 +272,9 @@ def test_a_warm_run_imports_neither_click_nor_a_parser(repo: Path, tmp_path: Pat
         subprocess.run([sys.executable, "-c", code], cwd=repo, env=env, capture_output=True)
         for _ in range(2)
     ]
-    assert b"'click'" in runs[0].stderr  # cold: the click command ran
+    cold = runs[0].stderr
+    assert b"'apc_tools.contract.validate'" in cold  # cold: the run was made...
+    assert b"'click'" not in cold and b"'apc_tools.cli'" not in cold, cold  # ... without click
     assert b"LOADED []" in runs[1].stderr, runs[1].stderr
 
 

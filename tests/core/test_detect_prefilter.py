@@ -43,9 +43,23 @@ def plain_scan(detector: Detector, text: str) -> Iterable[Hit]:
             yield Hit(detector.name, match.start(group) - detector.lead, match.end(group))
 
 
+def plain_find_secrets(text: str) -> list[Hit]:
+    """``find_secrets`` made of plain scans (every pattern searched across the whole text)."""
+    hits = [hit for d in detect.SECRET_DETECTORS for hit in plain_scan(d, text)]
+    if any(word in text.lower() for word in detect._KEYWORD_HINTS):
+        hits += plain_scan(detect.GENERIC_SECRET, text)
+    return detect._without_overlaps(hits)
+
+
 def assert_same(text: str) -> None:
     for detector in EVERY:
         assert list(detect._scan(detector, text)) == list(plain_scan(detector, text)), detector.name
+    # the generic rule searched only in the lines a hint word or a non-ASCII character reaches,
+    # each prefixed token format tried only where its needle occurs
+    assert detect.find_secrets(text) == plain_find_secrets(text)
+    for detector in (d for d in EVERY if d.prefixed):  # what the needle-led scan relies on
+        for match in detector.pattern.finditer(text):
+            assert match.group(0).startswith(detector.needles), detector.name
 
 
 def test_needle_alternation_is_the_substring_test() -> None:
@@ -95,6 +109,17 @@ SECRET = "Zq8vT2mK9pLx4RwN7bYc"  # random-looking: the generic rule reports it
         f"https://example.com/{SECRET} and a token",
         "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5" + " gho_ github_pat_",
         "AKIAZ7Q3M5N8P2R4T6W9 ASIA",
+        # a keyword on one line, the value on the next (the window crosses the line break)
+        f"token\n: {SECRET}",
+        f"token{' ' * 40}\n= {SECRET}",
+        f"token{' ' * 44}\n= {SECRET}",  # the keyword just out of the window
+        f"é{' ' * 46}: {SECRET}",  # a non-ASCII window without a keyword
+        f"key: {SECRET}\r\npassword={SECRET}\r\n",
+        f"x={SECRET}{SECRET}token: {SECRET}",  # a match swallowing the keyword's line start
+        "sk-ant-sk-" + "A1b2C3d4" * 6 + " sk-sk-" + "A1b2C3d4" * 6,
+        "xoxoxb-1234567890-" + "aB3dE5fG7hJ9kL1m",  # needles overlapping themselves
+        "-----BEGIN -----BEGIN RSA PRIVATE KEY-----\n" + "A" * 64,
+        "eyJeyJ" + "hbGciOiJIUzI1NiJ9" + ".eyJ" + "zdWIiOiIxMjM0NTY3In0" + "." + SECRET * 2,
     ],
 )
 def test_edge_cases_give_the_same_hits(text: str) -> None:
@@ -125,6 +150,15 @@ PIECES = st.sampled_from(
         "ghp_",
         "eyJ",
         "x" * 20,
+        "é",
+        "\r\n",
+        "sk-ant-",
+        "xox",
+        "github_pat_",
+        "-----BEGIN ",
+        "://",
+        "A1b2C3d4" * 5,
+        " " * 40,
     ]
 )
 

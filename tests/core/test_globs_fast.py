@@ -66,3 +66,20 @@ def test_same_answers_and_same_spending(files: list[str], globs: list[str], unit
         glob = compile_glob(pattern)
         assert index.any_match(glob, fast) == plain_any_match(index, glob, plain), pattern
         assert fast.left == plain.left
+
+
+@given(st.lists(PATHS | st.sampled_from(["", "/", "a/", "/a.ts", "src//a.ts"]), max_size=20))
+def test_anywhere_globs_match_as_the_segment_table_does(paths: list[str]) -> None:
+    """``**/<name>`` is matched on the path's last name alone (Glob.anywhere): the same answer
+    as the table over every folder segment (_match_parts)."""
+    from apc_tools.core.globs import _match_parts
+
+    for pattern in ["**/*.ts", "**/README.md", "**/x*", "**/?.ts", "**/[ab].ts", "**/*.{ts,md}"]:
+        glob = compile_glob(pattern)
+        assert glob.anywhere is not None
+        for path in paths:
+            plain = glob.needle in path and path.endswith(glob.suffix)
+            plain = plain and _match_parts(glob.parts, tuple(path.split("/")))
+            assert glob.match(path) == plain, (pattern, path)
+    assert compile_glob("src/**").anywhere is None
+    assert compile_glob("**/src/**/*.js").anywhere is None

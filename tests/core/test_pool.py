@@ -61,6 +61,26 @@ def test_meanwhile_runs_once_in_this_process(items: int, monkeypatch: pytest.Mon
     assert calls == [os.getpid()]
 
 
+@pytest.mark.parametrize("items", [3, 300])
+def test_prepare_runs_before_the_fork_only_when_there_is_one(
+    items: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What ``prepare`` sets up (an import) is there in every worker, set up once; a serial
+    batch never pays for it."""
+    monkeypatch.setenv(pool.MIN_ITEMS_ENV, "10")
+    monkeypatch.setenv(pool.WORKERS_ENV, "2")
+    ready: list[int] = []
+
+    def work(i: int) -> tuple[int, list[int]]:
+        time.sleep(0.002)  # long enough for the worker to take chunks too
+        return os.getpid(), list(ready)
+
+    out = pool.map_items(work, items, prepare=lambda: ready.append(1))
+    assert ready == ([1] if items == 300 else [])
+    assert all(seen == ready for _, seen in out)
+    assert len({pid for pid, _ in out}) == (2 if items == 300 else 1)
+
+
 def test_chunks_a_killed_worker_took_are_computed_here(forced: None) -> None:
     parent = os.getpid()
 
@@ -166,3 +186,20 @@ def test_ctrl_c_stops_the_workers_and_goes_on_as_in_a_serial_run(forced: None) -
         pool.map_items(work, 30)
     with pytest.raises(ChildProcessError):  # stopped and reaped, none left behind
         os.waitpid(-1, os.WNOHANG)
+
+
+def test_nothing_is_left_frozen_and_a_callers_freeze_is_kept(forced: None) -> None:
+    """The heap is frozen only across each fork (gc.freeze): the caller's collections see
+    every object again afterwards, and objects the caller froze itself stay frozen."""
+    import gc
+
+    assert gc.get_freeze_count() == 0
+    assert pool.map_items(lambda i: i, 50) == list(range(50))
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert pool.map_items(lambda i: i * 2, 50) == [i * 2 for i in range(50)]
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import subprocess
@@ -548,6 +549,59 @@ def test_fast_check_equals_jsonschema(name: str) -> None:
     check()
 
 
+@pytest.mark.parametrize("name", OURS)
+def test_fast_explanation_equals_jsonschema(name: str) -> None:
+    """schema_errors explains a failure without jsonschema where it can (core.schemas._faults):
+    the same errors, messages and order as jsonschema's own explanation, on instances near
+    each schema (mostly valid but for one detail) and odd JSON values."""
+    from apc_tools.core.schemas import _faults, _frozen_schema, _Unsupported, jsonschema_errors
+
+    root = _frozen_schema(name)
+    explained = 0
+
+    @settings(max_examples=min(settings().max_examples, 500))
+    @given(instance=instances_for(root, root) | JSON_VALUES)
+    def check(instance: Any) -> None:
+        nonlocal explained
+        assert schema_errors(name, instance) == jsonschema_errors(name, instance)
+        with contextlib.suppress(_Unsupported):
+            explained += bool(list(_faults(root, root, instance, (), ())))
+
+    check()
+    assert explained  # the fast explanation did the work, not only the fallback
+
+
+def test_fast_explanation_on_the_corpus_documents() -> None:
+    """Every front matter and JSON document of the corpus that fails a schema is explained
+    the same with and without jsonschema (the corpus holds a skill description over the limit
+    and a project.json without its spec version)."""
+    from apc_tools.core.parse import load_frontmatter_yaml, load_json, split_frontmatter
+    from apc_tools.core.schemas import jsonschema_errors
+
+    needs_shared(CORPUS)
+    failed = 0
+    for path in sorted(CORPUS.rglob("*")):
+        if not path.is_file() or path.suffix not in (".md", ".mdc", ".json"):
+            continue
+        text = path.read_text("utf-8", errors="replace")
+        if path.suffix == ".json":
+            data = load_json(text).data
+        else:
+            front = split_frontmatter(text)
+            data = (
+                None
+                if front.yaml is None
+                else load_frontmatter_yaml(front.yaml, line_offset=0).data
+            )
+        if not isinstance(data, dict):
+            continue
+        for name in OURS:
+            expected = jsonschema_errors(name, data)
+            assert schema_errors(name, data) == expected, (path, name)
+            failed += bool(expected)
+    assert failed
+
+
 def test_warnings_reuse_given_errors() -> None:
     skill = {"name": "x", "description": "d", "allowed-tools": 3, "compatibility": ""}
     errors = schema_errors("skill-agentskills", skill)
@@ -568,3 +622,21 @@ def test_valid_documents_do_not_import_jsonschema() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert done.stdout.strip() == "False", done.stdout + done.stderr
+
+
+def test_plain_failures_are_explained_without_jsonschema() -> None:
+    """A missing key or a value over its limit (what the corpus's invalid documents hold) is
+    explained without importing jsonschema (~100 ms in every process that needs it)."""
+    code = (
+        "import sys\n"
+        "from apc_tools.core.schemas import schema_errors\n"
+        "doc = {'name': 'x', 'description': 'd' * 2000}\n"
+        "print([e.validator for e in schema_errors('skill', doc)])\n"
+        "print([e.validator for e in schema_errors('project', {'name': 'x'})])\n"
+        "print('jsonschema' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    lines = done.stdout.split("\n")
+    assert lines[0] == "['maxLength']", done.stdout + done.stderr
+    assert "required" in lines[1], done.stdout
+    assert lines[2] == "False", done.stdout + done.stderr
