@@ -290,10 +290,17 @@ def _scan_with(repo: Repo, options: Options, progress: Progress | None, listing:
         from_files = options.mode == "tracked" and not inspector.partial and checkout.enabled()
         # Under the subtree cache, per-blob verdicts only in folders it never stores (if any).
         keyed = None if trees is None else trees.unstored()
-        found = list(_run(repo, entries, reader, inspector, progress, unit, from_files, keyed))
-        found += _messages(source.messages, reader, inspector)
+        run = _WholeRun.of(options, inspector, entries, source.messages, scan_context, settings)
+        known = run.found() if run is not None else None
+        if known is not None:  # the same commits, settings and apc: the same raw findings
+            found = known
+        else:
+            found = list(_run(repo, entries, reader, inspector, progress, unit, from_files, keyed))
+            found += _messages(source.messages, reader, inspector)
         inspector.results.flush()
         _refuse_missing(inspector)
+        if run is not None and known is None:
+            run.save(found)
         files = len({e.path for e in entries})
         if trees is not None:  # the raw findings, before the policy, baseline and dedupe
             trees.save(found, entries)
@@ -309,6 +316,41 @@ def _scan_with(repo: Repo, options: Options, progress: Progress | None, listing:
         extra += _stale(baseline, {f.fingerprint for f in findings}, scope, settings)
     result = Result.of(kept + settings.apply(extra), files, strict=settings.strict)
     return Outcome(result)
+
+
+@dataclass
+class _WholeRun:
+    """The raw findings (before the policy, the baseline and the dedupe) of a whole
+    ``--history`` or ``--range`` scan, kept under :func:`.verdicts.run_key`: a re-run over the
+    same commits judges nothing again (the listing still comes from git and its cache)."""
+
+    store: Cache
+    key: bytes
+
+    @classmethod
+    def of(
+        cls,
+        options: Options,
+        inspector: Inspector,
+        entries: Sequence[Entry],
+        messages: Sequence[Entry],
+        scan_context: Sequence[str],
+        settings: Settings,
+    ) -> _WholeRun | None:
+        results = inspector.results
+        if options.mode not in ("history", "range") or inspector.partial:
+            return None  # (a partial clone: a blob missing there must stop the scan)
+        if results is None or not results.enabled:
+            return None
+        text = subtrees.settings_text(settings)
+        return cls(results.store, verdicts.run_key(entries, messages, scan_context, text))
+
+    def found(self) -> list[Finding] | None:
+        value = self.store.get(self.key)
+        return None if value is None else verdicts.load_run(value)
+
+    def save(self, found: Sequence[Finding]) -> None:
+        self.store.put_many({self.key: verdicts.dump_run(found)})
 
 
 def _merkle_head(

@@ -31,6 +31,7 @@ from apc_tools.findings import Finding, Severity
 
 BLOBS = "boundary-blob"
 LISTING = "boundary-listing"
+RUNS = "boundary-run"
 FILE, LINK, MESSAGE = "file", "link", "message"
 
 
@@ -85,6 +86,52 @@ def load(value: bytes, entry: Entry) -> list[Finding] | None:
         ]
     except (ValueError, TypeError, UnicodeDecodeError):
         return None  # never trusted: the blob is read and inspected instead
+
+
+def run_key(
+    entries: Sequence[Entry], messages: Sequence[Entry], scan_context: Sequence[str], settings: str
+) -> bytes:
+    """The key of a whole ``--history`` or ``--range`` scan's raw findings: every entry and
+    message it judges (mode, id, commit, path; in order: findings are numbered by it), the
+    scan context and the settings' canonical text (:func:`.subtrees.settings_text`)."""
+    make = text_keyer(RUNS, *scan_context, settings)
+    listed = "\n".join(
+        f"{e.mode}\0{e.oid}\0{e.commit or ''}\0{e.path}" for e in (*entries, *messages)
+    )
+    return make(f"{len(entries)}\n{len(messages)}\n{listed}")
+
+
+def dump_run(findings: Sequence[Finding]) -> bytes:
+    rows = [
+        [f.path, f.rule, f.severity.value, f.message, f.line, f.column, f.identity, f.commit]
+        for f in findings
+    ]
+    return json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode(
+        "utf-8", "surrogatepass"
+    )
+
+
+def load_run(value: bytes) -> list[Finding] | None:
+    """The raw findings of a stored whole scan (None when the value is not one)."""
+    try:
+        rows = json.loads(value.decode("utf-8", "surrogatepass"))
+        if not isinstance(rows, list):
+            return None
+        return [
+            Finding(
+                rule=str(rule),
+                severity=Severity(severity),
+                path=str(path),
+                line=stored_int(line),
+                column=stored_int(column),
+                message=str(message),
+                commit=None if commit is None else str(commit),
+                identity=str(identity),
+            )
+            for path, rule, severity, message, line, column, identity, commit in rows
+        ]
+    except (ValueError, TypeError, UnicodeDecodeError):
+        return None  # never trusted: the scan runs
 
 
 def stored_int(value: object) -> int | None:
@@ -194,13 +241,19 @@ class TagObjects:
         self.store = store if store is not None and store.enabled else None
         self._key = keyer(LISTING, "object")
 
-    def _cached(self, oid: str, compute: Callable[[], str | None]) -> str | None:
+    def _cached(
+        self, oid: str, compute: Callable[[], str | None], valid: Callable[[str], bool]
+    ) -> str | None:
+        """The stored answer when it is one ``valid`` takes (a damaged row is never trusted:
+        a wrong type would skip a tag's message), else git's, stored."""
         if self.store is None:
             return compute()
         k = self._key(oid)
         value = self.store.get(k)
         if value is not None:
-            return value.decode("utf-8", "surrogateescape")
+            text = value.decode("utf-8", "surrogateescape")
+            if valid(text):
+                return text
         out = compute()
         if out is not None:
             self.store.put_many({k: out.encode("utf-8", "surrogateescape")})
@@ -209,7 +262,7 @@ class TagObjects:
     def kind(self, oid: str) -> str:
         from apc_tools.core import git as gitio
 
-        return self._cached("t" + oid, lambda: gitio.object_type(self.repo, oid)) or ""
+        return self._cached("t" + oid, lambda: gitio.object_type(self.repo, oid), _is_kind) or ""
 
     def target(self, oid: str) -> tuple[str, str, str] | None:
         """(object id, type, tag name) of tag ``oid``; None when it is missing."""
@@ -219,8 +272,23 @@ class TagObjects:
             raw = gitio.read_objects(self.repo, [oid]).get(oid)
             return None if raw is None else "\0".join(gitio.tag_target(raw[1]))
 
-        value = self._cached("o" + oid, read)
+        value = self._cached("o" + oid, read, _is_target)
         if value is None:
             return None
         parts = value.split("\0")
         return (parts[0], parts[1], parts[2]) if len(parts) == 3 else None
+
+
+_KINDS = ("commit", "tree", "blob", "tag")
+
+
+def _is_kind(text: str) -> bool:
+    return text in _KINDS
+
+
+def _is_target(text: str) -> bool:
+    """``<object id>\0<type>\0<tag name>`` as :meth:`TagObjects.target` stores it."""
+    parts = text.split("\0")
+    if len(parts) != 3 or parts[1] not in _KINDS or len(parts[0]) not in (40, 64):
+        return False
+    return not parts[0].strip("0123456789abcdef")

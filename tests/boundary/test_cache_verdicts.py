@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from apc_tools.boundary import Options, scan, verdicts
+from apc_tools.boundary import Options, scan, subtrees, verdicts
 from apc_tools.core import cache as store
 from apc_tools.core.cache import Cache
 from apc_tools.findings import CannotRun
@@ -206,6 +206,66 @@ def test_history_warm_run_lists_and_reads_nothing_again(
     again = scans(mode="history")
     assert again == scans(mode="history", cache=False)
     assert entries(verdicts.LISTING) == 31 + 2
+
+
+def _no_judging(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record every call of the engine's judging (engine._run and engine._messages)."""
+    from apc_tools.boundary import engine
+
+    calls: list[str] = []
+    for name in ("_run", "_messages"):
+        real = getattr(engine, name)
+
+        def spy(*args: Any, _real: Any = real, _name: str = name, **kwargs: Any) -> Any:
+            calls.append(_name)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(engine, name, spy)
+    return calls
+
+
+def test_a_history_rerun_is_answered_whole_and_misses_on_any_change(
+    tmp_path: Path, xdg: Path, runs: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same commits, settings and apc: the raw findings of the whole scan, nothing judged
+    again; a new commit, a new annotated tag, other settings, a damaged value: judged."""
+    root = init(tmp_path / "repo")
+    for i in range(6):
+        commit(root, {f"f{i % 3}.txt": f"line {i}\n"}, f"commit {i}\n\nbody {i}")
+    commit(root, {"notes/AGENTS.md": f"# A\n\n{token('ghp_', 36)}\n"}, "a token")
+    scans = runs(root)
+    calls = _no_judging(monkeypatch)
+    expected = scans(mode="history", cache=False)
+    assert "BSC001" in expected
+    assert scans(mode="history") == expected
+    calls.clear()
+    assert scans(mode="history") == expected and calls == []  # answered whole
+    options = {"mode": "range", "rev_range": "HEAD~3..HEAD"}
+    ranged = scans(cache=False, **options)
+    assert scans(**options) == ranged
+    calls.clear()
+    assert scans(**options) == ranged and calls == []
+    git(root, "tag", "-a", "v1", "-m", f"release {token('ghp_', 36, seed=2)}")
+    calls.clear()
+    tagged = scans(mode="history")
+    assert calls, "a new tag: judged again"
+    assert tagged == scans(mode="history", cache=False) and tagged != expected
+    commit(root, {"f9.txt": "more\n"}, "one more")
+    calls.clear()
+    assert scans(mode="history") == scans(mode="history", cache=False) and calls
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("version: 1\nboundary:\n  secrets: all\n")
+    calls.clear()
+    assert scans(mode="history", config=policy) == scans(mode="history", config=policy, cache=False)
+    assert calls
+    db = sqlite3.connect(db_file(xdg))
+    with db:
+        db.execute("UPDATE entries SET value = x'7b6e6f74'")  # every row: "{not"
+    db.close()
+    calls.clear()
+    assert scans(mode="history") == scans(mode="history", cache=False) and calls
+    for value in (b"{not", b"[1]", b'[["a","BPA001","bad",1,1,"",null]]', b"{}"):
+        assert verdicts.load_run(value) is None
 
 
 def test_range_mode_same_cold_warm(tmp_path: Path, xdg: Path, runs: Any) -> None:
@@ -432,14 +492,18 @@ def test_the_cli_fills_and_reads_the_cache(tmp_path: Path, xdg: Path) -> None:
         )
         outputs.append(done.stdout)
     assert outputs[0] == outputs[1] == outputs[2]
-    assert entries() == 4
+    # the whole tree's scan keeps its folders' verdicts (the root, each folder, the pointer to
+    # the last root: boundary/subtrees.py)
+    folders = len(git(root, "ls-tree", "-r", "-t", "-d", "HEAD").splitlines())
+    assert entries(subtrees.TREES) == folders + 2
 
 
 def test_concurrent_scans_share_the_cache(tmp_path: Path, xdg: Path) -> None:
     root = init(tmp_path / "repo")
     commit(root, {f"src/m{i}.py": f"x = {i}\n" * (i + 1) for i in range(300)})
     env = {**os.environ, "XDG_CACHE_HOME": str(xdg)}
-    command = [sys.executable, "-m", "apc_tools", "boundary", "--format", "json"]
+    # a PATH: the per-blob verdicts (the whole tree's scan keeps its folders', test_subtrees)
+    command = [sys.executable, "-m", "apc_tools", "boundary", "--format", "json", "."]
     expected = subprocess.run(
         [*command, "--no-cache"], cwd=root, env=env, capture_output=True, text=True
     ).stdout
