@@ -443,14 +443,8 @@ def _run(
             pass
         elif oid in plain:
             read = next(blobs)[1]
-            data = read.data
-            if (
-                check is not None
-                and not read.missing
-                and len(data) == read.size
-                and b"\0" not in data[:sniff]
-                and not check(data)
-            ):  # what judge() decides for such a blob, in fewer steps
+            if check is not None and _plain(read, check, sniff):
+                # what judge() decides for such a blob, in fewer steps
                 key = plain[oid]
                 if storing and key is not None and empty is not None:
                     empty(key)
@@ -659,18 +653,9 @@ class _BlobStage:
         plain = self.plain_keys(oids) if check is not None else {}
         sniff = prefilter.BINARY_SNIFF
         for oid, blob in self.read(oids, reader):
-            if oid in plain:
-                data = blob.data
-                if (
-                    check is not None
-                    and not blob.missing
-                    and len(data) == blob.size
-                    and b"\0" not in data[:sniff]
-                    and not check(data)
-                ):
-                    key = plain[oid]
-                    out.append(key if storing else None)
-                    continue
+            if oid in plain and check is not None and _plain(blob, check, sniff):
+                out.append(plain[oid] if storing else None)
+                continue
             inspector.missing = []
             if recorder is not None:
                 recorder.stored = []
@@ -681,6 +666,18 @@ class _BlobStage:
             else:  # the common case travels small: nothing, or one empty verdict's key
                 out.append(stored[0][0] if stored else None)
         return out
+
+
+def _plain(blob: gitio.Blob, check: prefilter.Matcher, sniff: int) -> bool:
+    """A blob read whole, not binary, that passes no literal test: at one ordinary path it
+    yields nothing (what judge() decides for it, in fewer steps)."""
+    data = blob.data
+    return (
+        not blob.missing
+        and len(data) == blob.size
+        and b"\0" not in data[:sniff]
+        and not check(data)
+    )
 
 
 def _group_must_read(

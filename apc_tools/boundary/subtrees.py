@@ -46,11 +46,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from apc_tools.boundary.paths import HOME_FOLDERS
-from apc_tools.boundary.verdicts import stored_int
+from apc_tools.boundary.verdicts import findings_of
 from apc_tools.core import git as gitio
 from apc_tools.core.cache import Cache, text_keyer
 from apc_tools.core.git import Entry, Repo, TreeReader
-from apc_tools.findings import Finding, Severity
+from apc_tools.findings import Finding
 
 TREES = "boundary-tree"
 HOME_NAMES = tuple(h.folder.casefold() for h in HOME_FOLDERS)  # ".claude", ".codex", ".gemini"
@@ -141,19 +141,7 @@ def load(value: bytes, commit: str | None) -> tuple[int, list[Finding]] | None:
         files, rows = json.loads(value.decode("utf-8", "surrogatepass"))
         if not isinstance(files, int) or isinstance(files, bool) or files < 0:
             return None
-        out = [
-            Finding(
-                rule=str(rule),
-                severity=Severity(severity),
-                path=str(path),
-                line=stored_int(line),
-                column=stored_int(column),
-                message=str(message),
-                commit=commit,
-                identity=str(identity),
-            )
-            for path, rule, severity, message, line, column, identity in rows
-        ]
+        out = findings_of(rows, commit)
     except (ValueError, TypeError, UnicodeDecodeError):
         return None
     return files, out

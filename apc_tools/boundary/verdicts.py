@@ -114,10 +114,24 @@ def dump_run(findings: Sequence[Finding]) -> bytes:
 def load_run(value: bytes) -> list[Finding] | None:
     """The raw findings of a stored whole scan (None when the value is not one)."""
     try:
-        rows = json.loads(value.decode("utf-8", "surrogatepass"))
-        if not isinstance(rows, list):
-            return None
-        return [
+        return findings_of(json.loads(value.decode("utf-8", "surrogatepass")), None)
+    except (ValueError, TypeError, UnicodeDecodeError):
+        return None  # never trusted: the scan runs
+
+
+def findings_of(rows: object, commit: str | None) -> list[Finding]:
+    """The findings of stored rows ``[path, rule, severity, message, line, column, identity]``,
+    each with ``commit``, or with its own as an eighth item (:func:`dump_run`); TypeError or
+    ValueError when ``rows`` are not such rows."""
+    if not isinstance(rows, list):
+        raise TypeError("not a list of rows")
+    out: list[Finding] = []
+    for row in rows:
+        path, rule, severity, message, line, column, identity, *more = row
+        if len(more) > 1:
+            raise ValueError("a row of more than eight items")
+        own = more[0] if more else commit
+        out.append(
             Finding(
                 rule=str(rule),
                 severity=Severity(severity),
@@ -125,13 +139,11 @@ def load_run(value: bytes) -> list[Finding] | None:
                 line=stored_int(line),
                 column=stored_int(column),
                 message=str(message),
-                commit=None if commit is None else str(commit),
+                commit=None if own is None else str(own),
                 identity=str(identity),
             )
-            for path, rule, severity, message, line, column, identity, commit in rows
-        ]
-    except (ValueError, TypeError, UnicodeDecodeError):
-        return None  # never trusted: the scan runs
+        )
+    return out
 
 
 def stored_int(value: object) -> int | None:
