@@ -323,24 +323,54 @@ def _schemas() -> str:
 _handed: tuple[tuple[Any, ...], tuple[bytes, Gathered]] | None = None
 
 
-def _arguments(
-    paths: Sequence[Path],
+def _options(
     profile: str | None,
     config_path: Path | None,
-    here: Path,
+    cwd: Path | None,
     inline_allow: bool,
     selection: Selection | None,
-    report: Path,
-) -> tuple[Any, ...]:
+    report: Path | None,
+) -> dict[str, Any]:
+    """The keyword arguments of :func:`gather` for a run from ``cwd`` (default: here),
+    ``report`` defaulting to its :func:`report_root`."""
+    here = (cwd or Path.cwd()).resolve()
+    return {
+        "report": report if report is not None else report_root(here),
+        "profile": profile,
+        "config_path": config_path,
+        "cwd": here,
+        "inline_allow": inline_allow,
+        "selection": selection,
+    }
+
+
+def _arguments(paths: Sequence[Path], options: dict[str, Any]) -> tuple[Any, ...]:
+    """``paths`` and :func:`_options` as plain values (what a handed-on lookup must match)."""
+    config = options["config_path"]
     return (
         [os.fspath(p) for p in paths],
-        profile,
-        None if config_path is None else os.fspath(config_path),
-        os.fspath(here),
-        inline_allow,
-        repr(selection),
-        os.fspath(report),
+        options["profile"],
+        None if config is None else os.fspath(config),
+        os.fspath(options["cwd"]),
+        options["inline_allow"],
+        repr(options["selection"]),
+        os.fspath(options["report"]),
     )
+
+
+def _gather_and_ask(
+    paths: Sequence[Path], options: dict[str, Any]
+) -> tuple[tuple[bytes, Gathered] | None, Validation | None]:
+    """What :func:`gather` makes of the run (the cache open for its memos), and the stored
+    whole-run result under its key (its memos kept when it is there)."""
+    from apc_tools.core.cache import Cache
+
+    with Cache.open(NAMESPACE) as opened:
+        made = gather(paths, **options, store=opened)
+        hit = _lookup_in(opened, made[0]) if made is not None else None
+        if hit is not None and made is not None:
+            _keep_memos(opened, made[1])
+        return made, hit
 
 
 def answer(
@@ -357,31 +387,15 @@ def answer(
     when the cache holds it, else None; on a miss what was gathered is kept for the
     :func:`validate_tree` call with the same arguments that follows in this process."""
     global _handed
-    from apc_tools.core.cache import Cache, disabled_by_env
+    from apc_tools.core.cache import disabled_by_env
 
     if disabled_by_env():
         return None
-    here = (cwd or Path.cwd()).resolve()
-    top = report if report is not None else report_root(here)
-    with Cache.open(NAMESPACE) as opened:
-        made = gather(
-            paths,
-            report=top,
-            profile=profile,
-            config_path=config_path,
-            cwd=here,
-            inline_allow=inline_allow,
-            selection=selection,
-            store=opened,
-        )
-        if made is None:
-            return None
-        found = _lookup_in(opened, made[0])
-        if found is not None:
-            _keep_memos(opened, made[1])
-            return found
-    args = _arguments(paths, profile, config_path, here, inline_allow, selection, top)
-    _handed = (args, made)
+    options = _options(profile, config_path, cwd, inline_allow, selection, report)
+    made, hit = _gather_and_ask(paths, options)
+    if made is None or hit is not None:
+        return hit
+    _handed = (_arguments(paths, options), made)
     return None
 
 
@@ -407,35 +421,23 @@ def validate_tree(
     (``contract.validate``, imported only then) and stored for the next run. ``report``:
     :func:`report_root` of ``cwd`` when the caller knows it."""
     global _handed
-    from apc_tools.core.cache import Cache, disabled_by_env
+    from apc_tools.core.cache import disabled_by_env
 
-    here = (cwd or Path.cwd()).resolve()
-    top = report if report is not None else report_root(here)
-    options: dict[str, Any] = {
-        "report": top,
-        "profile": profile,
-        "config_path": config_path,
-        "cwd": here,
-        "inline_allow": inline_allow,
-        "selection": selection,
-    }
+    options = _options(profile, config_path, cwd, inline_allow, selection, report)
     handed, _handed = _handed, None
-    args = _arguments(paths, profile, config_path, here, inline_allow, selection, top)
     made = None
     if cache and not disabled_by_env():
-        if handed is not None and handed[0] == args:
+        if handed is not None and handed[0] == _arguments(paths, options):
             made = handed[1]  # asked already (apc_tools.start): a miss
         else:
-            with Cache.open(NAMESPACE) as opened:
-                made = gather(paths, **options, store=opened)
-                hit = _lookup_in(opened, made[0]) if made else None
-                if hit is not None and made is not None:
-                    _keep_memos(opened, made[1])
-                    return hit
+            made, hit = _gather_and_ask(paths, options)
+            if hit is not None:
+                return hit
         if made is not None and not settle(made[1]):
             made = gather(paths, **options)
     from apc_tools.contract.validate import rooted, run_validate
 
+    here = options["cwd"]
     found = rooted(
         run_validate(
             paths,
