@@ -87,6 +87,22 @@ def git(cwd: Path, *args: str) -> str:
     return done.stdout
 
 
+def stored_object(cwd: Path, data: str | bytes, kind: str = "blob") -> str:
+    """``git hash-object -w``: ``data`` written as a ``kind`` object of the repository at
+    ``cwd`` (no file, no index entry); its id."""
+    raw = data.encode() if isinstance(data, str) else data
+    env = {**os.environ, **GIT_ENV}
+    done = subprocess.run(
+        ["git", "hash-object", "-t", kind, "-w", "--stdin"],
+        cwd=cwd,
+        env=env,
+        input=raw,
+        capture_output=True,
+        check=True,
+    )
+    return done.stdout.decode().strip()
+
+
 @pytest.fixture
 def git_repo(tmp_path: Path) -> Callable[..., Path]:
     """Make a real git repository from a mapping of relative path -> text, committed."""

@@ -23,7 +23,7 @@ from apc_tools.boundary.trusted import gate_inputs
 from apc_tools.core import git as gitio
 from apc_tools.findings import CannotRun, Finding
 from tests.boundary.helpers import CLAUDE, commit, findings, init, remove, repo, token
-from tests.conftest import GIT_ENV, git, run_apc
+from tests.conftest import GIT_ENV, git, run_apc, stored_object
 
 CLEAN = {"README.md": "# project\n"}
 
@@ -313,15 +313,7 @@ def signed_commit(root: Path, parent: str, kind: str, files: dict[str, str], mes
         "committer A <a@example.com> 1767225600 +0000\n"
         f"gpgsig {signature}\n\n{message}\n"
     )
-    done = subprocess.run(
-        ["git", "hash-object", "-t", "commit", "-w", "--stdin"],
-        cwd=root,
-        input=body,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    oid = done.stdout.strip()
+    oid = stored_object(root, body, "commit")
     git(root, "update-ref", "HEAD", oid)
     git(root, "reset", "-q", "--hard", oid)
     return oid
@@ -522,14 +514,7 @@ def test_tag_messages_and_objects_reachable_only_through_a_tag(tmp_path: Path) -
     git(root, "tag", "-a", "v1", "-m", f"release, token {token('ghp_', 36)}")
     git(root, "tag", "-a", "v1-signed", "v1", "-m", "a tag of a tag\n\n" + CLAUDE)
     # A tree and a blob that no commit holds, kept alive only by tags.
-    session = subprocess.run(
-        ["git", "hash-object", "-w", "--stdin"],
-        cwd=root,
-        input=CLAUDE,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    session = stored_object(root, CLAUDE)
     tree = session
     for kind, name in (
         ("blob", "x.jsonl"),
@@ -576,20 +561,10 @@ def test_refs_straight_at_a_blob_or_a_tree_are_read_by_history(tmp_path: Path) -
     `git push origin refs/tags/x` sends it all the same."""
     root = repo(tmp_path, CLEAN)
 
-    def stored(text: str) -> str:
-        return subprocess.run(
-            ["git", "hash-object", "-w", "--stdin"],
-            cwd=root,
-            input=text,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-
-    blob = stored(CLAUDE.replace("5d2c", "77aa"))
+    blob = stored_object(root, CLAUDE.replace("5d2c", "77aa"))
     git(root, "tag", "light-blob", blob)
-    git(root, "update-ref", "refs/notes/blob", stored(CLAUDE.replace("5d2c", "88bb")))
-    listing = f"100644 blob {stored(CLAUDE.replace('5d2c', '99cc'))}\tnotes.txt\n"
+    git(root, "update-ref", "refs/notes/blob", stored_object(root, CLAUDE.replace("5d2c", "88bb")))
+    listing = f"100644 blob {stored_object(root, CLAUDE.replace('5d2c', '99cc'))}\tnotes.txt\n"
     tree = subprocess.run(
         ["git", "mktree"], cwd=root, input=listing, capture_output=True, text=True, check=True
     ).stdout.strip()

@@ -14,18 +14,7 @@ from pathlib import Path
 import pytest
 
 from apc_tools.core import git as gitio
-from tests.conftest import REPO_ROOT, git
-
-
-def _blob(root: Path, data: bytes) -> str:
-    done = subprocess.run(
-        ["git", "hash-object", "-w", "--stdin"],
-        cwd=root,
-        input=data,
-        capture_output=True,
-        check=True,
-    )
-    return done.stdout.decode().strip()
+from tests.conftest import REPO_ROOT, git, stored_object
 
 
 def _repo(tmp_path: Path) -> Path:
@@ -57,7 +46,7 @@ def test_every_blob_in_order_as_git_prints_it(tmp_path: Path) -> None:
     rng = random.Random(7)
     contents = [rng.randbytes(n) for n in _sizes()]
     contents += [b"no newline at the end", b"\n\n\n", b"a\nb 12\n", b"missing\n"]
-    oids = [_blob(root, c) for c in contents]
+    oids = [stored_object(root, c) for c in contents]
     order = oids + oids[::-1]  # repeated ids are answered each time
     with gitio.BlobReader(gitio.open_repo(root)) as reader:
         answers = list(reader.read_many(order, 1 << 30))
@@ -72,7 +61,7 @@ def test_a_blob_over_the_limit_is_cut_and_the_rest_drained(tmp_path: Path) -> No
     root = _repo(tmp_path)
     rng = random.Random(3)
     big, after = rng.randbytes(3 * CHUNK + 11), b"the next blob\n"
-    oids = [_blob(root, big), _blob(root, after), _blob(root, b"x" * 10)]
+    oids = [stored_object(root, big), stored_object(root, after), stored_object(root, b"x" * 10)]
     for limit in (0, 1, 9, 10, CHUNK, 2 * CHUNK + 5):
         with gitio.BlobReader(gitio.open_repo(root)) as reader:
             answers = [blob for _, blob in reader.read_many(oids, limit)]
@@ -90,7 +79,7 @@ def test_missing_objects_and_hostile_names_are_missing_and_the_rest_is_read(
     (root / "a.txt").write_bytes(b"alpha\n")
     git(root, "add", "a.txt")
     git(root, "commit", "-q", "-m", "one")
-    good = _blob(root, b"good\n")
+    good = stored_object(root, b"good\n")
     hostile = [
         "0" * 40,  # no such object
         "",  # an empty request line
@@ -143,7 +132,7 @@ def test_a_killed_cat_file_costs_one_object_and_a_fresh_process_reads_the_rest(
     root = _repo(tmp_path)
     rng = random.Random(11)
     contents = [rng.randbytes(300_000) for _ in range(40)]  # far more than the pipe holds
-    oids = [_blob(root, c) for c in contents]
+    oids = [stored_object(root, c) for c in contents]
     reader = gitio.BlobReader(gitio.open_repo(root))
     answers = reader.read_many(oids, 1 << 30)
     first = next(answers)
@@ -171,7 +160,7 @@ def test_an_abandoned_read_ends_its_process_and_the_next_read_starts_afresh(
 ) -> None:
     root = _repo(tmp_path)
     contents = [bytes([65 + i]) * 200_000 for i in range(20)]
-    oids = [_blob(root, c) for c in contents]
+    oids = [stored_object(root, c) for c in contents]
     with gitio.BlobReader(gitio.open_repo(root)) as reader:
         answers = reader.read_many(oids, 1 << 30)
         assert next(answers)[1].data == contents[0]
@@ -199,7 +188,7 @@ def test_an_abandoned_read_ends_its_process_and_the_next_read_starts_afresh(
 
 def test_the_reader_imports_no_gitpython(tmp_path: Path) -> None:
     root = _repo(tmp_path)
-    oid = _blob(root, b"hello\n")
+    oid = stored_object(root, b"hello\n")
     code = (
         "import sys; from pathlib import Path; from apc_tools.core import git as g\n"
         f"r = g.BlobReader(g.open_repo(Path({str(root)!r})))\n"
@@ -213,7 +202,7 @@ def test_the_reader_imports_no_gitpython(tmp_path: Path) -> None:
 
 def test_outside_a_repository_every_object_is_missing(tmp_path: Path) -> None:
     root = _repo(tmp_path)
-    oid = _blob(root, b"x\n")
+    oid = stored_object(root, b"x\n")
     reader = gitio.BlobReader(gitio.Repo(tmp_path / "gone", ""))
     with reader:
         answers = list(reader.read_many([oid, oid], 10))

@@ -13,7 +13,7 @@ from jsonschema import Draft4Validator
 
 from apc_tools.report.sarif import RESULT_LIMIT
 from tests.cli.test_cli import apc
-from tests.conftest import GIT_ENV, git, write_tree
+from tests.conftest import GIT_ENV, git, stored_object, write_tree
 from tests.integrations.leaks import CLAUDE_SESSION, INVALID_AGENT, MARKER, PROJECT, secret
 
 SCHEMA = Path(__file__).parent / "sarif" / "sarif-schema-2.1.0.json"
@@ -72,17 +72,7 @@ def commit_many(repo: Path, files: dict[str, str], copies: dict[str, int]) -> No
     content, written with plumbing: the files are in the commit, not on disk)."""
     entries = []
     for name, content in files.items():
-        oid = (
-            subprocess.run(
-                ["git", "hash-object", "-w", "--stdin"],
-                cwd=repo,
-                input=content.encode(),
-                capture_output=True,
-                check=True,
-            )
-            .stdout.decode()
-            .strip()
-        )
+        oid = stored_object(repo, content)
         entries += [f"100644 {oid}\t{name}/{i:05}.{name}\n" for i in range(copies[name])]
     subprocess.run(
         ["git", "update-index", "--index-info"],
