@@ -218,10 +218,6 @@ class Trees:
     files: int = 0  # the files of the trees that hit
     hits: dict[str, int] = field(default_factory=dict)  # path of a tree that hit -> its files
     missed: dict[str, str] = field(default_factory=dict)  # path of a tree listed -> its id
-    listed_trees: list[str] = field(default_factory=list)  # every tree path listed
-    read: list[str] = field(default_factory=list)  # the tree ids read one by one
-    entries: list[Entry] = field(default_factory=list)  # every entry listed (before exclude)
-    commit_of_findings: str | None = None  # tracked mode's entries carry no commit
     collided: set[str] = field(default_factory=set)  # paths of case-colliding names
     reused: Counter[str] = field(default_factory=Counter)  # folder -> files kept from before
 
@@ -257,7 +253,8 @@ class Trees:
         out: dict[str, tuple[int, list[Finding]]] = {}
         for path, k in keys.items():
             value = values.get(k)
-            loaded = None if value is None else load(value, self.commit_of_findings)
+            # (no commit: a --tracked scan's findings carry none)
+            loaded = None if value is None else load(value, None)
             if loaded is not None:
                 out[path] = loaded
         return out
@@ -274,10 +271,6 @@ class Trees:
         for path, loaded in known.items():
             self._take(path, loaded)
         return {p: o for p, o in trees.items() if p not in known}
-
-    def _miss(self, path: str, oid: str) -> None:
-        self.missed[path] = oid
-        self.listed_trees.append(path)
 
     def listing(self) -> list[Entry] | None:
         """The entries to scan: those outside every tree that hit (None: list the plain way)."""
@@ -319,28 +312,25 @@ class Trees:
         asked = 1
         while todo:
             if len(todo) > MAX_DESCENT or (len(todo) > FEW and 2 * len(todo) > asked):
-                self.entries = self._whole()  # most of a level missed: a cold run
-                return self.entries
+                return self._whole()  # most of a level missed: a cold run
             bases = {p: old[p] for p in todo if p in old}
             earlier = self._ask(bases)  # the stored verdicts of the earlier trees
             wanted = [*todo.values(), *(bases[p] for p in earlier)]
             objects = read_trees(reader, list(dict.fromkeys(wanted)))
-            self.read += list(dict.fromkeys(todo.values()))
             children: dict[str, str] = {}
             below: dict[str, str] = {}  # the next level's earlier trees
             for path, oid in todo.items():
                 data = objects.get(oid)
                 if data is None:
                     return None  # git cannot give the tree: the plain listing says why
-                self._miss(path, oid)
+                self.missed[path] = oid
                 was = self._earlier(earlier.get(path), objects.get(bases.get(path, "")), raw_len)
                 parsed = parse_tree(data, raw_len)
                 met[path] = self._items(path, parsed, was, children, below)
             asked = len(children)
             todo = self._lookup(children)
             old = below
-        self.entries = _in_order(met)
-        return self.entries
+        return _in_order(met)
 
     @staticmethod
     def _earlier(
@@ -420,8 +410,8 @@ class Trees:
         """Every entry of the root tree from one ``ls-tree -r -t`` (what descending found so
         far is dropped: asked again in one lookup), minus what lies under a tree that hits."""
         self.found, self.files, self.hits, self.reused = [], 0, {}, Counter()
-        self.missed, self.listed_trees = {}, []
-        self._miss("", self.root)
+        self.missed = {}
+        self.missed[""] = self.root
         out = gitio.run(self.repo.root, ["ls-tree", "-r", "-t", "-z", "--full-tree", self.root])
         trees: dict[str, str] = {}
         entries: list[Entry] = []
@@ -446,7 +436,7 @@ class Trees:
             if path in top:
                 self._take(path, known[path])
             elif not top or not any(a in top for a in _parents(path)):
-                self._miss(path, oid)
+                self.missed[path] = oid
         if not top:
             return entries
         return [e for e in entries if not any(a in top for a in _parents(e.path))]
