@@ -427,6 +427,12 @@ def _prefixed_matches(detector: Detector, text: str) -> Iterator[re.Match[str]]:
             return
         found = [(text.find(n), n) for n in needles]
         places = sorted(p for at, n in found if at >= 0 for p in _places(text, n, at))
+    yield from _matches_at(detector, text, places)
+
+
+def _matches_at(detector: Detector, text: str, places: Iterable[int]) -> Iterator[re.Match[str]]:
+    """The matches of a prefixed detector's pattern tried at ``places`` (every place one of
+    its needles occurs, in order), skipping the places inside the last match."""
     match = detector.pattern.match
     end = 0
     for at in places:
@@ -486,10 +492,102 @@ def _without_overlaps(hits: Iterable[Hit]) -> list[Hit]:
 
 def find_secrets(text: str) -> list[Hit]:
     """Live-looking secrets in ``text``; specific formats win over the generic keyword rule."""
+    fast = _fast_finders()
+    if fast is not None:
+        return _without_overlaps(_fast_secrets(text, *fast))
     hits = [hit for d in SECRET_DETECTORS for hit in _scan(d, text)]
     if _names_a_secret(text):
         hits += _scan(GENERIC_SECRET, text)
     return _without_overlaps(hits)
+
+
+# The token formats' needles and the generic rule's hint words, each set searched in one pass
+# by an Aho-Corasick automaton (``ahocorasick_rs``, the ``fast`` extra) instead of one
+# substring search per needle; without it each detector searches for its own needles.
+_SECRET_NEEDLES = tuple(sorted({n for d in SECRET_DETECTORS if d.prefixed for n in d.needles}))
+Finder = Callable[..., list[tuple[int, int, int]]]
+_finders: list[tuple[Finder, Finder, Finder] | None] = []
+
+
+def _fast_finders() -> tuple[Finder, Finder, Finder] | None:
+    """Every place of every token needle in bytes and in a text (character offsets), and the
+    leftmost-first places of the hint words in bytes; None without ``ahocorasick_rs``. Made
+    once."""
+    if not _finders:
+        try:
+            import ahocorasick_rs  # type: ignore[import-not-found, unused-ignore]
+        except ImportError:
+            _finders.append(None)
+        else:
+            in_bytes = ahocorasick_rs.BytesAhoCorasick([n.encode() for n in _SECRET_NEEDLES])
+            in_text = ahocorasick_rs.AhoCorasick(list(_SECRET_NEEDLES))
+            hints = ahocorasick_rs.BytesAhoCorasick(
+                [w.encode() for w in _KEYWORD_HINTS],
+                matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST,
+            )
+            _finders.append(
+                (
+                    in_bytes.find_matches_as_indexes,
+                    in_text.find_matches_as_indexes,
+                    hints.find_matches_as_indexes,
+                )
+            )
+    return _finders[0]
+
+
+def _fast_secrets(text: str, in_bytes: Finder, in_text: Finder, hints: Finder) -> list[Hit]:
+    """The hits of :func:`find_secrets` (before overlaps are dropped), found with the
+    automata of :func:`_fast_finders`.
+
+    Each token format is tried where its needles occur (every place of every needle, overlaps
+    included: what :func:`_prefixed_matches` finds one needle at a time), found in one pass:
+    over the bytes of an ASCII text (its byte offsets are its character offsets), else over
+    the text. In an ASCII text the generic rule runs when a hint word occurs
+    (``_names_a_secret``: the hint words are ASCII and so is the text, so its lowercased bytes
+    hold one exactly where ``text.lower()`` does) and is searched only in the lines that hold
+    one: ``before`` holds no line break, so a hit's keyword is on its line, and an ASCII
+    keyword lowercases to a hint word there; no match holds a line break either (its value
+    holds no white space), so ``finditer`` over a run of whole lines finds the matches the
+    search over the whole text finds there. In any other text (``(?i)`` folds some non-ASCII
+    characters onto the keyword's letters) it runs as without the automata."""
+    ascii_text = text.isascii()
+    data = text.encode("ascii") if ascii_text else b""
+    places: dict[str, list[int]] = {}
+    for index, start, _end in in_bytes(data, True) if ascii_text else in_text(text, True):
+        places.setdefault(_SECRET_NEEDLES[index], []).append(start)
+    hits: list[Hit] = []
+    for detector in SECRET_DETECTORS:
+        if not detector.prefixed:
+            hits += _scan(detector, text)
+            continue
+        mine = [p for n in detector.needles for p in places.get(n, ())]
+        if mine:
+            mine.sort()
+            hits += _hits(detector, text, _matches_at(detector, text, mine))
+    if not ascii_text:
+        if _names_a_secret(text):
+            hits += _scan(GENERIC_SECRET, text)
+        return hits
+    words = hints(data.lower())
+    if not words:
+        return hits
+    finditer = GENERIC_SECRET.pattern.finditer
+    start = end = -1  # the run of whole lines to search: text[start:end]
+    for _index, at, _stop in words:
+        if at <= end:  # on a line already in the run
+            continue
+        line = text.rfind("\n", 0, at) + 1
+        if line != end + 1 and start >= 0:  # not the line right after the run: search the run
+            hits += _hits(GENERIC_SECRET, text, finditer(text, start, end))
+            start = -1
+        if start < 0:
+            start = line
+        end = text.find("\n", at)
+        if end < 0:
+            end = len(text)
+    if start >= 0:
+        hits += _hits(GENERIC_SECRET, text, finditer(text, start, end))
+    return hits
 
 
 def find_local_paths(text: str) -> list[Hit]:

@@ -1,8 +1,9 @@
 """The scan's fast rejects (one alternation for several needles, the keyword-hint test of the
-window before a generic-secret match) change no hit: every detector's hits equal those of the
-plain scan (a substring test per needle, ``before`` run on every match) over the shared corpus,
-texts built around the hard cases (keywords spelled with characters that only ``(?i)`` folds:
-the long s, the Kelvin sign, the dotted capital I) and generated texts."""
+window before a generic-secret match, the needles and hint words found by automata) change no
+hit: every detector's hits equal those of the plain scan (a substring test per needle,
+``before`` run on every match) over the shared corpus, texts built around the hard cases
+(keywords spelled with characters that only ``(?i)`` folds: the long s, the Kelvin sign, the
+dotted capital I) and generated texts, with the automata and without them."""
 
 from __future__ import annotations
 
@@ -51,12 +52,26 @@ def plain_find_secrets(text: str) -> list[Hit]:
     return detect._without_overlaps(hits)
 
 
+def without_automata(text: str) -> list[Hit]:
+    """``find_secrets`` as it runs where ``ahocorasick_rs`` is not installed."""
+    kept = detect._finders[:]
+    detect._finders[:] = [None]
+    try:
+        return detect.find_secrets(text)
+    finally:
+        detect._finders[:] = kept
+
+
 def assert_same(text: str) -> None:
     for detector in EVERY:
         assert list(detect._scan(detector, text)) == list(plain_scan(detector, text)), detector.name
-    # the generic rule searched only in the lines a hint word or a non-ASCII character reaches,
-    # each prefixed token format tried only where its needle occurs
-    assert detect.find_secrets(text) == plain_find_secrets(text)
+    # each prefixed token format tried only where its needle occurs, found by one automaton
+    # for all needles (ahocorasick_rs, the fast extra) and without it; with it, the generic
+    # rule searched only in the lines of an ASCII text that hold a hint word
+    plain = plain_find_secrets(text)
+    assert detect._fast_finders() is not None, "the test extras install ahocorasick_rs"
+    assert detect.find_secrets(text) == plain
+    assert without_automata(text) == plain
     for detector in (d for d in EVERY if d.prefixed):  # what the needle-led scan relies on
         for match in detector.pattern.finditer(text):
             assert match.group(0).startswith(detector.needles), detector.name
@@ -116,6 +131,10 @@ SECRET = "Zq8vT2mK9pLx4RwN7bYc"  # random-looking: the generic rule reports it
         f"é{' ' * 46}: {SECRET}",  # a non-ASCII window without a keyword
         f"key: {SECRET}\r\npassword={SECRET}\r\n",
         f"x={SECRET}{SECRET}token: {SECRET}",  # a match swallowing the keyword's line start
+        # hint words on neighbouring lines, the first and the last line, a line between
+        f"token: {SECRET}\nkey={SECRET}\n\npassword: '{SECRET}'\nplain: {SECRET}\npwd={SECRET}",
+        f"{SECRET}:token {SECRET}=x\r\nsecret_key: {SECRET}x{SECRET}",
+        f"{'key ' * 30}: {SECRET}\n" * 3,
         "sk-ant-sk-" + "A1b2C3d4" * 6 + " sk-sk-" + "A1b2C3d4" * 6,
         "xoxoxb-1234567890-" + "aB3dE5fG7hJ9kL1m",  # needles overlapping themselves
         "-----BEGIN -----BEGIN RSA PRIVATE KEY-----\n" + "A" * 64,
