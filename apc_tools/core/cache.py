@@ -191,7 +191,7 @@ class Cache:
         if not enabled or disabled_by_env():
             return cls(namespace)
         try:
-            return cls(namespace, _connect(database_path()))
+            return cls(namespace, _connection(database_path()))
         except Exception as exc:
             out = cls(namespace)
             out.error = f"{type(exc).__name__}: {exc}"
@@ -200,6 +200,7 @@ class Cache:
     def _fail(self, exc: BaseException) -> None:
         self.error = f"{type(exc).__name__}: {exc}"
         db, self._db = self._db, None
+        _forget(db)
         with contextlib.suppress(Exception):  # already failing: drop it
             db.close()
 
@@ -294,13 +295,14 @@ class Cache:
             return 0
 
     def close(self) -> None:
-        """Evict over the bound (when this run wrote) and close; never raises."""
+        """Evict over the bound (when this run wrote) and let go of the connection (which
+        stays open for the next :meth:`open` of this process: :func:`_connection`); never
+        raises."""
         if self._db is None:
             return
         try:
             if self.written:
                 _evict(self._db, max_bytes())
-            self._db.close()
         except Exception as exc:
             self._fail(exc)
         self._db = None
@@ -342,11 +344,72 @@ def _regular_or_absent(path: Path) -> bool:
     return stat.S_ISREG(info.st_mode) and (not hasattr(os, "getuid") or info.st_uid == os.getuid())
 
 
+# The connection this process keeps open between the caches it opens one after another (each
+# open and close cost a run a few milliseconds: the close of the last connection checkpoints
+# the WAL into the database): (process id, database path, the file's device and inode, the
+# connection). Reused only by the process that opened it (a forked worker opens its own), for
+# the same path while it names the same file; closed at exit.
+_held: list[tuple[int, Path, tuple[int, int], Any]] = []
+
+
+def _connection(path: Path) -> sqlite3.Connection:
+    """The held connection to the database at ``path``, or a new one (which is then held)."""
+    for one in (path, *(path.with_name(path.name + side) for side in _SIDES)):
+        if not _regular_or_absent(one):
+            raise OSError(f"{one}: not a regular file of this user (refused)")
+    if _held:
+        pid, held_path, ident, db = _held[0]
+        if pid == os.getpid() and held_path == path and _identity(path) == ident:
+            return db  # type: ignore[no-any-return]
+        _release()
+    db = _connect(path)
+    ident = _identity(path)
+    if ident is None:
+        db.close()
+        raise OSError(f"{path}: gone")
+    if not _registered:
+        import atexit
+
+        atexit.register(_release)
+        _registered.append(True)
+    _held.append((os.getpid(), path, ident, db))
+    return db
+
+
+_registered: list[bool] = []
+_SIDES = ("-wal", "-shm")  # SQLite's files beside the database
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino) if stat.S_ISREG(info.st_mode) else None
+
+
+def _release() -> None:
+    """Close the held connection (in the process that opened it: a forked worker only
+    forgets the one it inherited)."""
+    if not _held:
+        return
+    pid, _path, _ident, db = _held.pop()
+    if pid == os.getpid():
+        with contextlib.suppress(Exception):
+            db.close()
+
+
+def _forget(db: Any) -> None:
+    """Stop holding ``db`` (a connection that failed: it is being closed)."""
+    if _held and _held[0][3] is db:
+        _held.clear()
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     import sqlite3
 
     _private_folder(path.parent)
-    for one in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+    for one in (path, *(path.with_name(path.name + side) for side in _SIDES)):
         if not _regular_or_absent(one):
             raise OSError(f"{one}: not a regular file of this user (refused)")
     # Create the file ourselves: 0600, never through a symlink planted in its place.
