@@ -360,11 +360,11 @@ def _connection(path: Path) -> sqlite3.Connection:
     if _held:
         pid, held_path, ident, db = _held[0]
         if pid == os.getpid() and held_path == path and _identity(path) == ident:
-            return db  # type: ignore[no-any-return]
+            return db
         _release()
     db = _connect(path)
-    ident = _identity(path)
-    if ident is None:
+    made = _identity(path)
+    if made is None:
         db.close()
         raise OSError(f"{path}: gone")
     if not _registered:
@@ -372,7 +372,7 @@ def _connection(path: Path) -> sqlite3.Connection:
 
         atexit.register(_release)
         _registered.append(True)
-    _held.append((os.getpid(), path, ident, db))
+    _held.append((os.getpid(), path, made, db))
     return db
 
 
