@@ -355,3 +355,50 @@ def test_a_namespace_is_empty_until_written(home: Path) -> None:
             cache.put_many({key("y"): name.encode()})
         with Cache.open(name) as cache:
             assert cache.get_many([key("y")]) == {key("y"): name.encode()}
+
+
+def test_one_connection_serves_the_opens_of_a_run(home: Path) -> None:
+    """The caches a process opens one after another share one connection (each close of the
+    last connection checkpointed the WAL); a database removed meanwhile is made again."""
+    with Cache.open("ns") as cache:
+        cache.put_many({key("x"): b"1"})
+        first = cache._db
+    with Cache.open("ns") as cache, Cache.open("other") as other:
+        assert cache._db is first and other._db is first
+        assert cache.get_many([key("x")]) == {key("x"): b"1"}
+    for side in ("", "-wal", "-shm"):
+        Path(f"{db_path(home)}{side}").unlink(missing_ok=True)
+    with Cache.open("ns") as cache:
+        assert cache.enabled, cache.error
+        assert cache._db is not first
+        assert cache.get_many([key("x")]) == {}
+        cache.put_many({key("y"): b"2"})
+    assert db_path(home).is_file()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
+def test_a_forked_process_opens_its_own_connection(home: Path) -> None:
+    with Cache.open("ns") as cache:
+        cache.put_many({key("parent"): b"1"})
+        held = cache._db
+    reading, writing = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never the inherited connection
+        code = 1
+        try:
+            with Cache.open("ns") as mine:
+                ok = mine.enabled and mine._db is not held
+                mine.put_many({key("child"): b"2"})
+                ok = ok and mine.get_many([key("parent")]) == {key("parent"): b"1"}
+            os.write(writing, b"ok" if ok and mine.error is None else b"no")
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(writing)
+    answer = os.read(reading, 2)
+    os.close(reading)
+    assert os.waitpid(pid, 0)[1] == 0
+    assert answer == b"ok"
+    with Cache.open("ns") as cache:  # the parent's connection still works and sees the row
+        assert cache._db is held
+        assert cache.get_many([key("child")]) == {key("child"): b"2"}
