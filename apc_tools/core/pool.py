@@ -8,8 +8,10 @@ contiguous chunks of about equal cost (balanced by ``costs``), :data:`SLICES` pe
 the chunks' numbers are put in a pipe that every process reads: worker processes started with
 ``fork`` and the calling process (after its own ``meanwhile`` work) each take the next chunk
 until none is left, so a process slowed by a costly file, an import or the machine's load takes
-fewer (a fixed cut made the run wait for the slowest part). The calling process then reads the
-workers' results (pickled through a pipe) and puts every chunk in its place. ``work`` and the
+fewer (a fixed cut made the run wait for the slowest part). A worker sends each chunk's results
+(pickled, one frame each, through its own pipe) as soon as it has computed them, and the
+calling process reads and unpickles what has arrived between its own chunks, so little is left
+to receive when the last chunk is done; it then puts every chunk in its place. ``work`` and the
 data it reads are inherited through ``fork``, never pickled: only the results travel.
 
 Nothing is lost and nothing raises because of the pool: where ``fork`` is not available
@@ -156,6 +158,29 @@ def _fork(body: Callable[[], Any]) -> tuple[int, int] | None:
     when it raises or cannot be pickled); its (process id, reading end), or None when it
     cannot start (process limits, memory)."""
     reading, writing = os.pipe()
+
+    def send() -> None:
+        os.close(reading)
+        try:
+            payload: tuple[str, Any] = ("ok", body())
+            data = pickle.dumps(payload, pickle.HIGHEST_PROTOCOL)
+        except BaseException:  # reported to the parent, which computes the work itself
+            data = pickle.dumps(("error", traceback.format_exc()))
+        view = memoryview(data)
+        while view:
+            view = view[os.write(writing, view) :]
+
+    pid = _start(send)
+    os.close(writing)
+    if pid is None:
+        os.close(reading)
+        return None
+    return pid, reading
+
+
+def _start(body: Callable[[], None]) -> int | None:
+    """Fork a worker that runs ``body()`` and ends (exit status 0, or 1 when it raised); its
+    process id, or None when it cannot start (process limits, memory)."""
     for stream in (sys.stdout, sys.stderr):  # nothing buffered here is written twice
         with contextlib.suppress(Exception):
             stream.flush()
@@ -172,28 +197,17 @@ def _fork(body: Callable[[], Any]) -> tuple[int, int] | None:
     if freeze and pid:
         gc.unfreeze()
     if pid < 0:
-        os.close(reading)
-        os.close(writing)
         return None
     if pid == 0:  # the worker: never returns
         code = 0
         try:
-            os.close(reading)
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
-            try:
-                payload: tuple[str, Any] = ("ok", body())
-                data = pickle.dumps(payload, pickle.HIGHEST_PROTOCOL)
-            except BaseException:  # reported to the parent, which computes the work itself
-                data = pickle.dumps(("error", traceback.format_exc()))
-            view = memoryview(data)
-            while view:
-                view = view[os.write(writing, view) :]
+            body()
         except BaseException:
             code = 1
         finally:
             os._exit(code)
-    os.close(writing)
-    return pid, reading
+    return pid
 
 
 def _receive(reading: int) -> Any:
@@ -227,8 +241,14 @@ def _stop(started: Sequence[tuple[int, int | None]], kill: bool) -> None:
             os.waitpid(pid, 0)
 
 
-def _take(queue: int, work: Callable[[int], Any], parts: Sequence[range]) -> dict[int, list[Any]]:
-    """Compute the chunks whose numbers this process reads from ``queue`` until it is empty."""
+def _take(
+    queue: int,
+    work: Callable[[int], Any],
+    parts: Sequence[range],
+    each: Callable[[int, list[Any]], None] | None = None,
+) -> dict[int, list[Any]]:
+    """Compute the chunks whose numbers this process reads from ``queue`` until it is empty;
+    ``each(index, results)`` after each one."""
     done: dict[int, list[Any]] = {}
     while True:
         try:
@@ -240,6 +260,93 @@ def _take(queue: int, work: Callable[[int], Any], parts: Sequence[range]) -> dic
         index = got[0]
         if index < len(parts):
             done[index] = [work(i) for i in parts[index]]
+            if each is not None:
+                each(index, done[index])
+
+
+# A worker of map_items sends each chunk's results as soon as they are computed, one frame
+# each (4-byte length, then the pickled (chunk number, results)), and the calling process
+# unpickles them between its own chunks: the results travel while the batch is computed,
+# instead of all of them pickled, sent and unpickled after it.
+PIPE_BYTES = 1 << 20  # the pipe's buffer (Linux), so that a worker never waits for a reader
+
+
+def _fork_streaming(
+    queue: int, work: Callable[[int], Any], parts: Sequence[range]
+) -> tuple[int, int] | None:
+    """Start a worker that takes chunks from ``queue`` and sends each chunk's results as a
+    frame (it stops at the first chunk it cannot compute or pickle: that chunk and the ones
+    it did not take are computed by the caller); its (process id, reading end), or None."""
+    reading, writing = os.pipe()
+    with contextlib.suppress(Exception):  # a larger buffer where the platform allows it
+        import fcntl
+
+        fcntl.fcntl(writing, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+
+    def send(index: int, results: list[Any]) -> None:
+        data = pickle.dumps((index, results), pickle.HIGHEST_PROTOCOL)
+        view = memoryview(len(data).to_bytes(4, "big") + data)
+        while view:
+            view = view[os.write(writing, view) :]
+
+    def body() -> None:
+        os.close(reading)
+        _take(queue, work, parts, send)
+
+    started = _start(body)
+    os.close(writing)
+    if started is None:
+        os.close(reading)
+        return None
+    os.set_blocking(reading, False)
+    return started, reading
+
+
+class _Frames:
+    """The frames read so far from a streaming worker's pipe, and the results they held."""
+
+    def __init__(self, reading: int) -> None:
+        self.reading: int | None = reading
+        self.buffer = bytearray()
+        self.results: dict[int, list[Any]] = {}
+
+    def drain(self, *, wait: bool = False) -> None:
+        """Read what is there (``wait``: everything, until the worker closes its end), and
+        unpickle the whole frames."""
+        if self.reading is None:
+            return
+        if wait:
+            os.set_blocking(self.reading, True)
+        while True:
+            try:
+                got = os.read(self.reading, PIPE_BYTES)
+            except BlockingIOError:
+                break
+            except OSError:
+                got = b""
+            if not got:
+                os.close(self.reading)
+                self.reading = None
+                break
+            self.buffer += got
+        self._parse()
+
+    def _parse(self) -> None:
+        buffer = self.buffer
+        at = 0
+        while len(buffer) - at >= 4:
+            size = int.from_bytes(buffer[at : at + 4], "big")
+            if len(buffer) - at - 4 < size:
+                break
+            try:
+                index, results = pickle.loads(buffer[at + 4 : at + 4 + size])
+            except Exception:  # not a frame this pool wrote: nothing after it is trusted
+                self.buffer = bytearray()
+                return
+            if isinstance(index, int) and isinstance(results, list):
+                self.results.setdefault(index, results)
+            at += 4 + size
+        del buffer[:at]
 
 
 def _shared(
@@ -257,20 +364,25 @@ def _shared(
         os.close(feed)
     os.set_blocking(queue, False)
     started: list[tuple[int, int | None]] = []  # (process id, reading end until read)
+    frames: list[_Frames] = []
     failed = True
     try:
         for _ in range(helpers):
-            one = _fork(lambda: _take(queue, work, parts))
-            if one is not None:
-                started.append(one)
+            forked = _fork_streaming(queue, work, parts)
+            if forked is not None:
+                started.append((forked[0], None))  # its reading end is the frames'
+                frames.append(_Frames(forked[1]))
+
+        def drain(_index: int = -1, _results: list[Any] | None = None) -> None:
+            for stream in frames:
+                stream.drain()
+
         if meanwhile is not None:
             meanwhile()
-        done: dict[int, list[Any]] = _take(queue, work, parts)
-        for at, (pid, reading) in enumerate(started):
-            assert reading is not None
-            started[at] = (pid, None)
-            delivered = _receive(reading)
-            for index, results in (delivered if isinstance(delivered, dict) else {}).items():
+        done: dict[int, list[Any]] = _take(queue, work, parts, drain)
+        for stream in frames:
+            stream.drain(wait=True)
+            for index, results in stream.results.items():
                 if index < len(parts) and len(results) == len(parts[index]):
                     done.setdefault(index, results)
         out: list[T] = []
@@ -280,6 +392,10 @@ def _shared(
         return out
     finally:
         os.close(queue)
+        for stream in frames:
+            if stream.reading is not None:
+                with contextlib.suppress(OSError):
+                    os.close(stream.reading)
         _stop(started, kill=failed)
 
 

@@ -203,3 +203,30 @@ def test_nothing_is_left_frozen_and_a_callers_freeze_is_kept(forced: None) -> No
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+def test_results_larger_than_the_pipes_arrive_whole(forced: None) -> None:
+    """Workers send each chunk's results as they go (frames the caller reads between its own
+    chunks): results far larger than a pipe's buffer neither block a worker for good nor lose
+    a frame."""
+    parent = os.getpid()
+
+    def work(i: int) -> tuple[int, bytes]:
+        return os.getpid(), bytes([i % 251]) * 40_000
+
+    out = pool.map_items(work, 300)  # 12 MB of results
+    assert [data for _, data in out] == [bytes([i % 251]) * 40_000 for i in range(300)]
+    assert {pid for pid, _ in out} - {parent}  # the workers computed some of them
+
+
+def test_frames_of_a_killed_worker_are_kept(forced: None) -> None:
+    """A worker killed after it sent some frames: those are kept, the chunk it was computing
+    and the ones it never took are computed here."""
+    parent = os.getpid()
+
+    def work(i: int) -> bytes:
+        if os.getpid() != parent and i % 50 == 49:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return bytes([i % 256]) * 5_000
+
+    assert pool.map_items(work, 300) == [bytes([i % 256]) * 5_000 for i in range(300)]
