@@ -249,13 +249,20 @@ def _file_outcome(
     )
 
 
+# Kinds parsed here whose checks read more of their project than its file list (plans: the
+# project's agents, which project.json's Outcome holds): checked only after every Outcome is in.
+AFTER_OUTCOMES = frozenset({"plan"})
+
+
 @dataclass
 class _Loaded:
     """A project of a batch run: its contract files in order, each parsed here (a Doc) or
-    known by its Outcome."""
+    known by its Outcome; ``early``: the findings of the checks and of the secret scan of a
+    Doc checked while the pool's workers ran (:func:`_check_early`), by the Doc's id."""
 
     project: Project
     entries: list[Doc | Outcome] = field(default_factory=list)
+    early: dict[int, tuple[list[Finding], list[Finding]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -341,6 +348,8 @@ def _load_batch(
             doc, problems = parse_doc(kind, rel, read)
             here.entries[index] = doc
             slot += problems
+        for here, index, *_ in later:
+            _check_early(here, here.entries[index])
 
     _outcomes(jobs, profile, store, run, parse_here)
     found: list[Finding] = []
@@ -414,14 +423,28 @@ def _outcomes(
         store.put_many({job.key: raw for job, (_, raw) in pairs})
 
 
+def _check_early(here: _Loaded, entry: Doc | Outcome) -> None:
+    """Check a Doc parsed here whose checks read nothing of its project but the file list
+    (the same before and after the Outcomes are in), and scan it for secrets: work this
+    process does while the pool's workers run, kept for :func:`_check_batch`."""
+    if isinstance(entry, Doc) and entry.kind not in AFTER_OUTCOMES:
+        project = here.project
+        checks = [f for check in CHECKS.get(entry.kind, ()) for f in check(entry, project)]
+        here.early[id(entry)] = (checks, list(doc_secrets(entry)))
+
+
 def _check_batch(here: _Loaded, store: Cache, run: str) -> list[Finding]:
     """:func:`check_project` over a batch project: the per-file checks of the files parsed
     here, the stored findings of the others, and every project check (never cached)."""
     project = here.project
     mine: list[Finding] = []
     ready: list[Finding] = []
+    early = here.early
     for entry in here.entries:
         if isinstance(entry, Doc):
+            if id(entry) in early:
+                mine += early[id(entry)][0]
+                continue
             for check in CHECKS.get(entry.kind, ()):
                 mine.extend(check(entry, project))
         else:
@@ -430,7 +453,7 @@ def _check_batch(here: _Loaded, store: Cache, run: str) -> list[Finding]:
         if project_check is check_secrets:
             for entry in here.entries:
                 if isinstance(entry, Doc):
-                    mine.extend(doc_secrets(entry))
+                    mine.extend(early[id(entry)][1] if id(entry) in early else doc_secrets(entry))
                 else:
                     ready += entry.secrets
         elif project_check is dead_globs:
