@@ -41,6 +41,7 @@ import dataclasses
 import enum
 import json
 import os
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -186,6 +187,43 @@ def parse_tree(data: bytes, raw_len: int) -> list[tuple[str, bytes, str]]:
     return out
 
 
+# A tree entry in the form git writes (``<mode> SP <name> NUL <raw id>``): one of the five
+# modes git writes today, a name git takes (no "/", not "." nor ".."). :func:`split_tree`
+# cuts a tree into such entries in one pass of the regular expression engine.
+TREE_MODES = {b"100644": "100644", b"100755": "100755", b"120000": "120000", b"40000": "040000"}
+TREE_MODES[b"160000"] = "160000"
+_MODES = b"(?:" + b"|".join(TREE_MODES) + b")"
+_NAME = rb"(?!\.\.?\x00)[^\x00/]+"
+_ENTRY: dict[int, re.Pattern[bytes]] = {}
+_NAMES: dict[int, re.Pattern[bytes]] = {}
+TREE_ENTRY = b"40000 "  # how a tree's entry starts
+HOME_BYTES = frozenset(n.encode("ascii") for n in HOME_NAMES)
+
+
+def _patterns(raw_len: int) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
+    entry = _ENTRY.get(raw_len)
+    if entry is None:
+        tail = rb"\x00.{%d}" % raw_len
+        entry = _ENTRY[raw_len] = re.compile(_MODES + b" " + _NAME + tail, re.DOTALL)
+        _NAMES[raw_len] = re.compile(_MODES + b" (" + _NAME + b")" + tail, re.DOTALL)
+    return entry, _NAMES[raw_len]
+
+
+def split_tree(data: bytes, raw_len: int) -> list[bytes] | None:
+    """The entries of a tree object, each its raw bytes (``<mode> SP <name> NUL <raw id>``),
+    in order; None when one is not in the form git writes (:data:`TREE_MODES`, a name git
+    takes: :func:`parse_tree` then reads the tree, or refuses it). The matches cover every
+    byte, so they are the entries :func:`parse_tree` cuts: a mode ends at the first space,
+    a name at the first NUL, an id is ``raw_len`` bytes."""
+    entries = _patterns(raw_len)[0].findall(data)
+    return entries if sum(map(len, entries)) == len(data) else None
+
+
+def tree_names(data: bytes, raw_len: int) -> list[bytes]:
+    """The names of the entries of a tree :func:`split_tree` took, in order."""
+    return _patterns(raw_len)[1].findall(data)
+
+
 def _in_order(trees: Mapping[str, list[Entry | str]]) -> list[Entry]:
     """The entries of the trees read, in the order ``ls-tree -r`` lists them (each tree's
     entries as stored, a tree's own entries where it stands): the committed home folders are
@@ -201,6 +239,16 @@ def _in_order(trees: Mapping[str, list[Entry | str]]) -> list[Entry]:
                 break
         else:
             stack.pop()
+    return out
+
+
+def _trees_of(entries: Iterable[bytes]) -> dict[bytes, str]:
+    """name -> id of the trees among raw tree entries (:func:`split_tree`)."""
+    out: dict[bytes, str] = {}
+    for entry in entries:
+        if entry.startswith(TREE_ENTRY):
+            head, _, raw = entry.partition(b"\0")
+            out[head[len(TREE_ENTRY) :]] = raw.hex()
     return out
 
 
@@ -324,13 +372,98 @@ class Trees:
                 if data is None:
                     return None  # git cannot give the tree: the plain listing says why
                 self.missed[path] = oid
-                was = self._earlier(earlier.get(path), objects.get(bases.get(path, "")), raw_len)
-                parsed = parse_tree(data, raw_len)
-                met[path] = self._items(path, parsed, was, children, below)
+                stored = earlier.get(path)
+                before = objects.get(bases.get(path, "")) if stored is not None else None
+                quick = self._quick(path, data, stored, before, raw_len, children, below)
+                if quick is None:  # not the common form: every entry parsed and compared
+                    was = self._earlier(stored, before, raw_len)
+                    quick = self._items(path, parse_tree(data, raw_len), was, children, below)
+                met[path] = quick
             asked = len(children)
             todo = self._lookup(children)
             old = below
         return _in_order(met)
+
+    def _quick(
+        self,
+        path: str,
+        data: bytes,
+        stored: tuple[int, list[Finding]] | None,
+        before: bytes | None,
+        raw_len: int,
+        children: dict[str, str],
+        below: dict[str, str],
+    ) -> list[Entry | str] | None:
+        """What :meth:`_items` hands on for the tree ``data`` at ``path``, without parsing
+        each entry: the tree and the earlier one (``before``, whose verdict ``stored`` holds)
+        are cut into raw entries (:func:`split_tree`), and an entry byte-identical in both
+        (same mode, name and id) that is a file is kept unread; only the trees and the other
+        files are parsed. None (then :meth:`_items`) for a tree not in the common form: an
+        entry :func:`split_tree` does not take, two names that case-fold alike (or one twice),
+        a name that case-folds to a home folder's, and under an exclude glob."""
+        if self._exclude:
+            return None
+        entries = split_tree(data, raw_len)
+        if entries is None:
+            return None
+        names = tree_names(data, raw_len)
+        joined = b"/".join(names)
+        if joined.isascii():  # (casefold is lower() on ASCII)
+            folded: set[bytes] | set[str] = set(joined.lower().split(b"/"))
+            homes: frozenset[bytes] | tuple[str, ...] = HOME_BYTES
+        else:
+            folded, homes = set(os.fsdecode(joined).casefold().split("/")), HOME_NAMES
+        if len(names) != len(entries) or len(folded) != len(names) or not folded.isdisjoint(homes):
+            return None
+        old: set[bytes] = set()
+        found: dict[str, list[Finding]] = {}
+        if stored is not None and before is not None:
+            earlier = split_tree(before, raw_len)
+            if earlier is not None:  # (else: no earlier tree, as for one malformed)
+                old = set(earlier)
+                for finding in stored[1]:
+                    found.setdefault(finding.path, []).append(finding)
+        base = os.fsencode(path) + b"/" if path else b""
+        decode = os.fsdecode
+        items: list[Entry | str] = []
+        kept: list[bytes] = []  # the names of the files kept from the earlier tree
+        trees_before: dict[bytes, str] | None = None
+        for entry in entries:
+            tree = entry.startswith(TREE_ENTRY)
+            if not tree and entry in old:
+                kept.append(entry)
+                continue
+            head, _, raw = entry.partition(b"\0")  # (a name holds no NUL; an id may)
+            mode, _, name = head.partition(b" ")
+            full = decode(base + name)
+            if not tree:
+                items.append(Entry(TREE_MODES[mode], raw.hex(), full))
+                continue
+            children[full] = raw.hex()
+            items.append(full)
+            if old and entry not in old:  # a changed tree: the next level reads it beside
+                if trees_before is None:
+                    trees_before = _trees_of(old)
+                was = trees_before.get(name)
+                if was is not None:
+                    below[full] = was
+        if kept:
+            self.reused[path] += len(kept)
+            self.files += len(kept)
+            if found:
+                self._restore(path, kept, found)
+        return items
+
+    def _restore(self, path: str, kept: list[bytes], found: dict[str, list[Finding]]) -> None:
+        """The earlier tree's findings at the files of ``path`` kept from it (``kept``: their
+        raw entries)."""
+        here = [p for p in found if p.rpartition("/")[0] == path]
+        if not here:
+            return
+        names = {e.partition(b"\0")[0].partition(b" ")[2] for e in kept}
+        for full in here:
+            if os.fsencode(full.rpartition("/")[2]) in names:
+                self.found += found[full]
 
     @staticmethod
     def _earlier(
