@@ -320,14 +320,16 @@ class Trees:
             self._take(path, loaded)
         return {p: o for p, o in trees.items() if p not in known}
 
-    def listing(self) -> list[Entry] | None:
-        """The entries to scan: those outside every tree that hit (None: list the plain way)."""
+    def listing(self, blobs: gitio.BlobReader | None = None) -> list[Entry] | None:
+        """The entries to scan: those outside every tree that hit (None: list the plain way).
+        The trees are read through ``blobs`` (the scan's blob reader: its ``cat-file`` then
+        reads the changed blobs too), else a reader of their own."""
         todo = self._lookup({"": self.root})
         if not todo:
             return []
         previous = self._previous_root()
         try:
-            with TreeReader(self.repo) as reader:
+            with TreeReader(self.repo, blobs) as reader:
                 return self._descend(todo, reader, {"": previous} if previous else {})
         except (Malformed, gitio.GitError, ValueError):
             return None
