@@ -711,6 +711,8 @@ def _candidates(
         )
         if keep is not None:
             return [o for o in wanted if o in keep], None
+    if len(wanted) < prefilter.MIN_MATCHER_BLOBS:
+        return wanted, None  # so few: the detectors cost less than the matcher's setup
     return wanted, prefilter.fast_matcher()
 
 
