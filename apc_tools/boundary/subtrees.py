@@ -127,25 +127,42 @@ def _parents(path: str) -> Iterable[str]:
         yield path
 
 
-def dump(files: int, findings: Sequence[Finding]) -> bytes:
+# A stored subtree: its files, its raw findings, and the files of each of its direct child
+# trees that is stored too (name -> files), which a later change run answers unread.
+Stored = tuple[int, list[Finding], dict[str, int]]
+
+
+def dump(
+    files: int, findings: Sequence[Finding], children: Mapping[str, int] | None = None
+) -> bytes:
     rows = [
         [f.path, f.rule, f.severity.value, f.message, f.line, f.column, f.identity]
         for f in findings
     ]
-    text = json.dumps([files, rows], ensure_ascii=False, separators=(",", ":"))
+    value = [files, rows, dict(children)] if children else [files, rows]
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return text.encode("utf-8", "surrogatepass")
 
 
-def load(value: bytes, commit: str | None) -> tuple[int, list[Finding]] | None:
-    """(files, findings) of a stored subtree; None when the value is not one (never trusted)."""
+def load(value: bytes, commit: str | None) -> Stored | None:
+    """(files, findings, child tree files) of a stored subtree; None when the value is not
+    one (never trusted)."""
     try:
-        files, rows = json.loads(value.decode("utf-8", "surrogatepass"))
+        files, rows, *rest = json.loads(value.decode("utf-8", "surrogatepass"))
         if not isinstance(files, int) or isinstance(files, bool) or files < 0:
             return None
+        children = rest[0] if rest else {}
+        if len(rest) > 1 or not isinstance(children, dict):
+            return None
+        for name, count in children.items():
+            if not name or "/" in name or not isinstance(count, int) or isinstance(count, bool):
+                return None
+            if count < 0 or count > files:
+                return None
         out = findings_of(rows, commit)
     except (ValueError, TypeError, UnicodeDecodeError):
         return None
-    return files, out
+    return files, out, children
 
 
 def _mode(raw: bytes) -> str:
@@ -293,12 +310,12 @@ class Trees:
     def key(self, path: str, oid: str) -> bytes:
         return self._key(f"{oid}\0{path}")
 
-    def _ask(self, trees: Mapping[str, str]) -> dict[str, tuple[int, list[Finding]]]:
+    def _ask(self, trees: Mapping[str, str]) -> dict[str, Stored]:
         """The stored summaries of ``trees`` (path -> id) found in the cache (a tree with a
         home folder component in its path is never stored, so never asked)."""
         keys = {p: self.key(p, o) for p, o in trees.items() if self.eligible(p)}
         values = self.store.get_many(list(keys.values())) if keys else {}
-        out: dict[str, tuple[int, list[Finding]]] = {}
+        out: dict[str, Stored] = {}
         for path, k in keys.items():
             value = values.get(k)
             # (no commit: a --tracked scan's findings carry none)
@@ -307,8 +324,8 @@ class Trees:
                 out[path] = loaded
         return out
 
-    def _take(self, path: str, loaded: tuple[int, list[Finding]]) -> None:
-        files, found = loaded
+    def _take(self, path: str, loaded: Stored) -> None:
+        files, found, _ = loaded
         self.hits[path] = files
         self.files += files
         self.found += found
@@ -390,7 +407,7 @@ class Trees:
         self,
         path: str,
         data: bytes,
-        stored: tuple[int, list[Finding]] | None,
+        stored: Stored | None,
         before: bytes | None,
         raw_len: int,
         children: dict[str, str],
@@ -418,23 +435,30 @@ class Trees:
         if len(names) != len(entries) or len(folded) != len(names) or not folded.isdisjoint(homes):
             return None
         old: set[bytes] = set()
-        found: dict[str, list[Finding]] = {}
         if stored is not None and before is not None:
             earlier = split_tree(before, raw_len)
             if earlier is not None:  # (else: no earlier tree, as for one malformed)
                 old = set(earlier)
-                for finding in stored[1]:
-                    found.setdefault(finding.path, []).append(finding)
+        counts = stored[2] if old and stored is not None else {}
         base = os.fsencode(path) + b"/" if path else b""
         decode = os.fsdecode
         items: list[Entry | str] = []
-        kept: list[bytes] = []  # the names of the files kept from the earlier tree
+        kept: list[bytes] = []  # the files kept from the earlier tree (their raw entries)
+        same: list[tuple[str, str, int]] = []  # the trees kept: (name, path, files)
         trees_before: dict[bytes, str] | None = None
         for entry in entries:
             tree = entry.startswith(TREE_ENTRY)
-            if not tree and entry in old:
-                kept.append(entry)
-                continue
+            if entry in old:
+                if not tree:
+                    kept.append(entry)
+                    continue
+                if counts:  # a tree the earlier one holds unchanged, its files stored there
+                    name = entry[len(TREE_ENTRY) : entry.index(b"\0")]
+                    files = counts.get(decode(name))
+                    full = decode(base + name)
+                    if files is not None and self.eligible(full):
+                        same.append((decode(name), full, files))
+                        continue
             head, _, raw = entry.partition(b"\0")  # (a name holds no NUL; an id may)
             mode, _, name = head.partition(b" ")
             full = decode(base + name)
@@ -452,24 +476,39 @@ class Trees:
         if kept:
             self.reused[path] += len(kept)
             self.files += len(kept)
-            if found:
-                self._restore(path, kept, found)
+        if (kept or same) and stored is not None:
+            self._keep(path, kept, same, stored[1])
         return items
 
-    def _restore(self, path: str, kept: list[bytes], found: dict[str, list[Finding]]) -> None:
-        """The earlier tree's findings at the files of ``path`` kept from it (``kept``: their
-        raw entries)."""
-        here = [p for p in found if p.rpartition("/")[0] == path]
-        if not here:
-            return
-        names = {e.partition(b"\0")[0].partition(b" ")[2] for e in kept}
-        for full in here:
-            if os.fsencode(full.rpartition("/")[2]) in names:
-                self.found += found[full]
+    def _keep(
+        self,
+        path: str,
+        kept: list[bytes],
+        same: list[tuple[str, str, int]],
+        stored: list[Finding],
+    ) -> None:
+        """Take what the earlier tree at ``path`` holds for what this one shares with it: the
+        findings at the files ``kept`` (their raw entries), and each child tree of ``same``
+        (name, path, files) as if it hit, with the earlier tree's findings below it."""
+        prefix = f"{path}/" if path else ""
+        direct: dict[str, list[Finding]] = {}
+        below: dict[str, list[Finding]] = {}
+        for finding in stored:
+            if not finding.path.startswith(prefix):
+                continue  # (never stored so: a tree's findings are those below it)
+            first, sep, _ = finding.path[len(prefix) :].partition("/")
+            (below if sep else direct).setdefault(first, []).append(finding)
+        for name, full, files in same:
+            self._take(full, (files, below.get(name, []), {}))
+        if kept and direct:
+            names = {os.fsdecode(e.partition(b"\0")[0].partition(b" ")[2]) for e in kept}
+            for name, found in direct.items():
+                if name in names:
+                    self.found += found
 
     @staticmethod
     def _earlier(
-        stored: tuple[int, list[Finding]] | None, data: bytes | None, raw_len: int
+        stored: Stored | None, data: bytes | None, raw_len: int
     ) -> tuple[dict[bytes, tuple[str, str]], dict[str, list[Finding]]] | None:
         """An earlier tree's entries (name -> (mode, id)) and its stored findings by path;
         None when either is not at hand (not stored, not in this repository, malformed)."""
@@ -604,7 +643,14 @@ class Trees:
             for at in _parents(finding.path):
                 if at in rows:
                     rows[at].append(finding)
-        values = {self.key(p, o): dump(totals[p], rows[p]) for p, o in keep.items()}
+        # each stored tree's stored child trees and their files (the next change run takes
+        # a child tree it shares with this one from here, unread: :meth:`_quick`)
+        below: dict[str, dict[str, int]] = {p: {} for p in keep}
+        for path, count in (*((p, totals[p]) for p in keep), *self.hits.items()):
+            parent, _, name = path.rpartition("/")
+            if path and parent in below:
+                below[parent][name] = count
+        values = {self.key(p, o): dump(totals[p], rows[p], below[p]) for p, o in keep.items()}
         if "" in keep:  # the next run's earlier root (see :meth:`_descend`)
             values[self._pointer()] = self.root.encode("ascii")
         self.store.put_many(values)

@@ -365,6 +365,13 @@ def test_a_damaged_tree_value_is_not_trusted(tmp_path: Path, xdg: Path, spy: Spy
     expected = spy(root)
     for value in (b"[1,[[1,2]]]", b"{not json", b"[-1,[]]", b'[3,[["a","BPA001","bad",1,1,""]]]'):
         assert subtrees.load(value, None) is None
+    # the files of its child trees: a mapping of names (no "/") to counts it holds
+    for value in (b'[3,[],{"a":4}]', b'[3,[],{"a/b":1}]', b'[3,[],{"":1}]', b"[3,[],[1]]"):
+        assert subtrees.load(value, None) is None, value
+    for value in (b'[3,[],{"a":true}]', b'[3,[],{"a":-1}]', b"[3,[],{},1]", b'[3,[],{"a":"1"}]'):
+        assert subtrees.load(value, None) is None, value
+    assert subtrees.load(b'[3,[],{"a":1,"b":2}]', None) == (3, [], {"a": 1, "b": 2})
+    assert subtrees.load(subtrees.dump(3, [], {"a": 1}), None) == (3, [], {"a": 1})
     import sqlite3
 
     db = sqlite3.connect(xdg / "apc-tools" / "results" / "cache.sqlite3")
@@ -929,3 +936,34 @@ def test_trees_and_blobs_share_one_cat_file(tmp_path: Path, xdg: Path, spy: Spy)
         c for c in spy.commands if c.endswith("cat-file --batch")
     ]
     assert sum("cat-file" in c for c in spy.commands) == 1, spy.commands
+
+
+def test_a_change_asks_only_for_the_changed_trees(
+    tmp_path: Path, xdg: Path, spy: Spy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tree the changed folder shares unchanged with the earlier one is taken from the
+    earlier tree's verdict (its files and its findings), not looked up: only the changed trees
+    and the earlier trees beside them are asked for."""
+    root = init(tmp_path / "repo")
+    files: dict[str, str | bytes] = {f"top/d{i}/f.txt": f"{i}\n" for i in range(12)}
+    files["top/d5/AGENTS.md"] = f"# A\n\n{token('ghp_', 36, seed=2)}\n"
+    files["top/d7/deep/notes.md"] = f"Claude Code writes {MARKER}\n"
+    commit(root, files)
+    first = spy(root)
+    asked: list[str] = []
+    real = subtrees.Trees._ask
+
+    def ask(self: subtrees.Trees, trees: Any) -> Any:
+        asked.extend(trees)
+        return real(self, trees)
+
+    monkeypatch.setattr(subtrees.Trees, "_ask", ask)
+    commit(root, {"top/d3/f.txt": f"changed {MARKER}\n"})
+    changed = spy(root)
+    assert sorted(set(asked)) == ["", "top", "top/d3"]  # (each: the tree, then the earlier one)
+    assert spy.blobs == [blob_id(root, "top/d3/f.txt")]
+    assert changed == uncached(root) == cold(root, tmp_path, monkeypatch)
+    assert '"path": "top/d5/AGENTS.md"' in changed and '"path": "top/d7/deep/notes.md"' in changed
+    assert first != changed
+    asked.clear()
+    assert spy(root) == changed and asked == [""]
