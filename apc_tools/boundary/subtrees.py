@@ -386,6 +386,7 @@ class Trees:
             objects = read_trees(reader, list(dict.fromkeys(wanted)))
             children: dict[str, str] = {}
             below: dict[str, str] = {}  # the next level's earlier trees
+            taken = len(self.hits)
             for path, oid in todo.items():
                 data = objects.get(oid)
                 if data is None:
@@ -398,7 +399,8 @@ class Trees:
                     was = self._earlier(stored, before, raw_len)
                     quick = self._items(path, parse_tree(data, raw_len), was, children, below)
                 met[path] = quick
-            asked = len(children)
+            # the next level's trees: those to look up, and those taken from earlier trees
+            asked = len(children) + len(self.hits) - taken
             todo = self._lookup(children)
             old = below
         return _in_order(met)

@@ -967,3 +967,20 @@ def test_a_change_asks_only_for_the_changed_trees(
     assert first != changed
     asked.clear()
     assert spy(root) == changed and asked == [""]
+
+
+def test_a_change_in_many_folders_of_a_wide_one_is_read_level_by_level(
+    tmp_path: Path, xdg: Path, spy: Spy
+) -> None:
+    """More than FEW folders changed among many: the trees taken from the earlier verdict
+    count among the level's trees, so half of them is not "most of a level" (no whole
+    listing)."""
+    root = init(tmp_path / "repo")
+    wide = subtrees.FEW * 4
+    commit(root, {f"top/d{i}/f.txt": f"{i}\n" for i in range(wide)})
+    spy(root)
+    commit(root, {f"top/d{i}/f.txt": f"changed {i} {MARKER}\n" for i in range(0, wide, 2)})
+    changed = spy(root)
+    assert not spy.ran("ls-tree"), spy.commands
+    assert len(spy.blobs) == wide // 2
+    assert changed == uncached(root)
