@@ -5,14 +5,21 @@ pure function of (the folder's path, its tree id, the scan's settings). :class:`
 per such triple, the *raw* findings (before the policy's disable/allow/severity, the baseline
 and the dedupe, which the engine applies afterwards to everything, unchanged) and the number of
 files scanned there. A warm run finds HEAD's root tree and lists nothing, applies no path rule
-and reads no object. After a change the root misses: its entries are read (one ``cat-file
---batch`` per level) and each child tree looked up (one ``get_many`` per level); only the misses
-are descended. Each missed tree is read beside an earlier tree at its path (the one this work
-tree's last run stored for the root, then the trees of the same names below), and a file both
-hold unchanged keeps the earlier tree's stored findings (:meth:`Trees._items`): only the changed
-and new files go through the per-blob pipeline, which keeps per-blob verdicts only in folders
-never stored (:meth:`Trees.unstored`). When a level misses many trees (a cold run, a new policy)
-one ``ls-tree -r -t`` lists the whole tree instead (tree ids included).
+and reads no object. After a change the root misses: its entries are read (one round trip per
+level to the scan's ``cat-file --batch``, which then reads the changed blobs too) and each child
+tree looked up (one ``get_many`` per level); only the misses are descended. Each missed tree is
+read beside an earlier tree at its path (the one this work tree's last run stored for the root,
+then the trees of the same names below). Both are cut into raw entries (:func:`split_tree`, one
+regular-expression pass) and compared as bytes (:meth:`Trees._quick`): a file both hold
+unchanged (same mode, name and id) keeps the earlier tree's stored findings, and a child tree
+both hold unchanged is taken from the earlier tree's verdict (which keeps its stored child
+trees' files) as if it hit, unlooked-up; only the trees and files that differ are parsed. A
+tree not in git's common form (another mode spelling, a name that case-folds to a sibling's or
+to a home folder's) or under an exclude glob is parsed entry by entry instead
+(:meth:`Trees._items`, the same verdicts). Only the changed and new files go through the
+per-blob pipeline, which keeps per-blob verdicts only in folders never stored
+(:meth:`Trees.unstored`). When a level misses many trees (a cold run, a new policy) one
+``ls-tree -r -t`` lists the whole tree instead (tree ids included).
 
 The key holds, beside the path and the tree id: the per-blob scan context
 (:func:`.verdicts.context`: secret scope, inline allow, read limit, content globs, zstd,
