@@ -258,7 +258,8 @@ def _scan_with(repo: Repo, options: Options, progress: Progress | None, listing:
         trees = None
         if head is not None:
             trees = subtrees.Trees(repo, tree_store, scan_context, settings, *head)
-            listed = trees.listing() if tree_store.enabled else None
+            # (the trees are read through the blob reader's process: no second cat-file)
+            listed = trees.listing(reader.blobs()) if tree_store.enabled else None
             if listed is None:  # the plain listing (and its errors)
                 trees = None
                 source = sources.read_source(repo, options.mode, scope, None, listing)
@@ -710,6 +711,8 @@ def _candidates(
         )
         if keep is not None:
             return [o for o in wanted if o in keep], None
+    if len(wanted) < prefilter.MIN_MATCHER_BLOBS:
+        return wanted, None  # so few: the detectors cost less than the matcher's setup
     return wanted, prefilter.fast_matcher()
 
 
@@ -855,9 +858,13 @@ class _LazyReader:
     ) -> Iterator[tuple[str, gitio.Blob]]:
         if not oids:
             return iter(())
+        return self.blobs().read_many(oids, limit, kinds)
+
+    def blobs(self) -> BlobReader:
+        """The reader (its process starts on its first read)."""
         if self._reader is None:
             self._reader = BlobReader(self._repo)
-        return self._reader.read_many(oids, limit, kinds)
+        return self._reader
 
     def __enter__(self) -> _LazyReader:
         return self

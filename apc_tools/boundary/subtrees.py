@@ -5,14 +5,21 @@ pure function of (the folder's path, its tree id, the scan's settings). :class:`
 per such triple, the *raw* findings (before the policy's disable/allow/severity, the baseline
 and the dedupe, which the engine applies afterwards to everything, unchanged) and the number of
 files scanned there. A warm run finds HEAD's root tree and lists nothing, applies no path rule
-and reads no object. After a change the root misses: its entries are read (one ``cat-file
---batch`` per level) and each child tree looked up (one ``get_many`` per level); only the misses
-are descended. Each missed tree is read beside an earlier tree at its path (the one this work
-tree's last run stored for the root, then the trees of the same names below), and a file both
-hold unchanged keeps the earlier tree's stored findings (:meth:`Trees._items`): only the changed
-and new files go through the per-blob pipeline, which keeps per-blob verdicts only in folders
-never stored (:meth:`Trees.unstored`). When a level misses many trees (a cold run, a new policy)
-one ``ls-tree -r -t`` lists the whole tree instead (tree ids included).
+and reads no object. After a change the root misses: its entries are read (one round trip per
+level to the scan's ``cat-file --batch``, which then reads the changed blobs too) and each child
+tree looked up (one ``get_many`` per level); only the misses are descended. Each missed tree is
+read beside an earlier tree at its path (the one this work tree's last run stored for the root,
+then the trees of the same names below). Both are cut into raw entries (:func:`split_tree`, one
+regular-expression pass) and compared as bytes (:meth:`Trees._quick`): a file both hold
+unchanged (same mode, name and id) keeps the earlier tree's stored findings, and a child tree
+both hold unchanged is taken from the earlier tree's verdict (which keeps its stored child
+trees' files) as if it hit, unlooked-up; only the trees and files that differ are parsed. A
+tree not in git's common form (another mode spelling, a name that case-folds to a sibling's or
+to a home folder's) or under an exclude glob is parsed entry by entry instead
+(:meth:`Trees._items`, the same verdicts). Only the changed and new files go through the
+per-blob pipeline, which keeps per-blob verdicts only in folders never stored
+(:meth:`Trees.unstored`). When a level misses many trees (a cold run, a new policy) one
+``ls-tree -r -t`` lists the whole tree instead (tree ids included).
 
 The key holds, beside the path and the tree id: the per-blob scan context
 (:func:`.verdicts.context`: secret scope, inline allow, read limit, content globs, zstd,
@@ -41,6 +48,7 @@ import dataclasses
 import enum
 import json
 import os
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -126,25 +134,42 @@ def _parents(path: str) -> Iterable[str]:
         yield path
 
 
-def dump(files: int, findings: Sequence[Finding]) -> bytes:
+# A stored subtree: its files, its raw findings, and the files of each of its direct child
+# trees that is stored too (name -> files), which a later change run answers unread.
+Stored = tuple[int, list[Finding], dict[str, int]]
+
+
+def dump(
+    files: int, findings: Sequence[Finding], children: Mapping[str, int] | None = None
+) -> bytes:
     rows = [
         [f.path, f.rule, f.severity.value, f.message, f.line, f.column, f.identity]
         for f in findings
     ]
-    text = json.dumps([files, rows], ensure_ascii=False, separators=(",", ":"))
+    value = [files, rows, dict(children)] if children else [files, rows]
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return text.encode("utf-8", "surrogatepass")
 
 
-def load(value: bytes, commit: str | None) -> tuple[int, list[Finding]] | None:
-    """(files, findings) of a stored subtree; None when the value is not one (never trusted)."""
+def load(value: bytes, commit: str | None) -> Stored | None:
+    """(files, findings, child tree files) of a stored subtree; None when the value is not
+    one (never trusted)."""
     try:
-        files, rows = json.loads(value.decode("utf-8", "surrogatepass"))
+        files, rows, *rest = json.loads(value.decode("utf-8", "surrogatepass"))
         if not isinstance(files, int) or isinstance(files, bool) or files < 0:
             return None
+        children = rest[0] if rest else {}
+        if len(rest) > 1 or not isinstance(children, dict):
+            return None
+        for name, count in children.items():
+            if not name or "/" in name or not isinstance(count, int) or isinstance(count, bool):
+                return None
+            if count < 0 or count > files:
+                return None
         out = findings_of(rows, commit)
     except (ValueError, TypeError, UnicodeDecodeError):
         return None
-    return files, out
+    return files, out, children
 
 
 def _mode(raw: bytes) -> str:
@@ -186,6 +211,43 @@ def parse_tree(data: bytes, raw_len: int) -> list[tuple[str, bytes, str]]:
     return out
 
 
+# A tree entry in the form git writes (``<mode> SP <name> NUL <raw id>``): one of the five
+# modes git writes today, a name git takes (no "/", not "." nor ".."). :func:`split_tree`
+# cuts a tree into such entries in one pass of the regular expression engine.
+TREE_MODES = {b"100644": "100644", b"100755": "100755", b"120000": "120000", b"40000": "040000"}
+TREE_MODES[b"160000"] = "160000"
+_MODES = b"(?:" + b"|".join(TREE_MODES) + b")"
+_NAME = rb"(?!\.\.?\x00)[^\x00/]+"
+_ENTRY: dict[int, re.Pattern[bytes]] = {}
+_NAMES: dict[int, re.Pattern[bytes]] = {}
+TREE_ENTRY = b"40000 "  # how a tree's entry starts
+HOME_BYTES = frozenset(n.encode("ascii") for n in HOME_NAMES)
+
+
+def _patterns(raw_len: int) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
+    entry = _ENTRY.get(raw_len)
+    if entry is None:
+        tail = rb"\x00.{%d}" % raw_len
+        entry = _ENTRY[raw_len] = re.compile(_MODES + b" " + _NAME + tail, re.DOTALL)
+        _NAMES[raw_len] = re.compile(_MODES + b" (" + _NAME + b")" + tail, re.DOTALL)
+    return entry, _NAMES[raw_len]
+
+
+def split_tree(data: bytes, raw_len: int) -> list[bytes] | None:
+    """The entries of a tree object, each its raw bytes (``<mode> SP <name> NUL <raw id>``),
+    in order; None when one is not in the form git writes (:data:`TREE_MODES`, a name git
+    takes: :func:`parse_tree` then reads the tree, or refuses it). The matches cover every
+    byte, so they are the entries :func:`parse_tree` cuts: a mode ends at the first space,
+    a name at the first NUL, an id is ``raw_len`` bytes."""
+    entries = _patterns(raw_len)[0].findall(data)
+    return entries if sum(map(len, entries)) == len(data) else None
+
+
+def tree_names(data: bytes, raw_len: int) -> list[bytes]:
+    """The names of the entries of a tree :func:`split_tree` took, in order."""
+    return _patterns(raw_len)[1].findall(data)
+
+
 def _in_order(trees: Mapping[str, list[Entry | str]]) -> list[Entry]:
     """The entries of the trees read, in the order ``ls-tree -r`` lists them (each tree's
     entries as stored, a tree's own entries where it stands): the committed home folders are
@@ -201,6 +263,16 @@ def _in_order(trees: Mapping[str, list[Entry | str]]) -> list[Entry]:
                 break
         else:
             stack.pop()
+    return out
+
+
+def _trees_of(entries: Iterable[bytes]) -> dict[bytes, str]:
+    """name -> id of the trees among raw tree entries (:func:`split_tree`)."""
+    out: dict[bytes, str] = {}
+    for entry in entries:
+        if entry.startswith(TREE_ENTRY):
+            head, _, raw = entry.partition(b"\0")
+            out[head[len(TREE_ENTRY) :]] = raw.hex()
     return out
 
 
@@ -245,12 +317,12 @@ class Trees:
     def key(self, path: str, oid: str) -> bytes:
         return self._key(f"{oid}\0{path}")
 
-    def _ask(self, trees: Mapping[str, str]) -> dict[str, tuple[int, list[Finding]]]:
+    def _ask(self, trees: Mapping[str, str]) -> dict[str, Stored]:
         """The stored summaries of ``trees`` (path -> id) found in the cache (a tree with a
         home folder component in its path is never stored, so never asked)."""
         keys = {p: self.key(p, o) for p, o in trees.items() if self.eligible(p)}
         values = self.store.get_many(list(keys.values())) if keys else {}
-        out: dict[str, tuple[int, list[Finding]]] = {}
+        out: dict[str, Stored] = {}
         for path, k in keys.items():
             value = values.get(k)
             # (no commit: a --tracked scan's findings carry none)
@@ -259,8 +331,8 @@ class Trees:
                 out[path] = loaded
         return out
 
-    def _take(self, path: str, loaded: tuple[int, list[Finding]]) -> None:
-        files, found = loaded
+    def _take(self, path: str, loaded: Stored) -> None:
+        files, found, _ = loaded
         self.hits[path] = files
         self.files += files
         self.found += found
@@ -272,14 +344,16 @@ class Trees:
             self._take(path, loaded)
         return {p: o for p, o in trees.items() if p not in known}
 
-    def listing(self) -> list[Entry] | None:
-        """The entries to scan: those outside every tree that hit (None: list the plain way)."""
+    def listing(self, blobs: gitio.BlobReader | None = None) -> list[Entry] | None:
+        """The entries to scan: those outside every tree that hit (None: list the plain way).
+        The trees are read through ``blobs`` (the scan's blob reader: its ``cat-file`` then
+        reads the changed blobs too), else a reader of their own."""
         todo = self._lookup({"": self.root})
         if not todo:
             return []
         previous = self._previous_root()
         try:
-            with TreeReader(self.repo) as reader:
+            with TreeReader(self.repo, blobs) as reader:
                 return self._descend(todo, reader, {"": previous} if previous else {})
         except (Malformed, gitio.GitError, ValueError):
             return None
@@ -319,22 +393,131 @@ class Trees:
             objects = read_trees(reader, list(dict.fromkeys(wanted)))
             children: dict[str, str] = {}
             below: dict[str, str] = {}  # the next level's earlier trees
+            taken = len(self.hits)
             for path, oid in todo.items():
                 data = objects.get(oid)
                 if data is None:
                     return None  # git cannot give the tree: the plain listing says why
                 self.missed[path] = oid
-                was = self._earlier(earlier.get(path), objects.get(bases.get(path, "")), raw_len)
-                parsed = parse_tree(data, raw_len)
-                met[path] = self._items(path, parsed, was, children, below)
-            asked = len(children)
+                stored = earlier.get(path)
+                before = objects.get(bases.get(path, "")) if stored is not None else None
+                quick = self._quick(path, data, stored, before, raw_len, children, below)
+                if quick is None:  # not the common form: every entry parsed and compared
+                    was = self._earlier(stored, before, raw_len)
+                    quick = self._items(path, parse_tree(data, raw_len), was, children, below)
+                met[path] = quick
+            # the next level's trees: those to look up, and those taken from earlier trees
+            asked = len(children) + len(self.hits) - taken
             todo = self._lookup(children)
             old = below
         return _in_order(met)
 
+    def _quick(
+        self,
+        path: str,
+        data: bytes,
+        stored: Stored | None,
+        before: bytes | None,
+        raw_len: int,
+        children: dict[str, str],
+        below: dict[str, str],
+    ) -> list[Entry | str] | None:
+        """What :meth:`_items` hands on for the tree ``data`` at ``path``, without parsing
+        each entry: the tree and the earlier one (``before``, whose verdict ``stored`` holds)
+        are cut into raw entries (:func:`split_tree`), and an entry byte-identical in both
+        (same mode, name and id) that is a file is kept unread; only the trees and the other
+        files are parsed. None (then :meth:`_items`) for a tree not in the common form: an
+        entry :func:`split_tree` does not take, two names that case-fold alike (or one twice),
+        a name that case-folds to a home folder's, and under an exclude glob."""
+        if self._exclude:
+            return None
+        entries = split_tree(data, raw_len)
+        if entries is None:
+            return None
+        names = tree_names(data, raw_len)
+        joined = b"/".join(names)
+        if joined.isascii():  # (casefold is lower() on ASCII)
+            folded: set[bytes] | set[str] = set(joined.lower().split(b"/"))
+            homes: frozenset[bytes] | tuple[str, ...] = HOME_BYTES
+        else:
+            folded, homes = set(os.fsdecode(joined).casefold().split("/")), HOME_NAMES
+        if len(names) != len(entries) or len(folded) != len(names) or not folded.isdisjoint(homes):
+            return None
+        old: set[bytes] = set()
+        if stored is not None and before is not None:
+            earlier = split_tree(before, raw_len)
+            if earlier is not None:  # (else: no earlier tree, as for one malformed)
+                old = set(earlier)
+        counts = stored[2] if old and stored is not None else {}
+        base = os.fsencode(path) + b"/" if path else b""
+        decode = os.fsdecode
+        items: list[Entry | str] = []
+        kept: list[bytes] = []  # the files kept from the earlier tree (their raw entries)
+        same: list[tuple[str, str, int]] = []  # the trees kept: (name, path, files)
+        trees_before: dict[bytes, str] | None = None
+        for entry in entries:
+            tree = entry.startswith(TREE_ENTRY)
+            if entry in old:
+                if not tree:
+                    kept.append(entry)
+                    continue
+                if counts:  # a tree the earlier one holds unchanged, its files stored there
+                    name = entry[len(TREE_ENTRY) : entry.index(b"\0")]
+                    files = counts.get(decode(name))
+                    full = decode(base + name)
+                    if files is not None and self.eligible(full):
+                        same.append((decode(name), full, files))
+                        continue
+            head, _, raw = entry.partition(b"\0")  # (a name holds no NUL; an id may)
+            mode, _, name = head.partition(b" ")
+            full = decode(base + name)
+            if not tree:
+                items.append(Entry(TREE_MODES[mode], raw.hex(), full))
+                continue
+            children[full] = raw.hex()
+            items.append(full)
+            if old and entry not in old:  # a changed tree: the next level reads it beside
+                if trees_before is None:
+                    trees_before = _trees_of(old)
+                was = trees_before.get(name)
+                if was is not None:
+                    below[full] = was
+        if kept:
+            self.reused[path] += len(kept)
+            self.files += len(kept)
+        if (kept or same) and stored is not None:
+            self._keep(path, kept, same, stored[1])
+        return items
+
+    def _keep(
+        self,
+        path: str,
+        kept: list[bytes],
+        same: list[tuple[str, str, int]],
+        stored: list[Finding],
+    ) -> None:
+        """Take what the earlier tree at ``path`` holds for what this one shares with it: the
+        findings at the files ``kept`` (their raw entries), and each child tree of ``same``
+        (name, path, files) as if it hit, with the earlier tree's findings below it."""
+        prefix = f"{path}/" if path else ""
+        direct: dict[str, list[Finding]] = {}
+        below: dict[str, list[Finding]] = {}
+        for finding in stored:
+            if not finding.path.startswith(prefix):
+                continue  # (never stored so: a tree's findings are those below it)
+            first, sep, _ = finding.path[len(prefix) :].partition("/")
+            (below if sep else direct).setdefault(first, []).append(finding)
+        for name, full, files in same:
+            self._take(full, (files, below.get(name, []), {}))
+        if kept and direct:
+            names = {os.fsdecode(e.partition(b"\0")[0].partition(b" ")[2]) for e in kept}
+            for name, found in direct.items():
+                if name in names:
+                    self.found += found
+
     @staticmethod
     def _earlier(
-        stored: tuple[int, list[Finding]] | None, data: bytes | None, raw_len: int
+        stored: Stored | None, data: bytes | None, raw_len: int
     ) -> tuple[dict[bytes, tuple[str, str]], dict[str, list[Finding]]] | None:
         """An earlier tree's entries (name -> (mode, id)) and its stored findings by path;
         None when either is not at hand (not stored, not in this repository, malformed)."""
@@ -469,7 +652,14 @@ class Trees:
             for at in _parents(finding.path):
                 if at in rows:
                     rows[at].append(finding)
-        values = {self.key(p, o): dump(totals[p], rows[p]) for p, o in keep.items()}
+        # each stored tree's stored child trees and their files (the next change run takes
+        # a child tree it shares with this one from here, unread: :meth:`_quick`)
+        below: dict[str, dict[str, int]] = {p: {} for p in keep}
+        for path, count in (*((p, totals[p]) for p in keep), *self.hits.items()):
+            parent, _, name = path.rpartition("/")
+            if path and parent in below:
+                below[parent][name] = count
+        values = {self.key(p, o): dump(totals[p], rows[p], below[p]) for p, o in keep.items()}
         if "" in keep:  # the next run's earlier root (see :meth:`_descend`)
             values[self._pointer()] = self.root.encode("ascii")
         self.store.put_many(values)

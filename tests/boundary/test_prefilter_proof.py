@@ -52,8 +52,10 @@ MODES = ("off", "plain", "fast", "git")
 
 @pytest.fixture(autouse=True)
 def _small_trees(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Let the git grep pass run on trees of a few files (its thresholds are for speed)."""
+    """Let the git grep pass and the bytes test run on trees of a few files (their
+    thresholds are for speed)."""
     monkeypatch.setattr(prefilter, "MIN_GREP_BLOBS", 0)
+    monkeypatch.setattr(prefilter, "MIN_MATCHER_BLOBS", 0)
     monkeypatch.setattr(prefilter, "MAX_TREE_RATIO", 10**9)
 
 

@@ -365,6 +365,13 @@ def test_a_damaged_tree_value_is_not_trusted(tmp_path: Path, xdg: Path, spy: Spy
     expected = spy(root)
     for value in (b"[1,[[1,2]]]", b"{not json", b"[-1,[]]", b'[3,[["a","BPA001","bad",1,1,""]]]'):
         assert subtrees.load(value, None) is None
+    # the files of its child trees: a mapping of names (no "/") to counts it holds
+    for value in (b'[3,[],{"a":4}]', b'[3,[],{"a/b":1}]', b'[3,[],{"":1}]', b"[3,[],[1]]"):
+        assert subtrees.load(value, None) is None, value
+    for value in (b'[3,[],{"a":true}]', b'[3,[],{"a":-1}]', b"[3,[],{},1]", b'[3,[],{"a":"1"}]'):
+        assert subtrees.load(value, None) is None, value
+    assert subtrees.load(b'[3,[],{"a":1,"b":2}]', None) == (3, [], {"a": 1, "b": 2})
+    assert subtrees.load(subtrees.dump(3, [], {"a": 1}), None) == (3, [], {"a": 1})
     import sqlite3
 
     db = sqlite3.connect(xdg / "apc-tools" / "results" / "cache.sqlite3")
@@ -730,3 +737,250 @@ def test_every_home_folder_name_starts_with_a_dot() -> None:
     """The earlier tree's files are kept without a home folder check unless their name starts
     with "." (subtrees.Trees._items): true of every home folder name."""
     assert subtrees.HOME_NAMES and all(n.startswith(".") for n in subtrees.HOME_NAMES)
+
+
+# --------------------------------------------------------------------------- the raw diff
+
+
+def _raw_entry(mode: bytes, name: bytes, oid: bytes) -> bytes:
+    return mode + b" " + name + b"\0" + oid
+
+
+RAW = bytes(range(20))  # an id holding a NUL, a space, a "/" byte: none of them ends it
+ODD_TREES: dict[str, bytes] = {
+    "common": _raw_entry(b"100644", b"a b", RAW) + _raw_entry(b"40000", b"d", b"\xff" * 20),
+    "every mode": b"".join(
+        _raw_entry(m, b"n%d" % i, RAW)
+        for i, m in enumerate([b"100644", b"100755", b"120000", b"40000", b"160000"])
+    ),
+    "empty": b"",
+    "an old git's mode": _raw_entry(b"100664", b"a", RAW),
+    "a padded tree mode": _raw_entry(b"040000", b"d", RAW),
+    "a mode octal in Python only": _raw_entry(b"0o100644", b"a", RAW),
+    "a mode with a sign": _raw_entry(b"+100644", b"a", RAW),
+    "a name with a slash": _raw_entry(b"100644", b"a/b", RAW),
+    "a dot": _raw_entry(b"40000", b".", RAW),
+    "two dots": _raw_entry(b"40000", b"..", RAW),
+    "three dots": _raw_entry(b"100644", b"...", RAW),
+    "a dot name": _raw_entry(b"100644", b".a", RAW),
+    "no name": _raw_entry(b"100644", b"", RAW),
+    "no mode": _raw_entry(b"", b"a", RAW),
+    "a short id": _raw_entry(b"100644", b"a", RAW[:19]),
+    "a long id": _raw_entry(b"100644", b"a", RAW) + b"x",
+    "no NUL": b"100644 a" + RAW,
+    "garbage between": _raw_entry(b"100644", b"a", RAW)
+    + b"junk"
+    + _raw_entry(b"100644", b"b", RAW),
+}
+
+
+@pytest.mark.parametrize("case", list(ODD_TREES))
+def test_split_tree_cuts_what_parse_tree_cuts_or_leaves_it_to_it(case: str) -> None:
+    """The raw cut (:func:`subtrees.split_tree`) of any tree bytes is None (then the parse
+    decides: it reads the tree, or refuses it) or exactly the entries the parse reads, each
+    its raw bytes."""
+    data = ODD_TREES[case]
+    cut = subtrees.split_tree(data, 20)
+    try:
+        parsed: list[tuple[str, bytes, str]] | None = subtrees.parse_tree(data, 20)
+    except subtrees.Malformed:
+        parsed = None
+    if cut is None:
+        assert case not in ("common", "every mode", "empty", "three dots", "a dot name")
+        return
+    assert parsed is not None
+    assert b"".join(cut) == data
+    assert [subtrees.split_tree(e, 20) for e in cut] == [[e] for e in cut]
+    assert [(m, n, o) for m, n, o in parsed] == [
+        (subtrees.TREE_MODES[e.split(b" ", 1)[0]], e[e.index(b" ") + 1 : -21], e[-20:].hex())
+        for e in cut
+    ]
+    assert subtrees.tree_names(data, 20) == [n for _, n, _ in parsed]
+
+
+def test_split_tree_of_every_tree_of_a_repository(tmp_path: Path) -> None:
+    root = project(tmp_path / "repo")
+    commit(root, {os.fsdecode(b"odd/na\xefve \xe9 \n.txt"): "x\n", "odd/.b": "b\n"})
+    folders = git(root, "ls-tree", "-r", "-t", "-d", "HEAD").splitlines()
+    for oid in [tree_id(root), *(line.split()[2] for line in folders)]:
+        data = git_bytes(root, "cat-file", "tree", oid)
+        cut = subtrees.split_tree(data, 20)
+        assert cut is not None and b"".join(cut) == data
+        assert len(cut) == len(subtrees.parse_tree(data, 20))
+
+
+def test_split_tree_finishes_on_pathological_bytes() -> None:
+    """A hang guard (linear passes), never a speed assertion."""
+    import time
+
+    start = time.monotonic()
+    for data in (
+        b"1" * 200_000,
+        b"100644 " + b"a" * 200_000,
+        (b"100644 a\0" + RAW) * 20_000 + b"1",
+    ):
+        assert subtrees.split_tree(data, 20) is None
+    assert time.monotonic() - start < 30
+
+
+def _change_steps(root: Path) -> Iterator[tuple[str, list[str]]]:
+    """Changes in a wide folder (each committed), named, with the files each must read."""
+    os.chmod(root / "many" / "f3.txt", 0o755)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "mode")
+    yield "a file whose mode only changes", ["many/f3.txt"]
+    git(root, "mv", "many/f4.txt", "many/g4.txt")
+    git(root, "commit", "-q", "-m", "rename")
+    yield "a file renamed in its folder", ["many/g4.txt"]
+    commit(root, {"many/f10a.txt": f"between {MARKER}\n"})
+    yield "a name that sorts between two others", ["many/f10a.txt"]
+    commit(root, {"many/f1": "a prefix of f1.txt and f10.txt\n"})
+    yield "a name that is a prefix of others", ["many/f1"]
+    commit(root, {"many/f1x/inner.txt": f"{token('ghp_', 36, seed=11)}\n"})
+    yield "a folder whose name sorts among the files", ["many/f1x/inner.txt"]
+    git(root, "rm", "-q", "-r", "docs/more")
+    git(root, "commit", "-q", "-m", "delete a folder")
+    yield "a folder deleted", []
+    commit(root, {"docs/more/notes.txt": "plain\n"})
+    yield "the same folder added again", []
+    commit(root, {"many/.claude/projects/p/s.jsonl": "{}\n", "many/.claude/agents/a.md": "# a\n"})
+    yield "a home folder appearing in a changed folder", []
+    commit(root, {"many/f5.txt": "changed beside the home folder\n"})
+    yield "a change beside a home folder", []
+    commit(root, {"many/F6.TXT": "case-folds to a sibling\n"})
+    yield "a name that case-folds to a sibling's", []
+    remove(root, "many/F6.TXT")
+    commit(root, {os.fsdecode("many/Straße.txt".encode()): "s\n"})
+    yield "a name outside ASCII", []
+    commit(root, {"many/STRASSE.TXT": f"{MARKER}\n"})
+    yield "a name that case-folds to it outside ASCII", []
+    git(root, "rm", "-q", "-r", "many")
+    git(root, "commit", "-q", "-m", "delete the wide folder")
+    yield "the wide folder deleted", []
+
+
+def test_each_change_in_a_wide_folder_reads_only_what_changed(
+    tmp_path: Path, xdg: Path, spy: Spy, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mode-only changes, renames, names sorting between or before others, a folder deleted
+    and added again, a home folder appearing, case-folding names (ASCII and not): warm equals
+    cold and ``--no-cache`` each time; level by level, only the changed files are read while
+    the folder stays in git's common form."""
+    root = project(tmp_path / "repo")
+    spy(root)
+    parsed: list[str] = []  # the trees read the per-entry way (not in the common form)
+    real = subtrees.Trees._items
+
+    def items(self: subtrees.Trees, path: str, *args: Any) -> Any:
+        parsed.append(path)
+        return real(self, path, *args)
+
+    monkeypatch.setattr(subtrees.Trees, "_items", items)
+    for step, reads in _change_steps(root):
+        parsed.clear()
+        warm = spy(root)
+        assert warm == uncached(root) == cold(root, tmp_path, monkeypatch), step
+        if how == "descend" and reads:
+            assert sorted(spy.blobs) == sorted(blob_id(root, p) for p in reads), step
+            assert parsed == [], step  # every changed tree compared as raw entries
+        assert spy(root) == warm and spy.trees == [] and spy.blobs == [], step
+
+
+def test_an_old_gits_mode_in_a_changed_tree(tmp_path: Path, xdg: Path, spy: Spy, how: str) -> None:
+    """A tree written with a mode git no longer writes (100664, a padded 040000): read the
+    per-entry way, the same verdict as ``--no-cache``."""
+    root = project(tmp_path / "repo")
+    spy(root)
+    blob = blob_id(root, "many/f1.txt")
+    sub = tree_id(root, "docs")
+    odd = (
+        _raw_entry(b"100664", b"a.txt", bytes.fromhex(blob))
+        + _raw_entry(b"040000", b"docs", bytes.fromhex(sub))
+        + _raw_entry(b"100644", b"z.md", bytes.fromhex(blob_id(root, "docs/guide.md")))
+    )
+    made = (
+        subprocess.run(
+            ["git", "-C", str(root), "hash-object", "-t", "tree", "-w", "--literally", "--stdin"],
+            input=odd,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .strip()
+    )
+    listing = git(root, "ls-tree", "HEAD")
+    entries = [line for line in listing.splitlines() if not line.endswith("\tmany")]
+    entries.append(f"040000 tree {made}\tmany")
+    top = subprocess.run(
+        ["git", "-C", str(root), "mktree"],
+        input="\n".join(entries) + "\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    head = git(root, "commit-tree", top, "-p", "HEAD", "-m", "old modes").strip()
+    git(root, "reset", "-q", head)
+    assert subtrees.split_tree(git_bytes(root, "cat-file", "tree", made), 20) is None
+    assert spy(root) == uncached(root)
+    assert spy(root) == uncached(root) and spy.trees == []
+
+
+def test_trees_and_blobs_share_one_cat_file(tmp_path: Path, xdg: Path, spy: Spy) -> None:
+    """A change run reads its trees and its changed blobs through one ``cat-file``."""
+    root = project(tmp_path / "repo")
+    spy(root)
+    commit(root, {"src/app/main.py": f"print('{MARKER}')\n"})
+    assert spy(root) == uncached(root)
+    assert spy.trees and spy.blobs == [blob_id(root, "src/app/main.py")]
+    assert [c for c in spy.commands if "cat-file" in c] == [
+        c for c in spy.commands if c.endswith("cat-file --batch")
+    ]
+    assert sum("cat-file" in c for c in spy.commands) == 1, spy.commands
+
+
+def test_a_change_asks_only_for_the_changed_trees(
+    tmp_path: Path, xdg: Path, spy: Spy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tree the changed folder shares unchanged with the earlier one is taken from the
+    earlier tree's verdict (its files and its findings), not looked up: only the changed trees
+    and the earlier trees beside them are asked for."""
+    root = init(tmp_path / "repo")
+    files: dict[str, str | bytes] = {f"top/d{i}/f.txt": f"{i}\n" for i in range(12)}
+    files["top/d5/AGENTS.md"] = f"# A\n\n{token('ghp_', 36, seed=2)}\n"
+    files["top/d7/deep/notes.md"] = f"Claude Code writes {MARKER}\n"
+    commit(root, files)
+    first = spy(root)
+    asked: list[str] = []
+    real = subtrees.Trees._ask
+
+    def ask(self: subtrees.Trees, trees: Any) -> Any:
+        asked.extend(trees)
+        return real(self, trees)
+
+    monkeypatch.setattr(subtrees.Trees, "_ask", ask)
+    commit(root, {"top/d3/f.txt": f"changed {MARKER}\n"})
+    changed = spy(root)
+    assert sorted(set(asked)) == ["", "top", "top/d3"]  # (each: the tree, then the earlier one)
+    assert spy.blobs == [blob_id(root, "top/d3/f.txt")]
+    assert changed == uncached(root) == cold(root, tmp_path, monkeypatch)
+    assert '"path": "top/d5/AGENTS.md"' in changed and '"path": "top/d7/deep/notes.md"' in changed
+    assert first != changed
+    asked.clear()
+    assert spy(root) == changed and asked == [""]
+
+
+def test_a_change_in_many_folders_of_a_wide_one_is_read_level_by_level(
+    tmp_path: Path, xdg: Path, spy: Spy
+) -> None:
+    """More than FEW folders changed among many: the trees taken from the earlier verdict
+    count among the level's trees, so half of them is not "most of a level" (no whole
+    listing)."""
+    root = init(tmp_path / "repo")
+    wide = subtrees.FEW * 4
+    commit(root, {f"top/d{i}/f.txt": f"{i}\n" for i in range(wide)})
+    spy(root)
+    commit(root, {f"top/d{i}/f.txt": f"changed {i} {MARKER}\n" for i in range(0, wide, 2)})
+    changed = spy(root)
+    assert not spy.ran("ls-tree"), spy.commands
+    assert len(spy.blobs) == wide // 2
+    assert changed == uncached(root)

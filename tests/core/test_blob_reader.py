@@ -215,3 +215,50 @@ def test_an_empty_request_starts_no_process(tmp_path: Path, limit: int) -> None:
     with gitio.BlobReader(gitio.open_repo(root)) as reader:
         assert list(reader.read_many([], limit)) == []
         assert reader._process is None
+
+
+@pytest.mark.parametrize("pidfd", [True, False])
+def test_a_process_told_to_end_is_reaped_and_one_that_does_not_is_killed(
+    pidfd: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``_reap``: waited for as it ends (a pidfd where Linux has one, else polling); one
+    still running after ``REAP_SECONDS`` is killed."""
+    if not pidfd:
+        monkeypatch.delattr(os, "pidfd_open", raising=False)
+    root = _repo(tmp_path)
+    ending = subprocess.Popen(
+        ["git", "-C", str(root), "cat-file", "--batch"], stdin=subprocess.PIPE
+    )
+    assert ending.stdin is not None
+    ending.stdin.close()
+    gitio._reap(ending)
+    assert ending.returncode == 0
+    monkeypatch.setattr(gitio, "REAP_SECONDS", 0.2)
+    stuck = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    gitio._reap(stuck)
+    assert stuck.returncode == -signal.SIGKILL
+
+
+def test_trees_and_blobs_from_one_process(tmp_path: Path) -> None:
+    """A tree reader over a blob reader reads through its process: the blobs read after the
+    trees (and trees after blobs) come from the same ``cat-file``."""
+    root = _repo(tmp_path)
+    (root / "d").mkdir()
+    (root / "d" / "a.txt").write_bytes(b"a\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "one")
+    tree = git(root, "rev-parse", "HEAD:d").strip()
+    blob = git(root, "rev-parse", "HEAD:d/a.txt").strip()
+    content = subprocess.run(
+        ["git", "cat-file", "tree", tree], cwd=root, capture_output=True, check=True
+    ).stdout
+    repo = gitio.open_repo(root)
+    with gitio.BlobReader(repo) as blobs:
+        reader = gitio.TreeReader(repo, blobs)
+        assert reader.read([tree, blob]) == {tree: content}
+        process = blobs._process
+        assert [b.data for _, b in blobs.read_many([blob], 100)] == [b"a\n"]
+        assert reader.read([tree]) == {tree: content}
+        assert blobs._process is process  # one process throughout
+        reader.close()  # not its own: the blob reader's process goes on
+        assert blobs._process is process
