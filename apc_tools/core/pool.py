@@ -288,6 +288,8 @@ def _fork_streaming(
 
         fcntl.fcntl(writing, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
 
+    import pickle
+
     def send(index: int, results: list[Any]) -> None:
         data = pickle.dumps((index, results), pickle.HIGHEST_PROTOCOL)
         view = memoryview(len(data).to_bytes(4, "big") + data)
@@ -337,6 +339,8 @@ class _Frames:
         self._parse()
 
     def _parse(self) -> None:
+        import pickle
+
         buffer = self.buffer
         at = 0
         while len(buffer) - at >= 4:
