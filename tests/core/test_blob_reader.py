@@ -107,17 +107,24 @@ def test_missing_objects_and_hostile_names_are_missing_and_the_rest_is_read(
             assert blob.missing and blob.data == b"" and not blob.complete, oid
 
 
-def test_other_kinds_when_asked_for(tmp_path: Path) -> None:
-    root = _repo(tmp_path)
+def _committed_folder(root: Path, name: str, tree_rev: str) -> tuple[str, str, bytes]:
+    """Commit ``d/<name>`` (its name without ``.txt`` and a newline); the id of the tree
+    ``tree_rev`` names, the blob's id, and the tree's raw bytes (``git cat-file tree``)."""
     (root / "d").mkdir()
-    (root / "d" / "f.txt").write_bytes(b"f\n")
-    git(root, "add", ".")
+    (root / "d" / name).write_bytes(name.removesuffix(".txt").encode() + b"\n")
+    git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "one")
-    tree = git(root, "rev-parse", "HEAD^{tree}").strip()
-    blob = git(root, "rev-parse", "HEAD:d/f.txt").strip()
+    tree = git(root, "rev-parse", tree_rev).strip()
+    blob = git(root, "rev-parse", f"HEAD:d/{name}").strip()
     raw = subprocess.run(
         ["git", "cat-file", "tree", tree], cwd=root, capture_output=True, check=True
     ).stdout
+    return tree, blob, raw
+
+
+def test_other_kinds_when_asked_for(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    tree, blob, raw = _committed_folder(root, "f.txt", "HEAD^{tree}")
     with gitio.BlobReader(gitio.open_repo(root)) as reader:
         trees = list(reader.read_many([tree, blob, tree], 1 << 20, kinds=(b"tree",)))
         blobs = list(reader.read_many([tree, blob], 1 << 20))
@@ -243,15 +250,7 @@ def test_trees_and_blobs_from_one_process(tmp_path: Path) -> None:
     """A tree reader over a blob reader reads through its process: the blobs read after the
     trees (and trees after blobs) come from the same ``cat-file``."""
     root = _repo(tmp_path)
-    (root / "d").mkdir()
-    (root / "d" / "a.txt").write_bytes(b"a\n")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "one")
-    tree = git(root, "rev-parse", "HEAD:d").strip()
-    blob = git(root, "rev-parse", "HEAD:d/a.txt").strip()
-    content = subprocess.run(
-        ["git", "cat-file", "tree", tree], cwd=root, capture_output=True, check=True
-    ).stdout
+    tree, blob, content = _committed_folder(root, "a.txt", "HEAD:d")
     repo = gitio.open_repo(root)
     with gitio.BlobReader(repo) as blobs:
         reader = gitio.TreeReader(repo, blobs)
