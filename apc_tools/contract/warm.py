@@ -144,10 +144,12 @@ def gather(
                     kind = kinds.get(rel)
                     if kind is None:
                         continue
+                    info: os.stat_result | None
                     try:
-                        sig = _signature(os.lstat(prefix + rel))
+                        info = os.lstat(prefix + rel)
+                        sig = _signature(info)
                     except (OSError, ValueError):
-                        sig = None
+                        info = sig = None
                     known = old.get(rel)
                     if sig is not None and known is not None and known[:-1] == sig:
                         digest = known[-1]
@@ -155,7 +157,8 @@ def gather(
                         new[rel] = known
                     else:
                         shown = f"{one.display}/{rel}" if one.display else rel
-                        data = got.data[(top, rel)] = io.read_bytes(one.root / rel, one.root, shown)
+                        data = io.read_bytes(prefix + rel, one.root, shown, info)
+                        got.data[(top, rel)] = data
                         digest = _digest(data)
                         if not isinstance(data, Finding):
                             got.digests[(top, rel)] = digest

@@ -125,14 +125,18 @@ def read_text(abspath: Path, root: Path, display: str) -> TextFile | Finding:
     return data if isinstance(data, Finding) else decode(data, display)
 
 
-def read_bytes(abspath: Path, root: Path, display: str) -> bytes | Finding:
+def read_bytes(
+    abspath: Path | str, root: Path, display: str, stated: os.stat_result | None = None
+) -> bytes | Finding:
     """The bytes of a contract file (at most :data:`MAX_BYTES`), or the finding that says why
     they cannot be read; :func:`decode` makes them text (one read serves a content hash and
-    the parse)."""
-    try:
-        info = os.lstat(abspath)
-    except OSError:
-        info = None  # said below, as for any other file
+    the parse). ``stated`` is the file's ``os.lstat`` when the caller just made it."""
+    info = stated
+    if info is None:
+        try:
+            info = os.lstat(abspath)
+        except OSError:
+            info = None  # said below, as for any other file
     if info is not None and not stat.S_ISLNK(info.st_mode):
         # The common case in one system call: not a link, so lstat is stat.
         if not stat.S_ISREG(info.st_mode):
@@ -144,10 +148,10 @@ def read_bytes(abspath: Path, root: Path, display: str) -> bytes | Finding:
                 "read",
             )
         try:
-            with open(abspath, "rb") as handle:
-                return handle.read(MAX_BYTES + 1)
+            return read_capped(abspath, info.st_size, MAX_BYTES)
         except OSError as exc:
             return IO_UNREADABLE.finding(display, f"cannot read: {exc.strerror or exc}")
+    abspath = Path(abspath)
     link = check_link(abspath, root, display)
     if link is not None:
         return link
@@ -160,11 +164,39 @@ def read_bytes(abspath: Path, root: Path, display: str) -> bytes | Finding:
                 display,
                 f"file is {size} bytes; the limit is {MAX_BYTES} (1 MiB), so it was not read",
             )
-        with open(abspath, "rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
+        data = read_capped(abspath, size, MAX_BYTES)
     except OSError as exc:
         return IO_UNREADABLE.finding(display, f"cannot read: {exc.strerror or exc}")
     return data
+
+
+def read_capped(path: str | os.PathLike[str], size: int, cap: int) -> bytes:
+    """The bytes of the file at ``path`` up to ``cap + 1`` (one more than the cap, so a caller
+    sees a file that outgrew it), read to its end.
+
+    ``size`` is what a stat just said the file holds: the first read asks for one byte more
+    than that, so the common file takes one buffer of its own size (``open().read(cap + 1)``
+    allocates ``cap + 1`` bytes for every file, which cost more than the reading). A file that
+    grew since, or a short read, is read on until its end or past the cap.
+    """
+    fd = os.open(path, os.O_RDONLY | _OPEN_FLAGS)
+    try:
+        left = cap + 1
+        parts: list[bytes] = []
+        ask = min(max(size, 0) + 1, left)
+        while left > 0:
+            chunk = os.read(fd, ask)
+            if not chunk:
+                break
+            parts.append(chunk)
+            left -= len(chunk)
+            ask = min(left, 1 << 16)
+    finally:
+        os.close(fd)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+_OPEN_FLAGS = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
 def decode(data: bytes, display: str) -> TextFile | Finding:
