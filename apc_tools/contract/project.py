@@ -87,9 +87,19 @@ LOOKS_FOR = (
 )
 
 
+# Names a contract file can have besides ``*.md`` and ``*.mdc`` (classify's first question).
+_OTHER_NAMES = frozenset({"project.json", "mcps.json", ".gitignore"})
+
+
 def classify(rel: str) -> str | None:
     """The kind of contract file at the POSIX path ``rel`` (relative to its project), or None."""
-    parts = tuple(p for p in rel.split("/") if p not in ("", "."))
+    name = rel[rel.rfind("/") + 1 :]
+    # (an empty or ``.`` last part means the name is an earlier one: ``a/b/``, ``a/.``)
+    if not name.endswith((".md", ".mdc")) and name not in _OTHER_NAMES and name not in ("", "."):
+        return None
+    parts = tuple(rel.split("/"))
+    if "" in parts or "." in parts:
+        parts = tuple(p for p in parts if p not in ("", "."))
     name = parts[-1]
     parents = parts[:-1]
     if name == "AGENTS.md":
@@ -140,12 +150,38 @@ def kinds_of(
     rels = list(rels)
     kinds = {rel: kind for rel in rels if (kind := classify(rel)) is not None}
     kinds.update(plugin_kinds(rels, kinds, read))
-    skill_dirs = {PurePosixPath(r).parent for r, k in kinds.items() if k == "skill"}
-    skill_dirs.discard(PurePosixPath("."))  # a SKILL.md at the root does not own the tree
-    for rel, kind in kinds.items():
-        if kind == "skill" and any(p in skill_dirs for p in PurePosixPath(rel).parent.parents):
-            kinds[rel] = "skill-reference"
+    skills = [rel for rel, kind in kinds.items() if kind == "skill"]
+    if not all(_plain(rel) for rel in skills):
+        skill_dirs = {PurePosixPath(r).parent for r in skills}
+        skill_dirs.discard(PurePosixPath("."))  # a SKILL.md at the root does not own the tree
+        for rel in skills:
+            if any(p in skill_dirs for p in PurePosixPath(rel).parent.parents):
+                kinds[rel] = "skill-reference"
+        return kinds
+    # The same on plain paths (no empty or ``.`` part), as strings: a skill's folder is what
+    # comes before its last ``/``, and the folders above it are the cuts at the ``/`` before.
+    folders = {rel[: max(rel.rfind("/"), 0)] for rel in skills}
+    folders.discard("")
+    for rel in skills:
+        folder = rel[: max(rel.rfind("/"), 0)]
+        cut = folder.rfind("/")
+        while cut > 0:
+            if folder[:cut] in folders:
+                kinds[rel] = "skill-reference"
+                break
+            cut = folder.rfind("/", 0, cut)
     return kinds
+
+
+def _plain(rel: str) -> bool:
+    """``rel`` splits at ``/`` into non-empty parts, none of them ``.``."""
+    return not (
+        rel.startswith(("/", "./"))
+        or rel.endswith(("/", "/."))
+        or "//" in rel
+        or "/./" in rel
+        or rel in ("", ".")
+    )
 
 
 PLUGIN_MANIFEST = ".claude-plugin/plugin.json"
