@@ -176,8 +176,10 @@ PARTS = st.sampled_from(
         "x.txt",
     ]
 )
-PATHS = st.lists(PARTS, min_size=1, max_size=6).map("/".join).filter(
-    lambda rel: any(p not in ("", ".") for p in rel.split("/"))
+PATHS = (
+    st.lists(PARTS, min_size=1, max_size=6)
+    .map("/".join)
+    .filter(lambda rel: any(p not in ("", ".") for p in rel.split("/")))
 )
 
 
