@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from apc_tools.findings import Registry, Result, Severity, content_hash, rule_family
+import pytest
+
+from apc_tools.findings import Finding, Registry, Result, Severity, content_hash, rule_family
 from apc_tools.report import render
 
 _rule = rule_family("test")
@@ -53,3 +55,34 @@ def test_equal_identities_in_one_report_are_numbered_in_order() -> None:
 
 def _registry() -> Registry:
     return Registry.of([SECRET, OTHER])
+
+
+def test_changed_makes_what_dataclasses_replace_makes() -> None:
+    from dataclasses import fields, replace
+
+    from apc_tools.findings import changed
+
+    base = Finding("RUL003", Severity.WARNING, "a/b.mdc", 3, 4, "glob matches nothing")
+    values: dict[str, object] = {
+        "rule": "X1",
+        "severity": Severity.ERROR,
+        "path": "c.md",
+        "line": None,
+        "column": 9,
+        "message": "m",
+        "commit": "abc",
+        "identity": "id",
+        "occurrence": 3,
+        "preexisting": True,
+    }
+    assert set(values) == {f.name for f in fields(Finding)}  # a new field is tested here too
+    for name, value in values.items():
+        got, want = changed(base, **{name: value}), replace(base, **{name: value})
+        assert got == want and hash(got) == hash(want) and type(got) is Finding
+        assert got.fingerprint == want.fingerprint and got.to_json() == want.to_json()
+        assert base.to_json()["path"] == "a/b.mdc"  # the original is untouched
+    assert changed(base, **values) == replace(base, **values)
+    with pytest.raises(TypeError, match="nope"):
+        changed(base, nope=1)
+    with pytest.raises(AttributeError):
+        changed(base, line=5).line = 6  # type: ignore[misc]  # still frozen

@@ -66,7 +66,7 @@ from apc_tools.core.parse import (
 )
 from apc_tools.core.policy import Policy, load_policy
 from apc_tools.core.selection import Selection
-from apc_tools.findings import CannotRun, Finding, Result, content_hash
+from apc_tools.findings import CannotRun, Finding, Result, changed, content_hash
 
 if TYPE_CHECKING:  # pragma: no cover - imported by load_contract only (not by a validate run)
     from apc_tools.contract.model import Contract
@@ -186,7 +186,7 @@ def redact(project: Project, found: Iterable[Finding]) -> list[Finding]:
     out: list[Finding] = []
     for finding in found:
         message = detect.redact_secrets(finding.message, known.get(finding.path, ()))
-        out.append(finding if message == finding.message else replace(finding, message=message))
+        out.append(finding if message == finding.message else changed(finding, message=message))
     return out
 
 
@@ -731,7 +731,7 @@ DIGITS = re.compile(r"[0-9]+")
 def _moved(finding: Finding, path: str) -> Finding:
     """``finding`` at ``path`` (itself when the path is the same: a dataclass copy per finding
     was a tenth of the serial part of a run)."""
-    return finding if path == finding.path else replace(finding, path=path)
+    return finding if path == finding.path else changed(finding, path=path)
 
 
 def identified(finding: Finding) -> Finding:
@@ -741,7 +741,7 @@ def identified(finding: Finding) -> Finding:
     of one problem would also accept a different problem of the same rule in the same file."""
     if finding.identity:
         return finding
-    return replace(finding, identity=content_hash(DIGITS.sub("#", finding.message)))
+    return changed(finding, identity=content_hash(DIGITS.sub("#", finding.message)))
 
 
 def rooted(outcome: Validation, cwd: Path | None = None) -> Validation:

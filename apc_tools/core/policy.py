@@ -70,7 +70,7 @@ class Policy:
             if not self.selection.keeps(finding.rule):
                 continue
             if finding.rule in self.severities:
-                finding = replace(finding, severity=self.severities[finding.rule])
+                finding = finding.with_severity(self.severities[finding.rule])
             out.append(finding)
         return out
 
