@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from apc_tools.contract.checks import CHECKS, PROJECT_CHECKS
 from apc_tools.contract.checks.agents import claude_yaml_outcome
@@ -351,7 +351,7 @@ def _load_batch(
         for here, index, *_ in later:
             _check_early(here, here.entries[index])
 
-    _outcomes(jobs, profile, store, run, parse_here)
+    _outcomes(jobs, profile, store, run, parse_here, gathered.early if gathered else None)
     found: list[Finding] = []
     for here, mine in zip(loaded, raw, strict=True):
         project, ready = here.project, []
@@ -375,12 +375,84 @@ def _load_batch(
     return loaded, found
 
 
+class EarlyOutcomes:
+    """The Outcomes of a cold run's files, begun on forked workers (:func:`start_outcomes`)
+    while :func:`apc_tools.contract.warm.gather` was still reading and hashing the files for
+    the run's key, and taken by :func:`_outcomes` for the jobs whose bytes, kind, project and
+    profile are the ones computed (anything else is computed again)."""
+
+    def __init__(self, batch: Any, items: list[tuple[str, str, str, str]], profile: str) -> None:
+        self.batch = batch  # core.pool.Started
+        self.items = items  # (project root, display, rel, kind) per item
+        self.index = {(top, rel): i for i, (top, _, rel, _) in enumerate(items)}
+        self.profile = profile
+        self.results: list[tuple[str, Outcome, bytes] | None] | None = None
+
+    def take(self, meanwhile: Callable[[], None]) -> list[tuple[str, Outcome, bytes] | None]:
+        """Every item's (SHA-256 hex of the bytes read, Outcome, its bytes), or None for a
+        file the worker could not read; ``meanwhile`` runs here while the workers finish."""
+        if self.results is None:
+            self.results = self.batch.finish(meanwhile)
+        else:
+            meanwhile()
+        return self.results
+
+    def abandon(self) -> None:
+        if self.results is None:
+            self.batch.abandon()
+            self.results = []
+
+    def outcome(self, job: _Job, profile: str) -> tuple[Outcome, bytes] | None:
+        """The Outcome computed for ``job`` (taken), when it is the job's."""
+        assert self.results is not None
+        project = job.loaded.project
+        at = self.index.get((os.fspath(project.root), job.rel))
+        if at is None or at >= len(self.results) or profile != self.profile:
+            return None
+        got = self.results[at]
+        if got is None or self.items[at][1:] != (project.display, job.rel, job.kind):
+            return None
+        digest = job.digest or hashlib.sha256(job.data).hexdigest()
+        return (got[1], got[2]) if got[0] == digest else None
+
+
+def start_outcomes(
+    files: Sequence[tuple[Path, str, str, str, int]], profile: str
+) -> EarlyOutcomes | None:
+    """Begin the Outcomes of ``files`` (project root, display, rel, kind in FILE_KINDS, size)
+    on forked workers that read each file themselves, when the batch pays for processes
+    (core.pool); None when it does not."""
+    from apc_tools.core import pool
+
+    items = [(os.fspath(root), display, rel, kind) for root, display, rel, kind, _ in files]
+
+    def work(i: int) -> tuple[str, Outcome, bytes] | None:
+        root, display, rel, kind, _ = files[i]
+        shown = f"{display}/{rel}" if display else rel
+        data = io.read_bytes(os.path.join(items[i][0], rel), root, shown)
+        if isinstance(data, Finding):
+            return None
+        outcome = _file_outcome(root, display, profile, rel, kind, data)
+        return hashlib.sha256(data).hexdigest(), outcome, outcome.to_bytes()
+
+    costs = [size + 4096 for *_, size in files]
+    yaml = any(kind in MARKDOWN_KINDS for _, _, _, kind, _ in files)
+    batch = pool.start_items(work, len(files), costs, preload if yaml else None)
+    return None if batch is None else EarlyOutcomes(batch, items, profile)
+
+
 def _outcomes(
-    jobs: Sequence[_Job], profile: str, store: Cache, run: str, meanwhile: Callable[[], None]
+    jobs: Sequence[_Job],
+    profile: str,
+    store: Cache,
+    run: str,
+    meanwhile: Callable[[], None],
+    early: EarlyOutcomes | None = None,
 ) -> None:
     """Fill in each job's Outcome: from the cache, else computed (module core.pool decides
     whether on several processes) and stored. ``meanwhile`` (this process's own parsing) runs
-    once: while the pool's workers start, so the workers take more of the files."""
+    once: while the pool's workers start, so the workers take more of the files. ``early``:
+    the Outcomes begun while the run was gathered (taken for the jobs they are the ones of)."""
     from apc_tools.core import pool
 
     known: dict[bytes, bytes] = {}
@@ -399,6 +471,22 @@ def _outcomes(
             missing.append(job)
         else:
             job.loaded.entries[job.index] = outcome
+    if early is not None and missing:
+        results = early.take(meanwhile)
+        kept: dict[bytes, bytes] = {}
+        rest: list[_Job] = []
+        for job in missing:
+            got = early.outcome(job, profile) if results else None
+            if got is None:
+                rest.append(job)
+            else:
+                job.loaded.entries[job.index] = got[0]
+                kept[job.key] = got[1]
+        if store.enabled and kept:
+            store.put_many(kept)
+        missing, meanwhile = rest, _nothing
+    elif early is not None:
+        early.abandon()
     if not missing:
         meanwhile()
         return
@@ -421,6 +509,10 @@ def _outcomes(
     if keep:
         pairs = zip(missing, computed, strict=True)
         store.put_many({job.key: raw for job, (_, raw) in pairs})
+
+
+def _nothing() -> None:
+    return None
 
 
 def _check_early(here: _Loaded, entry: Doc | Outcome) -> None:
@@ -615,20 +707,29 @@ def _select(
             listed.append((display_root(target, cwd), "rule"))
         else:
             skipped.append(display_root(target, cwd))
-    listed += [(shown, kind) for path, shown, kind in recognised if _wanted(path, wanted)]
-    found += [f for f in scan.found if _wanted(_finding_path(f, cwd), wanted)]
+    keep = _wanting(wanted)
+    listed += [(shown, kind) for path, shown, kind in recognised if keep(path)]
+    found += [f for f in scan.found if keep(_finding_path(f, cwd))]
     return found, listed, skipped
 
 
 def _wanted(path: Path | str, targets: Sequence[Path]) -> bool:
     """``path`` is one of ``targets`` or below one: :func:`_under` on the paths' text (a
     thousand files x their parents as Path objects was a tenth of a run)."""
-    text = os.path.normcase(os.fspath(path))
-    for target in targets:
-        top = os.path.normcase(os.fspath(target))
-        if text == top or text.startswith(top if top.endswith(os.sep) else top + os.sep):
-            return True
-    return False
+    return _wanting(targets)(path)
+
+
+def _wanting(targets: Sequence[Path]) -> Callable[[Path | str], bool]:
+    """:func:`_wanted` for ``targets``, their text made once (for a thousand files)."""
+    tops = [os.path.normcase(os.fspath(target)) for target in targets]
+    exact = frozenset(tops)
+    below = tuple(top if top.endswith(os.sep) else top + os.sep for top in tops)
+
+    def wanted(path: Path | str) -> bool:
+        text = os.path.normcase(os.fspath(path))
+        return text in exact or text.startswith(below)
+
+    return wanted
 
 
 def _validate_lone(path: Path, cwd: Path, profile: str) -> list[Finding]:

@@ -42,6 +42,7 @@ from apc_tools.contract.listing import (
     Gathered,
     Validation,
     _absolute,
+    _Layout,
     _layout,
     _text_of,
     _under,
@@ -89,6 +90,7 @@ def gather(
 
     started = time.time_ns()
     limit = started - RACY_NS
+    got = Gathered()
     try:
         here = (cwd or Path.cwd()).resolve()
         for path in paths:
@@ -101,7 +103,6 @@ def gather(
         policy = load_policy(config_path, next(iter(groups)))
         if selection is not None:
             policy = policy.selected(selection)
-        got = Gathered()
         parts: list[str] = [
             FORMAT,
             os.fspath(here),
@@ -124,56 +125,87 @@ def gather(
             scanned.append((root, layouts))
             parts += [os.fspath(root), repr(found)]
         memos = _load_memos(store, [os.fspath(o.root) for _, ls in scanned for o in ls])
+        listed: list[tuple[_Layout, str, list[str], dict[str, Any], _Record, dict[str, str]]] = []
         for _root, layouts in scanned:
             for one in layouts:
                 tracked = None if one.tracked is None else "\0".join(sorted(one.tracked))
                 top = os.fspath(one.root)
                 listing = "\0".join(one.local)
-                parts += [top, one.display, listing, repr(tracked)]
+                head = [top, one.display, listing, repr(tracked)]
                 record = memos.get(top, {})
                 kept = _Record(record, listing, one.local, top, limit)
                 kinds = kept.kinds(one.local)
                 if kinds is None:
                     kinds = kinds_of(one.local, partial(_text_of, one.root))
                 got.kinds[top] = kinds
-                old = record.get("e", {})
-                prefix = os.path.join(top, "")  # + a POSIX rel: a path (one join per tree)
-                new: dict[str, list[int | str]] = {}
-                files: list[str] = []
-                for rel in one.local:
-                    kind = kinds.get(rel)
-                    if kind is None:
-                        continue
-                    info: os.stat_result | None
-                    try:
-                        info = os.lstat(prefix + rel)
-                        sig = _signature(info)
-                    except (OSError, ValueError):
-                        info = sig = None
-                    known = old.get(rel)
-                    if sig is not None and known is not None and known[:-1] == sig:
-                        digest = known[-1]
-                        got.trusted[(top, rel)] = digest
-                        new[rel] = known
-                    else:
-                        shown = f"{one.display}/{rel}" if one.display else rel
-                        data = io.read_bytes(prefix + rel, one.root, shown, info)
-                        got.data[(top, rel)] = data
-                        digest = _digest(data)
-                        if not isinstance(data, Finding):
-                            got.digests[(top, rel)] = digest
-                        if sig is not None and _recordable(sig, data, limit):
-                            new[rel] = [*sig, digest]
-                    files.append(f"{rel}\0{kind}\0{digest}")
-                parts.append("\0".join(files))
-                got.memos[top] = kept.made(new, kinds, one.local)
-                got.memo_changed |= got.memos[top] != record
+                listed.append((one, top, head, record, kept, kinds))
+        if store is not None and store.enabled and not memos:
+            got.early = _begin(listed, profile or policy.profile or "default")
+        for one, top, head, record, kept, kinds in listed:
+            parts += head
+            old = record.get("e", {})
+            prefix = os.path.join(top, "")  # + a POSIX rel: a path (one join per tree)
+            new: dict[str, list[int | str]] = {}
+            files: list[str] = []
+            for rel in one.local:
+                kind = kinds.get(rel)
+                if kind is None:
+                    continue
+                info: os.stat_result | None
+                try:
+                    info = os.lstat(prefix + rel)
+                    sig = _signature(info)
+                except (OSError, ValueError):
+                    info = sig = None
+                known = old.get(rel)
+                if sig is not None and known is not None and known[:-1] == sig:
+                    digest = known[-1]
+                    got.trusted[(top, rel)] = digest
+                    new[rel] = known
+                else:
+                    shown = f"{one.display}/{rel}" if one.display else rel
+                    data = io.read_bytes(prefix + rel, one.root, shown, info)
+                    got.data[(top, rel)] = data
+                    digest = _digest(data)
+                    if not isinstance(data, Finding):
+                        got.digests[(top, rel)] = digest
+                    if sig is not None and _recordable(sig, data, limit):
+                        new[rel] = [*sig, digest]
+                files.append(f"{rel}\0{kind}\0{digest}")
+            parts.append("\0".join(files))
+            got.memos[top] = kept.made(new, kinds, one.local)
+            got.memo_changed |= got.memos[top] != record
         for target in targets:
             if not target.is_dir():  # a file argument (a lone .mdc is read from here)
                 parts += [os.fspath(target), _digest(io.read_bytes(target, target.parent, ""))]
     except (OSError, ValueError, RuntimeError, CannotRun):
+        got.abandon()
         return None
+    except BaseException:
+        got.abandon()
+        raise
     return cache_key("validate-run", *parts), got
+
+
+def _begin(listed: Sequence[tuple[Any, ...]], profile: str) -> Any:
+    """The Outcomes of a run the cache knows nothing of (no stat memo of any of its projects:
+    no part of it was stored), begun on forked workers before its files are read for the key
+    (contract.validate.start_outcomes), or None."""
+    from apc_tools.contract.outcome import FILE_KINDS
+    from apc_tools.contract.validate import start_outcomes
+
+    files: list[tuple[Path, str, str, str, int]] = []
+    for one, top, *_, kinds in listed:
+        prefix = os.path.join(top, "")
+        for rel in one.local:
+            kind = kinds.get(rel)
+            if kind in FILE_KINDS:
+                try:
+                    size = os.lstat(prefix + rel).st_size
+                except (OSError, ValueError):
+                    continue  # said by the run, which reads it itself
+                files.append((one.root, one.display, rel, kind, size))
+    return start_outcomes(files, profile) if files else None
 
 
 def _signature(info: os.stat_result) -> list[int]:
@@ -372,6 +404,7 @@ def _gather_and_ask(
         made = gather(paths, **options, store=opened)
         hit = _lookup_in(opened, made[0]) if made is not None else None
         if hit is not None and made is not None:
+            made[1].abandon()  # answered: the Outcomes begun are not needed
             _keep_memos(opened, made[1])
         return made, hit
 
@@ -437,6 +470,7 @@ def validate_tree(
             if hit is not None:
                 return hit
         if made is not None and not settle(made[1]):
+            made[1].abandon()
             made = gather(paths, **options)
     from apc_tools.contract.validate import rooted, run_validate
 
