@@ -61,6 +61,10 @@ class Outcome:
     # The file holds a secret found by its context: messages about it are redacted with the
     # file's text, so it is read and checked in full every time (nothing else is stored).
     in_full: bool = False
+    # A rule file's dead-glob findings against its project's file list and the glob-matching
+    # work they cost (checks.rule_files.dead_globs_alone), when a worker computed them with the
+    # Outcome: never stored (they depend on the file list, which is not in the Outcome's key).
+    dead: tuple[tuple[Finding, ...], int] | None = field(default=None, compare=False, repr=False)
 
     def allowances(self) -> Allowances:
         return Allowances.of(*self.allow)

@@ -20,7 +20,13 @@ from apc_tools.contract.checks import CHECKS, PROJECT_CHECKS
 from apc_tools.contract.checks.agents import claude_yaml_outcome
 from apc_tools.contract.checks.discovery import NOTHING_RECOGNISED
 from apc_tools.contract.checks.plans import imported_agents
-from apc_tools.contract.checks.rule_files import dead_globs, dead_globs_of, rule_globs
+from apc_tools.contract.checks.rule_files import (
+    GLOB_BUDGET,
+    dead_globs,
+    dead_globs_alone,
+    dead_globs_of,
+    rule_globs,
+)
 from apc_tools.contract.checks.secrets import check_secrets, doc_secrets
 from apc_tools.contract.inline import Allowances, split_allowed
 from apc_tools.contract.listing import (
@@ -417,26 +423,29 @@ class EarlyOutcomes:
 
 
 def start_outcomes(
-    files: Sequence[tuple[Path, str, str, str, int]], profile: str
+    files: Sequence[tuple[Project, str, str, int]], profile: str
 ) -> EarlyOutcomes | None:
-    """Begin the Outcomes of ``files`` (project root, display, rel, kind in FILE_KINDS, size)
-    on forked workers that read each file themselves, when the batch pays for processes
-    (core.pool); None when it does not."""
+    """Begin the Outcomes of ``files`` (project with its file list, rel, kind in FILE_KINDS,
+    size) on forked workers that read each file themselves, when the batch pays for
+    processes (core.pool); None when it does not. A rule file's dead globs are matched with
+    its Outcome (:func:`_dead_globs_batch` takes them when they are exact)."""
     from apc_tools.core import pool
 
-    items = [(os.fspath(root), display, rel, kind) for root, display, rel, kind, _ in files]
+    items = [(os.fspath(p.root), p.display, rel, kind) for p, rel, kind, _ in files]
 
     def work(i: int) -> tuple[str, Outcome, bytes] | None:
-        root, display, rel, kind, _ = files[i]
-        shown = f"{display}/{rel}" if display else rel
-        data = io.read_bytes(os.path.join(items[i][0], rel), root, shown)
+        project, rel, kind, _ = files[i]
+        shown = project.display_path(rel)
+        data = io.read_bytes(os.path.join(items[i][0], rel), project.root, shown)
         if isinstance(data, Finding):
             return None
-        outcome = _file_outcome(root, display, profile, rel, kind, data)
+        outcome = _file_outcome(project.root, project.display, profile, rel, kind, data)
+        if outcome.globs is not None:
+            outcome.dead = dead_globs_alone(project, outcome.globs)
         return hashlib.sha256(data).hexdigest(), outcome, outcome.to_bytes()
 
     costs = [size + 4096 for *_, size in files]
-    yaml = any(kind in MARKDOWN_KINDS for _, _, _, kind, _ in files)
+    yaml = any(kind in MARKDOWN_KINDS for _, _, kind, _ in files)
     batch = pool.start_items(work, len(files), costs, preload if yaml else None)
     return None if batch is None else EarlyOutcomes(batch, items, profile)
 
@@ -498,6 +507,8 @@ def _outcomes(
         job = missing[i]
         project = job.loaded.project
         outcome = _file_outcome(project.root, project.display, profile, job.rel, job.kind, job.data)
+        if outcome.globs is not None:
+            outcome.dead = dead_globs_alone(project, outcome.globs)
         return outcome, outcome.to_bytes() if keep else b""
 
     # A file costs its bytes (the secret scan, the parse) plus about 4 KiB of fixed work.
@@ -585,10 +596,32 @@ def _dead_globs_batch(here: _Loaded, store: Cache, run: str) -> list[Finding]:
         stored = Outcome.from_bytes("", "rule", "", raw) if raw else None
         if stored is not None:
             return stored.checks
-    found = redact(project, list(dead_globs_of(project, rules)))
+    alone = _dead_globs_alone(here)
+    found = redact(project, list(dead_globs_of(project, rules) if alone is None else alone))
     if cacheable:
         store.put_many({slot: Outcome("", "rule", "", checks=found).to_bytes()})
     return found
+
+
+def _dead_globs_alone(here: _Loaded) -> list[Finding] | None:
+    """The dead-glob findings of a batch project put together from its rule files' own
+    (matched with their Outcomes on the workers, :func:`dead_globs_alone`): every rule file
+    known by an Outcome that has them, and their work within the budget (then they are
+    exactly what dead_globs_of finds); else None."""
+    found: list[Finding] = []
+    spent = 0
+    for entry in here.entries:
+        if entry.kind != "rule":
+            continue
+        if not isinstance(entry, Outcome):
+            return None
+        if entry.globs is None:
+            continue
+        if entry.dead is None:
+            return None
+        found += entry.dead[0]
+        spent += entry.dead[1]
+    return found if spent <= GLOB_BUDGET else None
 
 
 @dataclass

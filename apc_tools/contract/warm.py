@@ -192,11 +192,16 @@ def _begin(listed: Sequence[tuple[Any, ...]], profile: str) -> Any:
     no part of it was stored), begun on forked workers before its files are read for the key
     (contract.validate.start_outcomes), or None."""
     from apc_tools.contract.outcome import FILE_KINDS
+    from apc_tools.contract.project import Project
     from apc_tools.contract.validate import start_outcomes
 
-    files: list[tuple[Path, str, str, str, int]] = []
+    files: list[tuple[Project, str, str, int]] = []
     for one, top, *_, kinds in listed:
         prefix = os.path.join(top, "")
+        # as contract.validate._load_batch makes it (the dead globs are matched in its order)
+        project = Project(
+            one.root, one.display, profile, files=frozenset(one.local), tracked=one.tracked
+        )
         for rel in one.local:
             kind = kinds.get(rel)
             if kind in FILE_KINDS:
@@ -204,7 +209,7 @@ def _begin(listed: Sequence[tuple[Any, ...]], profile: str) -> Any:
                     size = os.lstat(prefix + rel).st_size
                 except (OSError, ValueError):
                     continue  # said by the run, which reads it itself
-                files.append((one.root, one.display, rel, kind, size))
+                files.append((project, rel, kind, size))
     return start_outcomes(files, profile) if files else None
 
 
