@@ -542,16 +542,18 @@ _NOT_SIMPLE_CHAR = re.compile(
     "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
 )
 # ...lines that are a top-level ``key:`` with an optional value, an identifier as the key...
-_SIMPLE_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*):(?: +|$)")
+_SIMPLE_KEY = re.compile(r"\A([A-Za-z_][A-Za-z0-9_.-]*):(?: +|$)")
 # ...or a list item holding a value, under a key without a value...
-_SIMPLE_ITEM = re.compile(r"( *)- +")
+_SIMPLE_ITEM = re.compile(r"\A( *)- +")
 # ...each value a plain scalar that starts with no indicator and holds no ": ", " #" or final
 # ":", a double-quoted one on one line (escapes \" \\ \n \t only) or a single-quoted one.
+# (Each pattern is anchored with \A: it is only ever matched at the start, and a search cannot
+# rescan the rest of a long line from every position, see tests/core/test_hang_guards.py.)
 _NOT_PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@`")
-_DOUBLE = re.compile(r'"((?:[^"\\]|\\["\\nt])*)"')
+_DOUBLE = re.compile(r'\A"((?:[^"\\]|\\["\\nt])*)"')
 _DOUBLE_ESCAPES = {'\\"': '"', "\\\\": "\\", "\\n": "\n", "\\t": "\t"}
 _DOUBLE_ESCAPE = re.compile(r'\\["\\nt]')
-_SINGLE = re.compile(r"'((?:[^']|'')*)'")
+_SINGLE = re.compile(r"\A'((?:[^']|'')*)'")
 _DECLINE = object()
 
 
