@@ -213,12 +213,74 @@ class Frontmatter:
 
 _FENCE = re.compile(r"^---[ \t]*$")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
+_UNCLOSED = Problem(FM_UNCLOSED, "frontmatter opened with `---` on line 1 is never closed", 1, 1)
+
+
+# Exact fast paths (split_frontmatter, load_yaml, load_frontmatter_yaml): each gives the same
+# result as the general code or declines. Tests turn them off to compare the two.
+_FAST_PATHS = True
+
+# Line boundaries str.splitlines honours besides \n, \r and \r\n: a text holding one is split
+# by the general code.
+_ASCII_ODD_BREAKS = ("\v", "\f", "\x1c", "\x1d", "\x1e")
+_ODD_BREAKS = (*_ASCII_ODD_BREAKS, "\x85", "\u2028", "\u2029")
 
 
 def split_frontmatter(text: str) -> Frontmatter:
     """Split ``text`` (BOM already removed) at ``---`` fences. CRLF and CR are accepted."""
     if not text.startswith("---"):  # the first line cannot be a fence: no lines to split
         return Frontmatter(None, 1, text, 1)
+    if _FAST_PATHS and not any(
+        odd in text for odd in (_ASCII_ODD_BREAKS if text.isascii() else _ODD_BREAKS)
+    ):
+        return _split_scanning(text)
+    return _split_lines(text)
+
+
+def _split_scanning(text: str) -> Frontmatter:
+    """:func:`_split_lines` for a text whose only line boundaries are \n, \r\n and \r: finds the
+    closing fence by searching instead of splitting every line of the body."""
+    original = text
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    first_end = text.find("\n")
+    if not _FENCE.match(text if first_end < 0 else text[:first_end]):
+        return Frontmatter(None, 1, original, 1)
+    if first_end < 0:  # "---" alone: opened, never closed, nothing after it
+        return Frontmatter(None, 2, "", 2, (_UNCLOSED,))
+    start = first_end + 1
+    close, close_end = _closing_fence(text, first_end)
+    if close < 0:
+        return Frontmatter(None, 2, _drop_final_newline(text[start:]), 2, (_UNCLOSED,))
+    index = text.count("\n", 0, close)
+    yaml_text = text[start:close] or "\n"
+    body = _drop_final_newline(text[close_end + 1 :])
+    return Frontmatter(yaml_text, 2, body, index + 2)
+
+
+def _closing_fence(text: str, newline: int) -> tuple[int, int]:
+    """Start and end of the first line after the one ending at ``newline`` that ``_CLOSE``
+    matches (``---`` or ``...``, then spaces and tabs); (-1, -1) when there is none."""
+    best = (-1, -1)
+    for marker in ("\n---", "\n..."):
+        at = text.find(marker, newline)
+        while at >= 0 and (best[0] < 0 or at + 1 < best[0]):
+            end = text.find("\n", at + 4)
+            if end < 0:
+                end = len(text)
+            if not text[at + 4 : end].strip(" \t"):
+                best = (at + 1, end)
+                break
+            at = text.find(marker, end)
+    return best
+
+
+def _drop_final_newline(text: str) -> str:
+    return text[:-1] if text.endswith("\n") else text
+
+
+def _split_lines(text: str) -> Frontmatter:
+    """The general :func:`split_frontmatter` (every line boundary str.splitlines knows)."""
     lines = text.splitlines()
     if not lines or not _FENCE.match(lines[0]):
         return Frontmatter(None, 1, text, 1)
@@ -227,8 +289,7 @@ def split_frontmatter(text: str) -> Frontmatter:
             yaml_text = "\n".join(lines[1:index]) + "\n"
             body = "\n".join(lines[index + 1 :])
             return Frontmatter(yaml_text, 2, body, index + 2)
-    problem = Problem(FM_UNCLOSED, "frontmatter opened with `---` on line 1 is never closed", 1, 1)
-    return Frontmatter(None, 2, "\n".join(lines[1:]), 2, (problem,))
+    return Frontmatter(None, 2, "\n".join(lines[1:]), 2, (_UNCLOSED,))
 
 
 # --------------------------------------------------------------------------- YAML
@@ -472,8 +533,140 @@ def _load_events(text: str, line_offset: int, pure: bool = False) -> Located:
     return out
 
 
+# --------------------------------------------------------------------------- simple YAML
+
+# What the simple-document reader below accepts, all else is left to the event builder:
+# printable characters YAML and libyaml read as they are (no tab, no CR, no BOM, no control
+# character, no \x85/\u2028/\u2029 line break)...
+_NOT_SIMPLE_CHAR = re.compile(
+    "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+)
+# ...lines that are a top-level ``key:`` with an optional value, an identifier as the key...
+_SIMPLE_KEY = re.compile(r"\A([A-Za-z_][A-Za-z0-9_.-]*):(?: +|$)")
+# ...or a list item holding a value, under a key without a value...
+_SIMPLE_ITEM = re.compile(r"\A( *)- +")
+# ...each value a plain scalar that starts with no indicator and holds no ": ", " #" or final
+# ":", a double-quoted one on one line (escapes \" \\ \n \t only) or a single-quoted one.
+# (Each pattern is anchored with \A: it is only ever matched at the start, and a search cannot
+# rescan the rest of a long line from every position, see tests/core/test_hang_guards.py.)
+_NOT_PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@`")
+_DOUBLE = re.compile(r'\A"((?:[^"\\]|\\["\\nt])*)"')
+_DOUBLE_ESCAPES = {'\\"': '"', "\\\\": "\\", "\\n": "\n", "\\t": "\t"}
+_DOUBLE_ESCAPE = re.compile(r'\\["\\nt]')
+_SINGLE = re.compile(r"\A'((?:[^']|'')*)'")
+_DECLINE = object()
+
+
+def _simple_scalar(raw: str) -> Any:
+    """The value of a one-line scalar (spaces around it removed), or _DECLINE."""
+    first = raw[0]
+    if first == '"':
+        match = _DOUBLE.fullmatch(raw)
+        if match is None:
+            return _DECLINE
+        value = match.group(1)
+        if "\\" in value:
+            value = _DOUBLE_ESCAPE.sub(lambda m: _DOUBLE_ESCAPES[m.group()], value)
+        return value
+    if first == "'":
+        match = _SINGLE.fullmatch(raw)
+        return _DECLINE if match is None else match.group(1).replace("''", "'")
+    if first in _NOT_PLAIN_START or ": " in raw or " #" in raw or raw[-1] == ":":
+        return _DECLINE
+    try:
+        return resolve_plain(raw)
+    except NumberTooLong:
+        return _DECLINE
+
+
+def _load_simple(text: str, line_offset: int) -> Located | int:
+    """:func:`_load_yaml_full` for a simple document, without the event stream; for any other,
+    the index of the line it declined at (-1 for the whole text).
+
+    Simple: a block mapping of top-level ``key: value`` lines (keys identifiers that are text,
+    each once), values one-line scalars (see :func:`_simple_scalar`) or, under ``key:``, a
+    block list of them; blank lines anywhere. No comment, tag, anchor, alias, flow collection,
+    block scalar, multi-line scalar or nested mapping. The result has the data, positions and
+    (no) problems the event builder gives.
+    """
+    if _NOT_SIMPLE_CHAR.search(text):
+        return -1
+    out = Located(None)
+    data: dict[str, Any] = {}
+    values = out.values
+    keys = out.keys
+    empty_key: str | None = None  # the last key, when it had no value: a list may follow
+    items: list[Any] | None = None  # the list under it, once started
+    indent = 0  # the indentation of that list's items
+    nodes = 1
+    for index, line in enumerate(text.split("\n")):
+        if not line.strip(" "):
+            continue
+        number = index + line_offset
+        if line[0] == " " or line[0] == "-":
+            match = _SIMPLE_ITEM.match(line)
+            if match is None or empty_key is None:
+                return index
+            if items is None:
+                indent = match.end(1)
+                items = []
+                data[empty_key] = items
+                values[(empty_key,)] = Pos(number, indent + 1)
+            elif match.end(1) != indent:
+                return index
+            raw = line[match.end() :].rstrip(" ")
+            if not raw:
+                return index
+            value = _simple_scalar(raw)
+            if value is _DECLINE:
+                return index
+            values[(empty_key, len(items))] = Pos(number, match.end() + 1)
+            items.append(value)
+            nodes += 1
+            continue
+        match = _SIMPLE_KEY.match(line)
+        if match is None:
+            return index
+        key = match.group(1)
+        if key in data or len(key) > 1000 or not isinstance(resolve_plain(key), str):
+            # a duplicate key, a key longer than libyaml's simple keys, or one read as a bool
+            # or null (true:, null:)
+            return index
+        if not data:
+            values[()] = Pos(number, 1)
+        keys[(key,)] = Pos(number, 1)
+        nodes += 1
+        raw = line[match.end() :].rstrip(" ")
+        if raw:
+            value = _simple_scalar(raw)
+            if value is _DECLINE:
+                return index
+            data[key] = value
+            values[(key,)] = Pos(number, match.end() + 1)
+            empty_key = None
+        else:  # null, unless a list follows
+            data[key] = None
+            values[(key,)] = Pos(number, match.end(1) + 2)
+            empty_key = key
+        items = None
+    if nodes > MAX_NODES:
+        return -1
+    if data:
+        out.data = data
+    return out
+
+
 def load_yaml(text: str, *, line_offset: int = 1) -> Located:
     """Parse one YAML document safely. ``line_offset`` is the 1-based line of its first line."""
+    if _FAST_PATHS:
+        simple = _load_simple(text, line_offset)
+        if not isinstance(simple, int):
+            return simple
+    return _load_yaml_full(text, line_offset)
+
+
+def _load_yaml_full(text: str, line_offset: int) -> Located:
+    """:func:`load_yaml` through the event stream (any document)."""
     try:
         return _load_events(text, line_offset)
     except _TooBig as big:
@@ -529,6 +722,28 @@ def _patch_line(line: str) -> str | None:
     return f"{match.group('key')}: {json.dumps(value, ensure_ascii=False)}"
 
 
+# The characters of an anchor or alias name for libyaml.
+_ANCHOR_CHARS = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-")
+
+
+def _surely_not_strict(text: str, declined: int) -> bool:
+    """Whether the strict reading of ``text`` is certainly not ok, knowing that
+    :func:`_load_simple` read every line before line ``declined`` and declined that one.
+
+    It is when that line is a top-level ``key: *...`` whose ``*`` starts no alias name
+    (``globs: **/*.ts``, ``globs: *.mdc``): libyaml stops there with a scanner error, and the
+    pure parser, when asked, either stops too or reads an alias (an error as well).
+    """
+    if declined < 0:
+        return False
+    line = text.split("\n", declined + 1)[declined]
+    match = _SIMPLE_KEY.match(line)
+    if match is None:
+        return False
+    value = line[match.end() :]
+    return value[:1] == "*" and value[1:2] not in _ANCHOR_CHARS
+
+
 def load_frontmatter_yaml(text: str, *, line_offset: int) -> Located:
     """Parse frontmatter YAML; if strict parsing fails, accept Cursor/Claude Code forms.
 
@@ -536,8 +751,16 @@ def load_frontmatter_yaml(text: str, *, line_offset: int) -> Located:
     with ``*``, or holding ``: ``) is read as the plain string the tools see, with a YML005
     warning at that line. Anything else that fails stays a YML001 error.
     """
-    strict = load_yaml(text, line_offset=line_offset)
-    if strict.ok:
+    strict: Located | None = None  # the strict reading, read when needed
+    if _FAST_PATHS:
+        simple = _load_simple(text, line_offset)
+        if not isinstance(simple, int):
+            return simple
+        if not _surely_not_strict(text, simple):
+            strict = _load_yaml_full(text, line_offset)
+    else:
+        strict = load_yaml(text, line_offset=line_offset)
+    if strict is not None and strict.ok:
         return strict
     lines = text.split("\n")
     patched: list[int] = []
@@ -547,10 +770,10 @@ def load_frontmatter_yaml(text: str, *, line_offset: int) -> Located:
             lines[index] = fixed
             patched.append(index)
     if not patched:
-        return strict
+        return _load_yaml_full(text, line_offset) if strict is None else strict
     lenient = load_yaml("\n".join(lines), line_offset=line_offset)
     if any(p.rule is YAML_SYNTAX for p in lenient.problems):
-        return strict
+        return _load_yaml_full(text, line_offset) if strict is None else strict
     for index in patched:
         key = _TOP_LINE.match(text.split("\n")[index])
         name = key.group("key") if key else "value"
