@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from apc_tools.contract.checks import CHECKS, PROJECT_CHECKS
 from apc_tools.contract.checks.agents import claude_yaml_outcome
@@ -75,6 +75,7 @@ from apc_tools.core.selection import Selection
 from apc_tools.findings import CannotRun, Finding, Result, changed, content_hash
 
 if TYPE_CHECKING:  # pragma: no cover - imported by load_contract only (not by a validate run)
+    from apc_tools.contract.early import EarlyOutcomes
     from apc_tools.contract.model import Contract
 
 PROFILES = ("default", "agentskills")
@@ -381,73 +382,21 @@ def _load_batch(
     return loaded, found
 
 
-class EarlyOutcomes:
-    """The Outcomes of a cold run's files, begun on forked workers (:func:`start_outcomes`)
-    while :func:`apc_tools.contract.warm.gather` was still reading and hashing the files for
-    the run's key, and taken by :func:`_outcomes` for the jobs whose bytes, kind, project and
-    profile are the ones computed (anything else is computed again)."""
-
-    def __init__(self, batch: Any, items: list[tuple[str, str, str, str]], profile: str) -> None:
-        self.batch = batch  # core.pool.Started
-        self.items = items  # (project root, display, rel, kind) per item
-        self.index = {(top, rel): i for i, (top, _, rel, _) in enumerate(items)}
-        self.profile = profile
-        self.results: list[tuple[str, Outcome, bytes] | None] | None = None
-
-    def take(self, meanwhile: Callable[[], None]) -> list[tuple[str, Outcome, bytes] | None]:
-        """Every item's (SHA-256 hex of the bytes read, Outcome, its bytes), or None for a
-        file the worker could not read; ``meanwhile`` runs here while the workers finish."""
-        if self.results is None:
-            self.results = self.batch.finish(meanwhile)
-        else:
-            meanwhile()
-        return self.results
-
-    def abandon(self) -> None:
-        if self.results is None:
-            self.batch.abandon()
-            self.results = []
-
-    def outcome(self, job: _Job, profile: str) -> tuple[Outcome, bytes] | None:
-        """The Outcome computed for ``job`` (taken), when it is the job's."""
-        assert self.results is not None
-        project = job.loaded.project
-        at = self.index.get((os.fspath(project.root), job.rel))
-        if at is None or at >= len(self.results) or profile != self.profile:
-            return None
-        got = self.results[at]
-        if got is None or self.items[at][1:] != (project.display, job.rel, job.kind):
-            return None
-        digest = job.digest or hashlib.sha256(job.data).hexdigest()
-        return (got[1], got[2]) if got[0] == digest else None
-
-
-def start_outcomes(
-    files: Sequence[tuple[Project, str, str, int]], profile: str
-) -> EarlyOutcomes | None:
-    """Begin the Outcomes of ``files`` (project with its file list, rel, kind in FILE_KINDS,
-    size) on forked workers that read each file themselves, when the batch pays for
-    processes (core.pool); None when it does not. A rule file's dead globs are matched with
-    its Outcome (:func:`_dead_globs_batch` takes them when they are exact)."""
-    from apc_tools.core import pool
-
-    items = [(os.fspath(p.root), p.display, rel, kind) for p, rel, kind, _ in files]
-
-    def work(i: int) -> tuple[str, Outcome, bytes] | None:
-        project, rel, kind, _ = files[i]
-        shown = project.display_path(rel)
-        data = io.read_bytes(os.path.join(items[i][0], rel), project.root, shown)
-        if isinstance(data, Finding):
-            return None
-        outcome = _file_outcome(project.root, project.display, profile, rel, kind, data)
-        if outcome.globs is not None:
-            outcome.dead = dead_globs_alone(project, outcome.globs)
-        return hashlib.sha256(data).hexdigest(), outcome, outcome.to_bytes()
-
-    costs = [size + 4096 for *_, size in files]
-    yaml = any(kind in MARKDOWN_KINDS for _, _, kind, _ in files)
-    batch = pool.start_items(work, len(files), costs, preload if yaml else None)
-    return None if batch is None else EarlyOutcomes(batch, items, profile)
+def early_outcome(
+    item: tuple[Project, str, str, int], profile: str
+) -> tuple[str, Outcome, bytes] | None:
+    """What a worker of contract.early computes for one file (project, rel, kind, size): the
+    SHA-256 (hex) of the bytes it read, their Outcome (a rule file's dead globs matched with
+    it) and the Outcome's bytes; None when the file cannot be read (the run says why)."""
+    project, rel, kind, _ = item
+    shown = project.display_path(rel)
+    data = io.read_bytes(os.path.join(os.fspath(project.root), rel), project.root, shown)
+    if isinstance(data, Finding):
+        return None
+    outcome = _file_outcome(project.root, project.display, profile, rel, kind, data)
+    if outcome.globs is not None:
+        outcome.dead = dead_globs_alone(project, outcome.globs)
+    return hashlib.sha256(data).hexdigest(), outcome, outcome.to_bytes()
 
 
 def _outcomes(
@@ -485,7 +434,19 @@ def _outcomes(
         kept: dict[bytes, bytes] = {}
         rest: list[_Job] = []
         for job in missing:
-            got = early.outcome(job, profile) if results else None
+            project = job.loaded.project
+            got = (
+                early.outcome(
+                    os.fspath(project.root),
+                    project.display,
+                    job.rel,
+                    job.kind,
+                    profile,
+                    job.digest or hashlib.sha256(job.data).hexdigest(),
+                )
+                if results
+                else None
+            )
             if got is None:
                 rest.append(job)
             else:

@@ -188,29 +188,11 @@ def gather(
 
 
 def _begin(listed: Sequence[tuple[Any, ...]], profile: str) -> Any:
-    """The Outcomes of a run the cache knows nothing of (no stat memo of any of its projects:
-    no part of it was stored), begun on forked workers before its files are read for the key
-    (contract.validate.start_outcomes), or None."""
-    from apc_tools.contract.outcome import FILE_KINDS
-    from apc_tools.contract.project import Project
-    from apc_tools.contract.validate import start_outcomes
+    """The Outcomes of a run the cache knows nothing of, begun on forked workers before its
+    files are read for the key (:func:`apc_tools.contract.early.begin`), or None."""
+    from apc_tools.contract.early import begin
 
-    files: list[tuple[Project, str, str, int]] = []
-    for one, top, *_, kinds in listed:
-        prefix = os.path.join(top, "")
-        # as contract.validate._load_batch makes it (the dead globs are matched in its order)
-        project = Project(
-            one.root, one.display, profile, files=frozenset(one.local), tracked=one.tracked
-        )
-        for rel in one.local:
-            kind = kinds.get(rel)
-            if kind in FILE_KINDS:
-                try:
-                    size = os.lstat(prefix + rel).st_size
-                except (OSError, ValueError):
-                    continue  # said by the run, which reads it itself
-                files.append((project, rel, kind, size))
-    return start_outcomes(files, profile) if files else None
+    return begin(listed, profile)
 
 
 def _signature(info: os.stat_result) -> list[int]:

@@ -1,6 +1,6 @@
 """A cold `apc validate` (the cache knows nothing of the tree) begins its files' Outcomes on
 forked workers while contract.warm still reads and hashes the files for the run's key
-(validate.start_outcomes); the run takes an Outcome only for the bytes, kind, project and
+(contract.early); the run takes an Outcome only for the bytes, kind, project and
 profile it was computed for. Every answer is compared with the reference run (``batch=False``:
 every file parsed in full in one process, no cache) on the same tree.
 
