@@ -217,3 +217,34 @@ def test_the_rule_files_own_dead_globs_are_taken_only_when_the_serial_run_cannot
     assert (taken is not None) == (budget >= 61_000)
     if budget < 61_000:
         assert any("not checked" in f.message for f in serial)
+
+
+def test_the_workers_are_forked_before_the_parsers_are_imported(tmp_path: Path, xdg: Path) -> None:
+    """The point of beginning early: the lean start's cold run forks its workers before it
+    imports contract.validate and the YAML parser (each worker imports them on its own)."""
+    import subprocess
+    import sys
+
+    if pool.cpu_count() < 2:
+        pytest.skip("one CPU: no workers")
+    work = _tree(tmp_path / "tree", 150)
+    code = (
+        "import sys\n"
+        "from apc_tools.core import pool\n"
+        "begin = pool.start_items\n"
+        "def spy(*args, **kwargs):\n"
+        "    names = ('apc_tools.contract.validate', 'ruamel.yaml')\n"
+        "    heavy = [m for m in names if m in sys.modules]\n"
+        "    print('FORKED WITH', heavy, file=sys.stderr)\n"
+        "    return begin(*args, **kwargs)\n"
+        "pool.start_items = spy\n"
+        "sys.argv = ['apc', 'validate', '--format', 'json']\n"
+        "from apc_tools.start import main\n"
+        "main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=work, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr  # warnings only
+    assert "FORKED WITH []" in done.stderr, done.stderr
+    assert '"version": 2' in done.stdout
