@@ -60,7 +60,16 @@ def _indented(value: object, newline: str) -> str:
         for key, item in value.items():
             if not isinstance(key, str):
                 raise TypeError("a key that is not a string")
-            items.append(_string(key) + ": " + _indented(item, inner))
+            # a finding's values, inline: a call per value was most of the report's time
+            if type(item) is str:
+                text = _string(item)
+            elif item is None:
+                text = "null"
+            elif type(item) is int:
+                text = int.__repr__(item)
+            else:
+                text = _indented(item, inner)
+            items.append(_string(key) + ": " + text)
         return "{" + inner + ("," + inner).join(items) + newline + "}"
     if type(value) is list:
         if not value:
