@@ -118,6 +118,11 @@ def classify(rel: str) -> str | None:
     parts = tuple(rel.split("/"))
     if "" in parts or "." in parts:
         parts = tuple(p for p in parts if p not in ("", "."))
+    return kind_of_parts(parts)
+
+
+def kind_of_parts(parts: tuple[str, ...]) -> str | None:
+    """:func:`classify` of a path given as its parts (none empty or ``.``; at least one)."""
     name = parts[-1]
     parents = parts[:-1]
     if name == "AGENTS.md":

@@ -17,44 +17,9 @@ from tests.conftest import CORPUS
 
 
 def reference_classify(rel: str) -> str | None:
-    """classify as it was before the name check and the plain-path split."""
-    parts = tuple(p for p in rel.split("/") if p not in ("", "."))
-    name = parts[-1]
-    parents = parts[:-1]
-    if name == "AGENTS.md":
-        return "agents-md"
-    if name == "SKILL.md":
-        return "skill"
-    if name in project.INSTRUCTION_FILES:
-        return project.INSTRUCTION_FILES[name]
-    if parents[-1:] == (".github",) and name == "copilot-instructions.md":
-        return "copilot-instructions"
-    if project._under(parents, (".github", "instructions")) and name.endswith(".instructions.md"):
-        return "copilot-scoped"
-    if project._under(parents, (".claude", "commands")) and name.endswith(".md"):
-        return "claude-command"
-    if parents[-1:] == (".apc",):
-        return {
-            "project.json": "project",
-            "mcps.json": "mcps",
-            ".gitignore": "apc-gitignore",
-            "memory.md": "memory",
-        }.get(name)
-    if parents[-2:] == (".apc", "agents") and name.endswith(".md"):
-        return "agent"
-    if parents[-3:-1] == (".apc", "agents") and name == "memory.md":
-        return "memory"
-    if parents[-2:] == (".apc", "skills") and name.endswith(".md"):
-        return "skill-flat"
-    if parents[-2:] == (".apc", "rules") and name.endswith((".md", ".mdc")):
-        return "rule"
-    if parents[-2:] == (".apc", "plans") and name.endswith(".md"):
-        return "plan"
-    if project._under(parents, (".claude", "agents")) and name.endswith(".md"):
-        return "claude-agent"
-    if project._under(parents, (".cursor", "rules")) and name.endswith(".mdc"):
-        return "rule"
-    return None
+    """classify as it was before the name check and the plain-path split (the parts' kinds,
+    project.kind_of_parts, are what classify always asked)."""
+    return project.kind_of_parts(tuple(p for p in rel.split("/") if p not in ("", ".")))
 
 
 def reference_kinds(rels: Iterable[str]) -> dict[str, str]:
