@@ -666,7 +666,12 @@ def _run_scan(
         scan.outcomes = [
             (here.project, e) for here in loaded for e in here.entries if isinstance(e, Outcome)
         ]
-        known = {outcome.path: outcome.allowances() for _, outcome in scan.outcomes}
+        # a file without `apc: allow` comments allows nothing, as a path not known does
+        known = {
+            outcome.path: outcome.allowances()
+            for _, outcome in scan.outcomes
+            if outcome.allow[0] or outcome.allow[1]
+        }
     else:
         scan.projects, scan.found = _projects_in(scan.root, cwd, profile, policy, extra)
         for project in scan.projects:
