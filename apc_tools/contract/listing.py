@@ -61,15 +61,6 @@ class Gathered:
     # one found (only then is it written).
     memos: dict[str, dict[str, Any]] = field(default_factory=dict)
     memo_changed: bool = False
-    # Outcomes begun on forked workers while the files were being read, for a run the cache
-    # knows nothing of (contract.validate.EarlyOutcomes), or None.
-    early: Any = None
-
-    def abandon(self) -> None:
-        """Stop the workers of :attr:`early` (a run that will not use them)."""
-        if self.early is not None:
-            self.early.abandon()
-            self.early = None
 
 
 def _text_of(root: Path, rel: str) -> str | None:

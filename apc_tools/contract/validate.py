@@ -75,7 +75,6 @@ from apc_tools.core.selection import Selection
 from apc_tools.findings import CannotRun, Finding, Result, changed, content_hash
 
 if TYPE_CHECKING:  # pragma: no cover - imported by load_contract only (not by a validate run)
-    from apc_tools.contract.early import EarlyOutcomes
     from apc_tools.contract.model import Contract
 
 PROFILES = ("default", "agentskills")
@@ -358,7 +357,7 @@ def _load_batch(
         for here, index, *_ in later:
             _check_early(here, here.entries[index])
 
-    _outcomes(jobs, profile, store, run, parse_here, gathered.early if gathered else None)
+    _outcomes(jobs, profile, store, run, parse_here)
     found: list[Finding] = []
     for here, mine in zip(loaded, raw, strict=True):
         project, ready = here.project, []
@@ -382,35 +381,16 @@ def _load_batch(
     return loaded, found
 
 
-def early_outcome(
-    item: tuple[Project, str, str, int], profile: str
-) -> tuple[str, Outcome, bytes] | None:
-    """What a worker of contract.early computes for one file (project, rel, kind, size): the
-    SHA-256 (hex) of the bytes it read, their Outcome (a rule file's dead globs matched with
-    it) and the Outcome's bytes; None when the file cannot be read (the run says why)."""
-    project, rel, kind, _ = item
-    shown = project.display_path(rel)
-    data = io.read_bytes(os.path.join(os.fspath(project.root), rel), project.root, shown)
-    if isinstance(data, Finding):
-        return None
-    outcome = _file_outcome(project.root, project.display, profile, rel, kind, data)
-    if outcome.globs is not None:
-        outcome.dead = dead_globs_alone(project, outcome.globs)
-    return hashlib.sha256(data).hexdigest(), outcome, outcome.to_bytes()
-
-
 def _outcomes(
     jobs: Sequence[_Job],
     profile: str,
     store: Cache,
     run: str,
     meanwhile: Callable[[], None],
-    early: EarlyOutcomes | None = None,
 ) -> None:
     """Fill in each job's Outcome: from the cache, else computed (module core.pool decides
     whether on several processes) and stored. ``meanwhile`` (this process's own parsing) runs
-    once: while the pool's workers start, so the workers take more of the files. ``early``:
-    the Outcomes begun while the run was gathered (taken for the jobs they are the ones of)."""
+    once: while the pool's workers start, so the workers take more of the files."""
     from apc_tools.core import pool
 
     known: dict[bytes, bytes] = {}
@@ -429,34 +409,6 @@ def _outcomes(
             missing.append(job)
         else:
             job.loaded.entries[job.index] = outcome
-    if early is not None and missing:
-        results = early.take(meanwhile)
-        kept: dict[bytes, bytes] = {}
-        rest: list[_Job] = []
-        for job in missing:
-            project = job.loaded.project
-            got = (
-                early.outcome(
-                    os.fspath(project.root),
-                    project.display,
-                    job.rel,
-                    job.kind,
-                    profile,
-                    job.digest or hashlib.sha256(job.data).hexdigest(),
-                )
-                if results
-                else None
-            )
-            if got is None:
-                rest.append(job)
-            else:
-                job.loaded.entries[job.index] = got[0]
-                kept[job.key] = got[1]
-        if store.enabled and kept:
-            store.put_many(kept)
-        missing, meanwhile = rest, _nothing
-    elif early is not None:
-        early.abandon()
     if not missing:
         meanwhile()
         return
@@ -481,10 +433,6 @@ def _outcomes(
     if keep:
         pairs = zip(missing, computed, strict=True)
         store.put_many({job.key: raw for job, (_, raw) in pairs})
-
-
-def _nothing() -> None:
-    return None
 
 
 def _check_early(here: _Loaded, entry: Doc | Outcome) -> None:

@@ -139,8 +139,6 @@ def gather(
                     kinds = kinds_of(one.local, partial(_text_of, one.root))
                 got.kinds[top] = kinds
                 listed.append((one, top, head, record, kept, kinds))
-        if store is not None and store.enabled and not memos:
-            got.early = _begin(listed, profile or policy.profile or "default")
         for one, top, head, record, kept, kinds in listed:
             parts += head
             old = record.get("e", {})
@@ -179,20 +177,8 @@ def gather(
             if not target.is_dir():  # a file argument (a lone .mdc is read from here)
                 parts += [os.fspath(target), _digest(io.read_bytes(target, target.parent, ""))]
     except (OSError, ValueError, RuntimeError, CannotRun):
-        got.abandon()
         return None
-    except BaseException:
-        got.abandon()
-        raise
     return cache_key("validate-run", *parts), got
-
-
-def _begin(listed: Sequence[tuple[Any, ...]], profile: str) -> Any:
-    """The Outcomes of a run the cache knows nothing of, begun on forked workers before its
-    files are read for the key (:func:`apc_tools.contract.early.begin`), or None."""
-    from apc_tools.contract.early import begin
-
-    return begin(listed, profile)
 
 
 def _signature(info: os.stat_result) -> list[int]:
@@ -391,7 +377,6 @@ def _gather_and_ask(
         made = gather(paths, **options, store=opened)
         hit = _lookup_in(opened, made[0]) if made is not None else None
         if hit is not None and made is not None:
-            made[1].abandon()  # answered: the Outcomes begun are not needed
             _keep_memos(opened, made[1])
         return made, hit
 
@@ -457,7 +442,6 @@ def validate_tree(
             if hit is not None:
                 return hit
         if made is not None and not settle(made[1]):
-            made[1].abandon()
             made = gather(paths, **options)
     from apc_tools.contract.validate import rooted, run_validate
 

@@ -358,115 +358,6 @@ class _Frames:
         del buffer[:at]
 
 
-class Started:
-    """A batch whose workers are running (:func:`start_items`): :meth:`finish` joins them and
-    returns every result in order, :meth:`abandon` stops them. Exactly one of the two must
-    be called; a batch neither finished nor abandoned is stopped when the process exits."""
-
-    def __init__(self, work: Callable[[int], Any], parts: list[range], helpers: int) -> None:
-        self.work = work
-        self.parts = parts
-        self.queue, feed = os.pipe()
-        try:
-            os.write(feed, bytes(range(len(parts))))  # at most 255 bytes: one atomic write
-        finally:
-            os.close(feed)
-        os.set_blocking(self.queue, False)
-        self.started: list[tuple[int, int | None]] = []  # (process id, reading end until read)
-        self.frames: list[_Frames] = []
-        self.open = True
-        _running.append(self)
-        try:
-            for _ in range(helpers):
-                forked = _fork_streaming(self.queue, work, parts)
-                if forked is not None:
-                    self.started.append((forked[0], None))  # its reading end is the frames'
-                    self.frames.append(_Frames(forked[1]))
-        except BaseException:
-            self._close(kill=True)
-            raise
-
-    def finish(self, meanwhile: Callable[[], None] | None = None) -> list[Any]:
-        """Run ``meanwhile`` here, then take chunks with the workers until none is left; every
-        result in index order (a chunk no one delivered is computed here)."""
-        assert self.open, "a batch is finished or abandoned once"
-        failed = True
-        try:
-            frames, parts, work = self.frames, self.parts, self.work
-
-            def drain(_index: int = -1, _results: list[Any] | None = None) -> None:
-                for stream in frames:
-                    stream.drain()
-
-            if meanwhile is not None:
-                meanwhile()
-            done: dict[int, list[Any]] = _take(self.queue, work, parts, drain)
-            for stream in frames:
-                stream.drain(wait=True)
-                for index, results in stream.results.items():
-                    if index < len(parts) and len(results) == len(parts[index]):
-                        done.setdefault(index, results)
-            out: list[Any] = []
-            for index, items in enumerate(parts):
-                out += done[index] if index in done else _serial(work, items)
-            failed = False
-            return out
-        finally:
-            self._close(kill=failed)
-
-    def abandon(self) -> None:
-        """Stop the workers (killed) and drop what they computed."""
-        if self.open:
-            self._close(kill=True)
-
-    def _close(self, kill: bool) -> None:
-        self.open = False
-        with contextlib.suppress(ValueError):
-            _running.remove(self)
-        with contextlib.suppress(OSError):
-            os.close(self.queue)
-        for stream in self.frames:
-            if stream.reading is not None:
-                with contextlib.suppress(OSError):
-                    os.close(stream.reading)
-                stream.reading = None
-        _stop(self.started, kill=kill)
-
-
-# Batches started and not yet finished or abandoned (stopped at exit, see Started).
-_running: list[Started] = []
-
-
-def _stop_running() -> None:
-    for batch in list(_running):
-        batch.abandon()
-
-
-def start_items(
-    work: Callable[[int], Any],
-    count: int,
-    costs: Sequence[int] | None = None,
-    prepare: Callable[[], None] | None = None,
-) -> Started | None:
-    """:func:`map_items` begun now and joined later: the workers forked now take chunks while
-    this process does other work, and :meth:`Started.finish` (with the ``meanwhile`` that
-    map_items would run) gives the results. None when the batch stays serial (too small, one
-    CPU, no ``fork``): the caller then computes it as :func:`map_items` would."""
-    costs = costs if costs is not None else [1] * count
-    workers = workers_for(count, sum(costs))
-    if workers < 2:
-        return None
-    if prepare is not None:
-        prepare()
-    if not _running:
-        import atexit
-
-        atexit.unregister(_stop_running)
-        atexit.register(_stop_running)
-    parts = chunks(costs, min(MAX_CHUNKS, workers * SLICES))
-    return Started(work, parts, workers - 1)
-
-
 def _shared(
     work: Callable[[int], T],
     parts: list[range],
@@ -475,7 +366,46 @@ def _shared(
 ) -> list[T]:
     """``parts`` computed by ``helpers`` forked workers and this process, each taking the next
     chunk from a shared pipe (module doc); a chunk no one delivered is computed here."""
-    return Started(work, parts, helpers).finish(meanwhile)
+    queue, feed = os.pipe()
+    try:
+        os.write(feed, bytes(range(len(parts))))  # at most 255 bytes: one atomic write
+    finally:
+        os.close(feed)
+    os.set_blocking(queue, False)
+    started: list[tuple[int, int | None]] = []  # (process id, reading end until read)
+    frames: list[_Frames] = []
+    failed = True
+    try:
+        for _ in range(helpers):
+            forked = _fork_streaming(queue, work, parts)
+            if forked is not None:
+                started.append((forked[0], None))  # its reading end is the frames'
+                frames.append(_Frames(forked[1]))
+
+        def drain(_index: int = -1, _results: list[Any] | None = None) -> None:
+            for stream in frames:
+                stream.drain()
+
+        if meanwhile is not None:
+            meanwhile()
+        done: dict[int, list[Any]] = _take(queue, work, parts, drain)
+        for stream in frames:
+            stream.drain(wait=True)
+            for index, results in stream.results.items():
+                if index < len(parts) and len(results) == len(parts[index]):
+                    done.setdefault(index, results)
+        out: list[T] = []
+        for index, items in enumerate(parts):
+            out += done[index] if index in done else _serial(work, items)
+        failed = False
+        return out
+    finally:
+        os.close(queue)
+        for stream in frames:
+            if stream.reading is not None:
+                with contextlib.suppress(OSError):
+                    os.close(stream.reading)
+        _stop(started, kill=failed)
 
 
 def _parallel(work: Callable[[int], T], parts: list[range]) -> list[T]:

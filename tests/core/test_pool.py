@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -233,85 +230,3 @@ def test_frames_of_a_killed_worker_are_kept(forced: None) -> None:
         return bytes([i % 256]) * 5_000
 
     assert pool.map_items(work, 300) == [bytes([i % 256]) * 5_000 for i in range(300)]
-
-
-# --------------------------------------------------------------------------- start_items
-
-
-def _gone(pid: int) -> bool:
-    """``pid`` is no child of this process any more (reaped)."""
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
-
-
-def test_a_started_batch_works_while_the_caller_does_and_finishes_in_order(
-    forced: None,
-) -> None:
-    parent = os.getpid()
-
-    def work(i: int) -> tuple[int, int]:
-        time.sleep(0.002)
-        return i + 1, os.getpid()
-
-    batch = pool.start_items(work, 200)
-    assert batch is not None
-    time.sleep(0.3)  # the caller's own work: the workers take chunks meanwhile
-    calls: list[int] = []
-    out = batch.finish(lambda: calls.append(os.getpid()))
-    assert [value for value, _ in out] == list(range(1, 201))
-    assert calls == [parent]
-    assert sum(1 for _, pid in out if pid != parent) > 150  # most were done meanwhile
-    assert all(_gone(pid) for pid, _ in batch.started)
-    assert batch not in pool._running
-
-
-def test_a_started_batch_too_small_for_processes_is_none(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(pool.WORKERS_ENV, "1")
-    assert pool.start_items(lambda i: i, 500) is None
-    monkeypatch.setenv(pool.WORKERS_ENV, "2")
-    monkeypatch.delenv(pool.MIN_ITEMS_ENV, raising=False)
-    assert pool.start_items(lambda i: i, 3) is None
-
-
-def test_an_abandoned_batch_stops_its_workers(forced: None) -> None:
-    batch = pool.start_items(lambda i: time.sleep(0.05), 300)
-    assert batch is not None and batch.started
-    batch.abandon()
-    assert all(_gone(pid) for pid, _ in batch.started)
-    assert batch not in pool._running
-    batch.abandon()  # twice: nothing more
-    with pytest.raises(AssertionError):
-        batch.finish()
-
-
-def test_a_batch_left_running_is_stopped_when_the_process_exits(tmp_path: Path) -> None:
-    """A run that raised between start and finish leaves no worker computing after it."""
-    script = (
-        "import os, sys, time\n"
-        "from apc_tools.core import pool\n"
-        "def work(i):\n"
-        "    time.sleep(0.05)\n"
-        "    return i\n"
-        "batch = pool.start_items(work, 400)\n"
-        "print(' '.join(str(pid) for pid, _ in batch.started), flush=True)\n"
-        "raise SystemExit(3)\n"
-    )
-    env = {**os.environ, pool.MIN_ITEMS_ENV: "2", pool.WORKERS_ENV: "3"}
-    done = subprocess.run(
-        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 3, done.stderr
-    pids = [int(p) for p in done.stdout.split()]
-    assert len(pids) == 2
-    for pid in pids:  # killed and reaped by the exiting process (not left to run 20 s)
-        assert not Path(f"/proc/{pid}").exists() or "zombie" in _state(pid)
-
-
-def _state(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/status").read_text().lower()
-    except OSError:
-        return "zombie"
