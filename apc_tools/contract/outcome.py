@@ -21,8 +21,25 @@ from typing import Any
 
 from apc_tools.contract.checks.rule_files import RuleGlobs
 from apc_tools.contract.inline import Allowances
-from apc_tools.contract.project import FILE_KINDS as FILE_KINDS  # where it was
 from apc_tools.findings import Finding, Severity
+
+# Kinds whose checks read nothing but the file itself (its path, kind, text and the profile):
+# their Outcome can be computed in a worker and cached by content. Every other kind (links to
+# other files, owners that must exist, project.json read by plans, any kind added later) is
+# read and checked in full in the main process on every run.
+FILE_KINDS = frozenset(
+    {
+        "claude-agent",
+        "claude-command",
+        "skill",
+        "skill-flat",
+        "skill-reference",
+        "rule",
+        "mcps",
+        "apc-gitignore",
+        "project",  # plans read its agents.imported: kept in the Outcome (``agents``)
+    }
+)
 
 FORMAT = "2"  # the layout of a stored Outcome (part of the cache key)
 

@@ -56,24 +56,6 @@ MARKDOWN_KINDS = frozenset(
 INSTRUCTION_FILES = {"CLAUDE.md": "claude-md", "GEMINI.md": "gemini-md"}
 JSON_KINDS = frozenset({"project", "mcps"})
 
-# Kinds whose checks read nothing but the file itself (its path, kind, text and the profile):
-# their Outcome can be computed in a worker and cached by content. Every other kind (links to
-# other files, owners that must exist, project.json read by plans, any kind added later) is
-# read and checked in full in the main process on every run.
-FILE_KINDS = frozenset(
-    {
-        "claude-agent",
-        "claude-command",
-        "skill",
-        "skill-flat",
-        "skill-reference",
-        "rule",
-        "mcps",
-        "apc-gitignore",
-        "project",  # plans read its agents.imported: kept in the Outcome (``agents``)
-    }
-)
-
 
 # Every kind of file `apc validate` recognises, and the tool whose reading decides the severity
 # of its findings (docs/validate.md has one row per kind; a test holds the two together).

@@ -42,7 +42,6 @@ from apc_tools.contract.listing import (
     Gathered,
     Validation,
     _absolute,
-    _Layout,
     _layout,
     _text_of,
     _under,
@@ -90,7 +89,6 @@ def gather(
 
     started = time.time_ns()
     limit = started - RACY_NS
-    got = Gathered()
     try:
         here = (cwd or Path.cwd()).resolve()
         for path in paths:
@@ -103,6 +101,7 @@ def gather(
         policy = load_policy(config_path, next(iter(groups)))
         if selection is not None:
             policy = policy.selected(selection)
+        got = Gathered()
         parts: list[str] = [
             FORMAT,
             os.fspath(here),
@@ -125,54 +124,50 @@ def gather(
             scanned.append((root, layouts))
             parts += [os.fspath(root), repr(found)]
         memos = _load_memos(store, [os.fspath(o.root) for _, ls in scanned for o in ls])
-        listed: list[tuple[_Layout, str, list[str], dict[str, Any], _Record, dict[str, str]]] = []
         for _root, layouts in scanned:
             for one in layouts:
                 tracked = None if one.tracked is None else "\0".join(sorted(one.tracked))
                 top = os.fspath(one.root)
                 listing = "\0".join(one.local)
-                head = [top, one.display, listing, repr(tracked)]
+                parts += [top, one.display, listing, repr(tracked)]
                 record = memos.get(top, {})
                 kept = _Record(record, listing, one.local, top, limit)
                 kinds = kept.kinds(one.local)
                 if kinds is None:
                     kinds = kinds_of(one.local, partial(_text_of, one.root))
                 got.kinds[top] = kinds
-                listed.append((one, top, head, record, kept, kinds))
-        for one, top, head, record, kept, kinds in listed:
-            parts += head
-            old = record.get("e", {})
-            prefix = os.path.join(top, "")  # + a POSIX rel: a path (one join per tree)
-            new: dict[str, list[int | str]] = {}
-            files: list[str] = []
-            for rel in one.local:
-                kind = kinds.get(rel)
-                if kind is None:
-                    continue
-                info: os.stat_result | None
-                try:
-                    info = os.lstat(prefix + rel)
-                    sig = _signature(info)
-                except (OSError, ValueError):
-                    info = sig = None
-                known = old.get(rel)
-                if sig is not None and known is not None and known[:-1] == sig:
-                    digest = known[-1]
-                    got.trusted[(top, rel)] = digest
-                    new[rel] = known
-                else:
-                    shown = f"{one.display}/{rel}" if one.display else rel
-                    data = io.read_bytes(prefix + rel, one.root, shown, info)
-                    got.data[(top, rel)] = data
-                    digest = _digest(data)
-                    if not isinstance(data, Finding):
-                        got.digests[(top, rel)] = digest
-                    if sig is not None and _recordable(sig, data, limit):
-                        new[rel] = [*sig, digest]
-                files.append(f"{rel}\0{kind}\0{digest}")
-            parts.append("\0".join(files))
-            got.memos[top] = kept.made(new, kinds, one.local)
-            got.memo_changed |= got.memos[top] != record
+                old = record.get("e", {})
+                prefix = os.path.join(top, "")  # + a POSIX rel: a path (one join per tree)
+                new: dict[str, list[int | str]] = {}
+                files: list[str] = []
+                for rel in one.local:
+                    kind = kinds.get(rel)
+                    if kind is None:
+                        continue
+                    info: os.stat_result | None
+                    try:
+                        info = os.lstat(prefix + rel)
+                        sig = _signature(info)
+                    except (OSError, ValueError):
+                        info = sig = None
+                    known = old.get(rel)
+                    if sig is not None and known is not None and known[:-1] == sig:
+                        digest = known[-1]
+                        got.trusted[(top, rel)] = digest
+                        new[rel] = known
+                    else:
+                        shown = f"{one.display}/{rel}" if one.display else rel
+                        data = io.read_bytes(prefix + rel, one.root, shown, info)
+                        got.data[(top, rel)] = data
+                        digest = _digest(data)
+                        if not isinstance(data, Finding):
+                            got.digests[(top, rel)] = digest
+                        if sig is not None and _recordable(sig, data, limit):
+                            new[rel] = [*sig, digest]
+                    files.append(f"{rel}\0{kind}\0{digest}")
+                parts.append("\0".join(files))
+                got.memos[top] = kept.made(new, kinds, one.local)
+                got.memo_changed |= got.memos[top] != record
         for target in targets:
             if not target.is_dir():  # a file argument (a lone .mdc is read from here)
                 parts += [os.fspath(target), _digest(io.read_bytes(target, target.parent, ""))]
