@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from apc_tools.contract.checks import CHECKS, PROJECT_CHECKS
 from apc_tools.contract.checks.agents import claude_yaml_outcome
@@ -382,11 +382,7 @@ def _load_batch(
 
 
 def _outcomes(
-    jobs: Sequence[_Job],
-    profile: str,
-    store: Cache,
-    run: str,
-    meanwhile: Callable[[], None],
+    jobs: Sequence[_Job], profile: str, store: Cache, run: str, meanwhile: Callable[[], None]
 ) -> None:
     """Fill in each job's Outcome: from the cache, else computed (module core.pool decides
     whether on several processes) and stored. ``meanwhile`` (this process's own parsing) runs
@@ -414,6 +410,7 @@ def _outcomes(
         return
 
     keep = store.enabled
+    matchers: dict[int, Any] = {}  # each process's dead-glob matcher of a project (forked: its own)
 
     def work(i: int) -> tuple[Outcome, bytes]:
         """The file's Outcome and, for the cache, its bytes (serialized on the pool too)."""
@@ -421,7 +418,7 @@ def _outcomes(
         project = job.loaded.project
         outcome = _file_outcome(project.root, project.display, profile, job.rel, job.kind, job.data)
         if outcome.globs is not None:
-            outcome.dead = dead_globs_alone(project, outcome.globs)
+            outcome.dead = dead_globs_alone(project, outcome.globs, matchers)
         return outcome, outcome.to_bytes() if keep else b""
 
     # A file costs its bytes (the secret scan, the parse) plus about 4 KiB of fixed work.
@@ -505,14 +502,14 @@ def _dead_globs_batch(here: _Loaded, store: Cache, run: str) -> list[Finding]:
         stored = Outcome.from_bytes("", "rule", "", raw) if raw else None
         if stored is not None:
             return stored.checks
-    alone = _dead_globs_alone(here)
+    alone = _dead_globs_from_outcomes(here)
     found = redact(project, list(dead_globs_of(project, rules) if alone is None else alone))
     if cacheable:
         store.put_many({slot: Outcome("", "rule", "", checks=found).to_bytes()})
     return found
 
 
-def _dead_globs_alone(here: _Loaded) -> list[Finding] | None:
+def _dead_globs_from_outcomes(here: _Loaded) -> list[Finding] | None:
     """The dead-glob findings of a batch project put together from its rule files' own
     (matched with their Outcomes on the workers, :func:`dead_globs_alone`): every rule file
     known by an Outcome that has them, and their work within the budget (then they are

@@ -114,17 +114,17 @@ def test_the_rule_files_own_dead_globs_are_taken_only_when_the_serial_run_cannot
     rels = [p.relative_to(work).as_posix() for p in work.rglob("*") if p.is_file()]
     project = projects.Project(work, "", "default", files=frozenset(rels), tracked=None)
     outcomes = []
+    matchers: dict[int, Any] = {}
     for i in range(30):
         rel = f".cursor/rules/r{i}.mdc"
         outcome = validate._file_outcome(
             work, "", "default", rel, "rule", (work / rel).read_bytes()
         )
-        if i in (0, 15):
-            rule_files._matchers.clear()  # a process of its own for each half
+        if i == 15:
+            matchers = {}  # a process of its own for each half
         assert outcome.globs is not None
-        outcome.dead = rule_files.dead_globs_alone(project, outcome.globs)
+        outcome.dead = rule_files.dead_globs_alone(project, outcome.globs, matchers)
         outcomes.append(outcome)
-    rule_files._matchers.clear()
     serial = validate.redact(
         project, list(validate.dead_globs_of(project, [o.globs for o in outcomes]))
     )
@@ -133,7 +133,7 @@ def test_the_rule_files_own_dead_globs_are_taken_only_when_the_serial_run_cannot
         assert validate._dead_globs_batch(loaded, off, "run") == serial
     halves_fit = all(o.dead is not None for o in outcomes)
     assert halves_fit == (budget >= 45_000)
-    taken = validate._dead_globs_alone(loaded)
+    taken = validate._dead_globs_from_outcomes(loaded)
     assert (taken is not None) == (budget >= 61_000)
     if budget < 61_000:
         assert any("not checked" in f.message for f in serial)

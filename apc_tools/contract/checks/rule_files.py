@@ -234,23 +234,21 @@ def dead_globs_of(project: Project, rules: Iterable[RuleGlobs | None]) -> Iterat
             yield from _dead_globs(rule, matcher, what)
 
 
-# This process's matcher of each project (dead_globs_alone), by the project's id.
-_matchers: dict[int, tuple[Project, _Matcher]] = {}
-
-
-def dead_globs_alone(project: Project, rule: RuleGlobs) -> tuple[tuple[Finding, ...], int] | None:
+def dead_globs_alone(
+    project: Project, rule: RuleGlobs, matchers: dict[int, Any]
+) -> tuple[tuple[Finding, ...], int] | None:
     """RUL003 for the globs of one rule file, as :func:`dead_globs_of` reports them, and the
     work units they cost here; None when this process's budget ran out (a glob not checked).
 
-    Each process keeps one matcher per project (a (folder, glob) pair is matched once per
-    process), so the units of a project's rule files summed over the processes that computed
+    ``matchers`` holds one matcher per project (by its id) for the caller's batch in this
+    process (a forked worker fills its own copy): a (folder, glob) pair is matched once per
+    process, so the units of a project's rule files summed over the processes that computed
     them are at least what :func:`dead_globs_of` spends on them in one matcher; when that sum
     is within :data:`GLOB_BUDGET`, the serial run never runs out either, every answer is
     exact, and the findings of the rule files in order are exactly dead_globs_of's."""
-    known = _matchers.get(id(project))
-    if known is None or known[0] is not project:
-        known = _matchers[id(project)] = (project, _Matcher(project))
-    matcher = known[1]
+    matcher = matchers.get(id(project))
+    if matcher is None:
+        matcher = matchers[id(project)] = _Matcher(project)
     what = "tracked file" if project.tracked is not None else "file"
     before = matcher.budget.left
     found = tuple(_dead_globs(rule, matcher, what))
