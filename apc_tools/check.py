@@ -33,7 +33,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from apc_tools.core.selection import Selection
-from apc_tools.findings import CannotRun, Finding, Result
+from apc_tools.findings import CannotRun, Finding, Result, changed
 
 if TYPE_CHECKING:
     from apc_tools.boundary import Outcome
@@ -127,7 +127,7 @@ def run_check(
         if within(f.path, scope) and f.fingerprint not in taken and not twin_accepted(f, accepted)
     ]
     if at_base is not None:
-        contract = [replace(f, preexisting=f.fingerprint in at_base) for f in contract]
+        contract = [changed(f, preexisting=f.fingerprint in at_base) for f in contract]
     # a finding an inline comment allowed still stands for its boundary twin
     allowed = [f for f in validated.allowed if within(f.path, scope)]
     gate = without_duplicates(scanned.result.findings, [*contract, *allowed])

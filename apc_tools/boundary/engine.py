@@ -40,7 +40,7 @@ from apc_tools.core import git as gitio
 from apc_tools.core.cache import Cache
 from apc_tools.core.git import BlobReader, Entry, GitError, Repo
 from apc_tools.core.selection import Selection
-from apc_tools.findings import CannotRun, Finding, Result
+from apc_tools.findings import CannotRun, Finding, Result, changed
 
 Progress = Callable[[int, int], None]
 POLICY_FILE = ".apc-tools.yaml"
@@ -750,7 +750,7 @@ class _Cached:
         at = (entry.oid, entry.path)
         found = self.found.get(at)
         if found:  # loaded once per (oid, path); the commit is this entry's
-            found = [replace(f, commit=entry.commit) for f in found]
+            found = [changed(f, commit=entry.commit) for f in found]
         return self.keys.get(at), found
 
 
