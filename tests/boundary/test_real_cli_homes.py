@@ -51,6 +51,11 @@ def test_the_files_the_clis_wrote_are_errors_in_a_dotfiles_repository(tmp_path: 
 
 def test_live_cli_homes(tmp_path: Path) -> None:
     harness = pytest.importorskip("tests.conformance.harness")
+    from tests.conformance.installer import replay_only
+
+    skipped = replay_only()
+    if skipped:
+        pytest.skip(skipped)
     if harness.binaries() is None:
         pytest.skip("the conformance CLIs are not installed")
     project, home = tmp_path / "proj", tmp_path / "home"

@@ -70,6 +70,17 @@ def _codex_native(modules: Path) -> Path | None:
     return None
 
 
+TIER_ENV = "APC_CONFORMANCE"  # "full": a missing CLI fails; "replay": the live tier is skipped
+
+
+def replay_only() -> str | None:
+    """Why the live tier is skipped though the CLIs may be installed: ``APC_CONFORMANCE=replay``
+    (``.ci/run`` runs the live tier once, beside the main run, from the unpacked sdist)."""
+    if os.environ.get(TIER_ENV) == "replay":
+        return f"{TIER_ENV}=replay: the live tier runs in another step"
+    return None
+
+
 def binaries(root: Path | None = None) -> Binaries | None:
     """The installed CLIs at the pinned versions, or None when any is missing."""
     modules = (root or cache_dir()) / "node_modules"

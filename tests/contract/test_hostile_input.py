@@ -122,7 +122,7 @@ HANGS: dict[str, Callable[[], dict[str, str]]] = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(HANGS))
+@pytest.mark.parametrize("name", sorted(set(HANGS) - {"A47 dead globs x files"}))
 def test_hostile_content_cannot_hang_validate(name: str, tmp_path: Path) -> None:
     root = write_tree(tmp_path / "p", HANGS[name]())
     run_guarded(_validate_quietly, root)
@@ -133,11 +133,16 @@ def test_a_hostile_rule_glob_still_gives_its_finding(tmp_path: Path) -> None:
     assert "RUL003" in rules(run(root))
 
 
-def test_dead_globs_past_the_budget_are_reported_as_not_checked(tmp_path: Path) -> None:
-    root = write_tree(tmp_path / "p", HANGS["A47 dead globs x files"]())
+def _dead_globs_past_the_budget(root: Path) -> None:
     found = [f for f in run(root) if f.rule == "RUL003"]
     assert any("matches no file" in f.message for f in found)
     assert any("not checked" in f.message and f.severity.value == "info" for f in found)
+
+
+def test_dead_globs_past_the_budget_are_reported_as_not_checked(tmp_path: Path) -> None:
+    """A47 of the hang table, under the hang guard, with its findings (one run for both)."""
+    root = write_tree(tmp_path / "p", HANGS["A47 dead globs x files"]())
+    run_guarded(_dead_globs_past_the_budget, root)
 
 
 def test_broken_links_are_still_found_among_many(tmp_path: Path) -> None:
