@@ -467,3 +467,19 @@ def test_generated_frontmatter_splits_the_same(lines: list[tuple[str, str]], end
         text = text[: -len(lines[-1][1])]
     same_split(text)
     same_split("---\n" + text)
+
+
+def test_the_refused_characters_are_the_complement_of_the_accepted_ones() -> None:
+    """``_NOT_SIMPLE_CHAR`` lists what the simple reader refuses; it is exactly every code point
+    outside the printable set YAML and libyaml read as they are (written that way, the class
+    took milliseconds to compile at each start)."""
+    import re
+
+    accepted = re.compile(
+        "[\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+    )
+    refused = parse._NOT_SIMPLE_CHAR
+    wrong = [
+        c for c in range(0x110000) if bool(refused.match(chr(c))) == bool(accepted.match(chr(c)))
+    ]
+    assert wrong == []
