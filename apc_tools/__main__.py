@@ -1,3 +1,3 @@
-from apc_tools.start import main
+from apc_tools.start import run
 
-main()
+run()
