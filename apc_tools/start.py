@@ -53,7 +53,8 @@ def run() -> NoReturn:
     every object a run made one by one, is skipped (about 20 ms of a cold `apc validate` of a
     thousand files; mypy's ``hard_exit`` does the same). Anything unusual takes Python's usual
     way out, unchanged: an exception, a ``sys.exit`` with a message, a stream that cannot be
-    flushed (a reader gone away), a thread still running that is not a daemon."""
+    flushed (a reader gone away), a thread still running that is not a daemon, a profiler or a
+    tracer (which writes its output after the program returns)."""
     try:
         main()
         code: object = 0
@@ -68,7 +69,11 @@ def run() -> NoReturn:
 
 
 def _quick_exit_safe() -> bool:
-    """No thread but daemons beside this one (Python's exit would wait for it)."""
+    """No profiler or tracer is on (``python -m cProfile`` writes its profile after the program
+    returns, ``python -m trace`` its counts), and no thread but daemons runs beside this one
+    (Python's exit would wait for it)."""
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        return False
     threading = sys.modules.get("threading")
     if threading is None:
         return True

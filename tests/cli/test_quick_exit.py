@@ -114,6 +114,25 @@ def test_a_message_and_an_exception_leave_the_usual_way(tmp_path: Path) -> None:
     assert "Traceback" in crash.stderr and "ValueError: boom" in crash.stderr
 
 
+def test_a_profiler_still_writes_its_profile(tmp_path: Path) -> None:
+    """``python -m cProfile`` writes the profile after the program returns: under a profiler
+    (or a tracer) the process leaves the usual way."""
+    out = tmp_path / "apc.prof"
+    done = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "apc_tools", "--version"],
+        cwd=tmp_path,
+        env=apc_env(None),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "apc, version" in done.stdout
+    import pstats
+
+    assert pstats.Stats(str(out)).total_calls > 0
+
+
 def test_the_console_script_and_python_m_use_it() -> None:
     text = (REPO_ROOT / "pyproject.toml").read_text("utf-8")
     assert 'apc = "apc_tools.start:run"' in text
