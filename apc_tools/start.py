@@ -57,15 +57,14 @@ def run() -> NoReturn:
     tracer (which writes its output after the program returns)."""
     try:
         main()
-        code: object = 0
     except SystemExit as exc:
-        code = 0 if exc.code is None else exc.code
-        if type(code) is not int or not _quick_exit_safe():
-            raise
-        _quick_exit(code, exc)
-    if _quick_exit_safe():
-        _quick_exit(0, SystemExit(0))
-    sys.exit(0)
+        ending = exc
+    else:
+        ending = SystemExit(0)
+    code = 0 if ending.code is None else ending.code
+    if type(code) is not int or not _quick_exit_safe():
+        raise ending
+    _quick_exit(code, ending)
 
 
 def _quick_exit_safe() -> bool:
@@ -86,20 +85,23 @@ def _quick_exit(code: int, exc: SystemExit) -> NoReturn:
     when a stream cannot be flushed."""
     import atexit
 
+    if not _flushed():
+        raise exc from None
+    atexit._run_exitfuncs()
+    # what an exit handler wrote; 120 is what Python exits with when it cannot flush at exit,
+    # and the C exit() Python's own exit calls keeps the low byte of the code
+    os._exit(code & 0xFF if _flushed() else 120)
+
+
+def _flushed() -> bool:
+    """Flush stdout and stderr; False when one cannot be flushed."""
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None:
                 stream.flush()
         except Exception:
-            raise exc from None
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):  # what an exit handler wrote
-        try:
-            if stream is not None:
-                stream.flush()
-        except Exception:
-            os._exit(120)  # what Python does when it cannot flush a stream at exit
-    os._exit(code & 0xFF)  # as the C exit() Python's own exit calls keeps it
+            return False
+    return True
 
 
 def main() -> None:
