@@ -19,9 +19,10 @@
 # its parents (no commit of it on the shallow boundary, .git/shallow). The script deepens a
 # shallow checkout until then (side branches included), and unshallows it as a last resort. It
 # exits 2, saying why, when the range cannot be made whole (`fetch: false` on a shallow checkout,
-# a fetch that fails), when a pull request or merge group has no merge base, and when an event
-# value is not a commit id. Event values reach git only after they match SHA_RE, and every git
-# call ends its options (--end-of-options, or --) before a revision.
+# a fetch that fails), when a pull request or merge group has no merge base, when an event
+# value is not a commit id, and when the event file is not one JSON object. Event values reach
+# git only after they match SHA_RE, and every git call ends its options (--end-of-options, or
+# --) before a revision.
 set -uo pipefail
 
 PYTHON="${APC_PYTHON:-python3}"
@@ -55,24 +56,20 @@ refuse() {
 
 # event_field KEY.PATH: sets FIELD to one string from the event payload ("" when absent or not
 # a string), exactly: a trailing newline is kept (a sentinel stops $(...) from stripping it),
-# and a NUL, which no shell variable can hold, is spelled out
+# and a NUL, which no shell variable can hold, is spelled out. An event file that is not one
+# JSON object (truncated, a byte-order mark, an array, a key given twice, nested past the
+# parser's depth) exits 2 with the reason (apc_tools.hooks event-field), never a guess.
 FIELD=""
 event_field() {
   FIELD=""
   [[ -f "$EVENT_FILE" ]] || return 0
-  local value
-  value=$("$PYTHON" - "$EVENT_FILE" "$1" <<'PY'
-import json, sys
-try:
-    value = json.load(open(sys.argv[1], encoding="utf-8"))
-except (OSError, ValueError):
-    value = None
-for key in sys.argv[2].split("."):
-    value = value.get(key) if isinstance(value, dict) else None
-value = value if isinstance(value, str) else ""
-sys.stdout.write((repr(value) if "\0" in value else value) + ".")
-PY
-  ) || return 0
+  local value status
+  value=$("$PYTHON" -m apc_tools.hooks event-field "$EVENT_FILE" "$1")
+  status=$?
+  if ((status != 0)); then
+    [[ $status == 2 && -n "$value" ]] || value="cannot read the event file $EVENT_FILE (exit $status)"
+    refuse "$value"
+  fi
   FIELD=${value%.}
 }
 

@@ -28,6 +28,12 @@ by hand) it scans what a push of HEAD would send: HEAD's commits that no remote 
 ``python -m apc_tools.hooks github-summary REPORT.json SARIF RANGE [SCOPE]``: the Markdown step
 summary of the GitHub Action (action/apc-check.sh) for a JSON report, on stdout, with a note when
 the SARIF file left results out (code scanning's limit per run).
+
+``python -m apc_tools.hooks event-field EVENT.json KEY.PATH``: one string of the Action's event
+payload, followed by a ``.`` (so that the shell keeps a trailing newline); "" when the key is
+absent or not a string. An event file that is not one JSON object in UTF-8 (truncated, a
+byte-order mark, an array, a key given twice, nesting past the parser's depth) exits 2 with
+the reason on stdout, never a traceback: the Action refuses to guess what the event meant.
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ from apc_tools.core import git as gitio
 USAGE = (
     "usage: python -m apc_tools.hooks pre-push [APC-BOUNDARY-OPTIONS...]\n"
     "       python -m apc_tools.hooks github-summary REPORT.json SARIF-FILE [RANGE [SCOPE]]\n"
+    "       python -m apc_tools.hooks event-field EVENT.json KEY.PATH\n"
 )
 SHA = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 GLOB = re.compile(r"[*?\[\\]")
@@ -339,6 +346,56 @@ def _sarif_cap(sarif_file: str) -> str:
     )
 
 
+# --------------------------------------------------------------------------- the Action's event
+
+
+class BadEvent(Exception):
+    """The event file is not one JSON object the Action can trust."""
+
+
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for key, value in pairs:
+        if key in out:
+            raise BadEvent(f"the key {key!r} is given twice (which one GitHub meant is unknown)")
+        out[key] = value
+    return out
+
+
+def read_event(event_file: str) -> dict[str, object]:
+    """The event payload GitHub wrote to ``event_file``: one JSON object in UTF-8."""
+    try:
+        raw = Path(event_file).read_bytes()
+    except OSError as exc:
+        raise BadEvent(f"cannot read it: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadEvent(f"not UTF-8 (byte {exc.start})") from None
+    if text.startswith("\ufeff"):
+        raise BadEvent("it begins with a byte-order mark (GitHub writes plain UTF-8 JSON)")
+    try:
+        value = json.loads(text, object_pairs_hook=_no_duplicates)
+    except RecursionError:
+        raise BadEvent("nested too deeply to parse") from None
+    except ValueError as exc:  # JSONDecodeError
+        raise BadEvent(f"not valid JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise BadEvent(f"a JSON {type(value).__name__}, not an object")
+    return value
+
+
+def event_field(event_file: str, key: str) -> str:
+    """The string at ``key`` (dotted) of the event payload; "" when absent or not a string; a
+    NUL, which no shell variable can hold, spelled out."""
+    value: object = read_event(event_file)
+    for part in key.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    if not isinstance(value, str):
+        return ""
+    return repr(value) if "\0" in value else value
+
+
 def pre_push(extra: Sequence[str]) -> None:
     from apc_tools.cli import main as cli
     from apc_tools.report.escape import escape
@@ -362,6 +419,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         pre_push(args[1:])
     elif args[:1] == ["github-summary"] and len(args) in (3, 4, 5):
         sys.stdout.write(github_summary(*args[1:]))
+    elif args[:1] == ["event-field"] and len(args) == 3:
+        try:
+            sys.stdout.write(event_field(args[1], args[2]) + ".")
+        except BadEvent as exc:
+            sys.stdout.write(f"the event file {args[1]} is not usable: {exc}")
+            sys.exit(2)
     else:
         sys.stderr.write(USAGE)
         sys.exit(2)

@@ -116,10 +116,12 @@ def run_action(
     event_name: str,
     event: dict[str, object],
     tmp_path: Path,
+    raw: bytes | None = None,
     **inputs: str,
 ) -> Run:
+    """The script for ``event`` (or the event file's bytes ``raw``, as they are)."""
     event_file = tmp_path / "event.json"
-    event_file.write_text(json.dumps(event), encoding="utf-8")
+    event_file.write_bytes(json.dumps(event).encode() if raw is None else raw)
     runner_temp = tmp_path / "runner-temp"
     runner_temp.mkdir(exist_ok=True)
     summary, outputs = tmp_path / "summary.md", tmp_path / "output.txt"
@@ -498,3 +500,45 @@ def test_a_sarif_file_inside_the_work_tree_is_git_ignored(tmp_path: Path) -> Non
     assert git(work, "status", "--porcelain") == ""
     git(work, "add", "-A")
     assert git(work, "diff", "--cached", "--name-only") == ""
+
+
+def malformed_events(remote: Remote) -> dict[str, bytes]:
+    push = json.dumps({"before": remote.leak_commit, "after": remote.head})
+    return {
+        "truncated": push[: len(push) // 2].encode(),
+        "byte-order mark": b"\xef\xbb\xbf" + push.encode(),
+        "array": f"[{push}]".encode(),
+        # the scan of the first `after` would find the leak; json.loads keeps the last
+        "duplicate keys": (
+            f'{{"before": "{remote.merge_base}", "after": "{remote.head}", '
+            f'"after": "{remote.merge_base}"}}'
+        ).encode(),
+        "deep nesting": b'{"after": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+        "not UTF-8": push.replace("before", "bef\xf6re").encode("latin-1"),
+    }
+
+
+@pytest.mark.parametrize("event_name", ["push", "pull_request", "workflow_dispatch"])
+def test_a_malformed_event_file_exits_2_with_the_reason(tmp_path: Path, event_name: str) -> None:
+    """Issue 30 item 20: an event file that is not one JSON object (truncated, a UTF-8 BOM, an
+    array, a key given twice, 100,000-deep nesting) gave a traceback, or was read as an event
+    without the key; now it exits 2 naming the file and what is wrong with it."""
+    remote = make_remote(tmp_path)
+    work = shallow_checkout(tmp_path, remote, "refs/heads/feature")
+    reasons = {
+        "truncated": "not valid JSON",
+        "byte-order mark": "byte-order mark",
+        "array": "not an object",
+        "duplicate keys": "'after' is given twice",
+        "deep nesting": "nested too deeply",
+        "not UTF-8": "not UTF-8",
+    }
+    for name, raw in malformed_events(remote).items():
+        run = run_action(work, event_name, {}, tmp_path, raw=raw)
+        shown = run.stdout + run.stderr
+        assert run.code == 2, (name, shown)
+        assert "Traceback" not in shown, (name, shown)
+        assert f"the event file {tmp_path / 'event.json'} is not usable" in run.stderr, name
+        assert reasons[name] in run.stderr, (name, run.stderr)
+        assert run.outputs["exit-code"] == "2", name
+        assert "::error title=apc-tools could not run::" in run.stdout, name
