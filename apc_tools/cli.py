@@ -572,6 +572,13 @@ def _mode_flags(
 @click.option("--range", "rev_range", metavar="A..B", help="Scan the commits of A..B (CI).")
 @click.option("--history", is_flag=True, help="Scan every reachable commit.")
 @click.option(
+    "--tag",
+    "tags",
+    multiple=True,
+    metavar="TAG",
+    help="With --range: also scan tag TAG (its messages, a tree or blob it tags); repeatable.",
+)
+@click.option(
     "--secrets",
     type=click.Choice(["contract", "all"]),
     default=None,
@@ -595,6 +602,7 @@ def boundary(
     tracked: bool,
     rev_range: str | None,
     history: bool,
+    tags: tuple[str, ...],
     secrets: str | None,
     write_baseline: bool,
     no_inline_allow: bool,
@@ -624,6 +632,8 @@ def boundary(
         )
     if fix and write_baseline:
         fail("choose one of --fix and --write-baseline")
+    if tags and mode != "range":
+        fail("--tag works with --range only (--history reads every tag already)")
     cwd = directory if directory is not None else Path.cwd()
     options = Options(
         cwd=cwd,
@@ -636,6 +646,7 @@ def boundary(
         write_baseline=write_baseline,
         selection=cli_selection(),
         cache=not no_cache,
+        tags=tags,
     )
     bar = progress_line("apc boundary", progress, large=0 if mode == "history" else LARGE_SCAN)
     try:
