@@ -382,7 +382,13 @@ def run_fixes(
         fail("--unsafe-fixes needs --fix or --diff")
     try:
         outcome = fix_paths(
-            list(paths), unsafe=unsafe, write=not diff, profile=profile, config_path=config, cwd=cwd
+            list(paths),
+            unsafe=unsafe,
+            write=not diff,
+            profile=profile,
+            config_path=config,
+            cwd=cwd,
+            selection=cli_selection(),
         )
     except CannotRun as exc:
         fail(str(exc))

@@ -460,3 +460,57 @@ def test_cli_fix_from_a_subfolder_reports_root_paths(tmp_path: Path) -> None:
         done.stdout
     )
     assert "${env:GITHUB_TOKEN}" in (root / ".apc/mcps.json").read_text()
+
+
+# ------------------------------------------------------------- --select / --ignore limit --fix
+
+
+def selection_project(tmp_path: Path) -> Path:
+    """A BOM (FMT002, safe), an unquoted `: ` value (YML005, safe) and a skill named unlike its
+    folder (SKL004, whose rename is unsafe) in one project."""
+    return project(
+        tmp_path,
+        {
+            ".apc/agents/reviewer.md": b"\xef\xbb\xbf"
+            + AGENT.replace("Reviews code.", "Reviews: code").encode(),
+            ".apc/skills/pdf/SKILL.md": SKILL.replace("name: pdf", "name: pdf-tools"),
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "fixed", "kept"),
+    [
+        (["--ignore", "YML005"], {"FMT002"}, {"YML005"}),
+        (["--ignore", "FMT002"], {"YML005"}, {"FMT002"}),
+        (["--select", "YML"], {"YML005"}, {"FMT002"}),  # FMT002 is not reported: not fixed
+        (["--ignore", "FMT,YML"], set(), {"FMT002", "YML005"}),
+    ],
+)
+def test_select_and_ignore_limit_fix_as_they_limit_the_report(
+    tmp_path: Path, options: list[str], fixed: set[str], kept: set[str]
+) -> None:
+    root = selection_project(tmp_path)
+    agent = ".apc/agents/reviewer.md"
+    before = set(rules_on(root, agent))
+    assert {"FMT002", "YML005"} <= before
+    done = apc("validate", "--fix", *options, cwd=root)
+    assert done.returncode in (0, 1), done.stderr
+    after = set(rules_on(root, agent))
+    assert not fixed & after, done.stdout + done.stderr
+    assert kept <= after
+    raw = (root / agent).read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf") == ("FMT002" in kept)
+
+
+def test_select_limits_the_unsafe_fixes_too(tmp_path: Path) -> None:
+    root = selection_project(tmp_path)
+    skill = ".apc/skills/pdf/SKILL.md"
+    assert "SKL004" in rules_on(root, skill)
+    before = (root / skill).read_text()
+    done = apc("validate", "--fix", "--unsafe-fixes", "--select", "YML,FMT,SKL005", cwd=root)
+    assert done.returncode in (0, 1), done.stderr
+    assert (root / skill).read_text() == before  # SKL004 was not selected: not renamed
+    assert "YML005" not in rules_on(root, ".apc/agents/reviewer.md")
+    done = apc("validate", "--fix", "--unsafe-fixes", "--select", "SKL004", cwd=root)
+    assert "SKL004" not in rules_on(root, skill), done.stdout + done.stderr
