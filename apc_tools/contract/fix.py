@@ -86,10 +86,12 @@ class FileFix:
     notes: dict[str, list[str]] = field(default_factory=dict)  # rule -> what the user must do
     bom_removed: bool = False
 
-    def diff(self) -> str:
-        """The unified diff of the fix, with every removed secret redacted."""
-        old = (self.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
-        new = self.after.decode("utf-8", "replace").splitlines(keepends=True)
+    def diff(self) -> bytes:
+        """The unified diff of the fix, byte for byte what ``git apply`` and ``patch`` take
+        (CRLF line ends and a byte-order mark kept as they are in the file; lines cut at LF
+        only), with every removed secret redacted."""
+        old = _lines(self.before or b"")
+        new = _lines(self.after)
         lines = difflib.unified_diff(
             old,
             new,
@@ -100,7 +102,16 @@ class FileFix:
         for line in lines:
             text = line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
             out.append(detect.redact_secrets(text, self.secrets))
-        return "".join(out)
+        return "".join(out).encode("utf-8", "surrogateescape")
+
+
+def _lines(data: bytes) -> list[str]:
+    """``data`` as lines cut after each LF only (a CR, a form feed or U+2028 inside a line is
+    part of it, as for git), undecodable bytes kept by surrogate escapes."""
+    text = data.decode("utf-8", "surrogateescape")
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    return [*lines, parts[-1]] if parts[-1] else lines
 
 
 @dataclass
