@@ -76,11 +76,25 @@ def render_text(
     lines += advice_section(groups, shown)
     lines += rule_counts(result.findings)
     summary = summary_line(result.summary, color=color)
-    older = sum(1 for f in result.findings if f.preexisting)
-    if older:
-        summary += f" ({older} of them found at the base of the range too)"
+    summary += older_note(result)
     lines.append(summary)
     return "\n".join(lines) + "\n"
+
+
+def older_note(result: Result) -> str:
+    """What the summary says of the findings found at the base of the range too: how many,
+    and that they fail nothing unless they are leaks (``Result.old_fails``)."""
+    older = [f for f in result.findings if f.preexisting]
+    if not older:
+        return ""
+    held = result.old_fails
+    if held is None:
+        return f" ({len(older)} of them found at the base of the range too)"
+    leaks = sum(1 for f in older if f.rule in held)
+    note = f" ({len(older)} of them found at the base of the range too"
+    if leaks:
+        return note + f"; of these only the {leaks} leaks fail the run)"
+    return note + ": they fail nothing)"
 
 
 def plural_word(count: int, word: str) -> str:
