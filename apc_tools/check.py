@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from apc_tools.core.allow import SAME_CAUSE
 from apc_tools.core.selection import Selection
 from apc_tools.findings import CannotRun, Finding, Result, changed
 
@@ -43,12 +44,6 @@ if TYPE_CHECKING:
 
 # A cause both halves report -> (boundary rule family prefix, validate rules of that cause,
 # whether the same line is required: a transcript is a cause of the whole file).
-SAME_CAUSE: tuple[tuple[str, frozenset[str], bool], ...] = (
-    ("BSC", frozenset({"AGM004", "MCP003", "MEM002"}), True),
-    ("BLP", frozenset({"MCP004", "MEM003"}), True),
-    ("BMK", frozenset({"AGM005", "MEM004"}), True),
-    ("BTR", frozenset({"MEM004"}), False),
-)
 
 
 @dataclass(frozen=True)
