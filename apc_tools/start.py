@@ -280,7 +280,7 @@ def _output(
 
 
 def _use_color(no_color: bool, stream: Any) -> bool:
-    """``cli.use_color``."""
+    """``cli.common.use_color``."""
     if no_color or os.environ.get("NO_COLOR"):
         return False
     if os.environ.get("FORCE_COLOR"):
@@ -291,7 +291,7 @@ def _use_color(no_color: bool, stream: Any) -> bool:
 def _write(out: list[str], err: list[str], report: str, code: int) -> NoReturn:
     """Write as click.echo does (each line, then a flush), then exit ``code``. A reader gone
     away (EPIPE) exits 1 quietly, as click's main does; another failure to write the report is
-    cli.echo's ``apc: error:`` line and exit 2."""
+    cli.common.echo's ``apc: error:`` line and exit 2."""
     import errno
 
     try:
@@ -329,7 +329,7 @@ def _error(message: str) -> str:
 
 
 def _discard_stdout() -> None:
-    """``cli._discard_stdout``: the text still buffered for stdout is dropped at exit."""
+    """``cli.common._discard_stdout``: the text still buffered for stdout is dropped at exit."""
     null = os.open(os.devnull, os.O_WRONLY)
     try:
         os.dup2(null, 1)
