@@ -38,7 +38,7 @@ FLAGS = {
 FORMATS = ("text", "concise", "full", "json", "sarif", "github", "gitlab")  # report.FORMATS
 PROFILES = ("default", "agentskills")
 VALUES = ("--format", "--profile", "--config")
-# the names check.accept_baseline looks for without --config (core.policy.POLICY_FILE,
+# the names boundary.trusted.accept_baseline looks for without --config (core.policy.POLICY_FILE,
 # boundary.policy.BASELINE_FILE; a test holds them equal)
 POLICY_FILE = ".apc-tools.yaml"
 BASELINE_FILE = ".apc-baseline.json"
@@ -234,12 +234,12 @@ def answered(options: dict[str, Any]) -> None:
 
 
 def _accept_baseline(result: Result, root: Path, config: Path | None) -> Result:
-    """``check.accept_baseline`` (imported only when a policy or a baseline file is there: with
-    neither it accepts nothing)."""
+    """``boundary.trusted.accept_baseline`` (imported only when a policy or a baseline file is
+    there: with neither it accepts nothing)."""
     policy = config is not None or (root / POLICY_FILE).is_file()
     if not policy and not (root / BASELINE_FILE).is_file():
         return result
-    from apc_tools.check import accept_baseline
+    from apc_tools.boundary.trusted import accept_baseline
 
     return accept_baseline(result, root, config)
 

@@ -296,14 +296,6 @@ def _stale(
 def _write_baseline(
     repo: Repo, settings: Settings, findings: tuple[Finding, ...], files: int
 ) -> Outcome:
-    entries = [
-        BaselineEntry(f.fingerprint, f.rule, f.path)
-        for f in findings
-        if f.severity.value in ("error", "warning")
-    ]
     target = policy.baseline_path(repo.root, settings.baseline)
-    try:
-        policy.write_baseline(target, entries)
-    except OSError as exc:
-        raise CannotRun(f"{target}: cannot write the baseline: {exc.strerror or exc}") from None
-    return Outcome(Result.of([], files), target, len(entries))
+    count = trusted.write_baseline(target, findings, policy.is_boundary_rule)
+    return Outcome(Result.of([], files), target, count)

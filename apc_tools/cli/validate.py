@@ -78,7 +78,7 @@ def validate(
             report=root,
         )
         keep_source(root, lambda rule: False)
-        from apc_tools.check import accept_baseline
+        from apc_tools.boundary.trusted import accept_baseline
 
         accepted = accept_baseline(outcome.result, root, run.config)
     except CannotRun as exc:
