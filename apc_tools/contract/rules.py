@@ -188,8 +188,9 @@ FIX: dict[str, tuple[str, str]] = {
     ),
     "SKL005": (
         "unsafe",
-        "cuts a `description` longer than 1,024 characters at 1,024 (the limit of Codex and "
-        "skills-ref); other causes are left for you",
+        "cuts a `description` longer than 1,024 characters (the limit of Codex and skills-ref) "
+        "after its last whole sentence that fits (else its last whole word), in the value's own "
+        "style (a folded or literal block stays one); other causes are left for you",
     ),
     "MCP003": (
         "unsafe",
