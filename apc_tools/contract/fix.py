@@ -444,6 +444,74 @@ def cut_at_boundary(text: str, limit: int) -> str:
     return text[:limit].rstrip()
 
 
+def fix_unknown_keys(doc: Doc, text: str, project: Project, found: list[Finding]) -> Edit | None:
+    """SKL006: each reported top-level key with a one-line scalar value moves under
+    ``metadata:`` as a string (the spec's place for custom data: a map of string to string),
+    into the existing block mapping or a new one at the end of the frontmatter. Keys with
+    lists, mappings, several lines or a comment, and names ``metadata`` already holds, are
+    left for you."""
+    meta, data = doc.meta, doc.data
+    if meta is None or not doc.has_frontmatter:
+        return None
+    old_meta = data.get("metadata")
+    if old_meta is not None and not isinstance(old_meta, dict):
+        return None
+    at_line = {
+        pos.line: path[0] for path, pos in meta.keys.items() if len(path) == 1 and pos.column == 1
+    }
+    lines = text.split("\n")
+    moved: dict[str, str] = {}
+    drop: set[int] = set()
+    for finding in found:
+        key = at_line.get(finding.line or 0)
+        value = data.get(key) if key is not None else None
+        if key is None or key == "metadata" or key in moved:
+            continue
+        if isinstance(value, bool | int | float) or (isinstance(value, str) and value):
+            if (old_meta and key in old_meta) or _continues(doc, text, finding.line or 0):
+                continue
+            span = _scalar_span(doc, text, key)
+            line = lines[(finding.line or 1) - 1]
+            if span is None or _COMMENT.search(line) or text[span[0] : span[0] + 1] in "|>":
+                continue
+            moved[key] = value if isinstance(value, str) else text[span[0] : span[1]]
+            drop.add((finding.line or 1) - 1)
+    if not moved:
+        return None
+    eol = "\r" if lines[0].endswith("\r") else ""
+    fence = doc.body_line - 2  # the index of the closing fence's line
+    if old_meta:
+        children = [p for path, p in meta.keys.items() if len(path) == 2 and path[0] == "metadata"]
+        if not children or any(p.line <= meta.keys[("metadata",)].line for p in children):
+            return None  # a flow mapping: left alone
+        indent = " " * (children[0].column - 1)
+        last = max(p.line for p in children) - 1
+        while last + 1 < fence and lines[last + 1][:1] in (" ", "\t") and lines[last + 1].strip():
+            last += 1
+        after, header = last, []
+    elif "metadata" in data:
+        return None  # `metadata:` with no value, or an empty flow mapping
+    else:
+        indent, after, header = "  ", fence - 1, [f"metadata:{eol}"]
+    added = header + [
+        f"{indent}{k}: {json.dumps(v, ensure_ascii=False)}{eol}" for k, v in moved.items()
+    ]
+    out_lines: list[str] = []
+    for index, line in enumerate(lines):
+        if index not in drop:
+            out_lines.append(line)
+        if index == after:
+            out_lines += added
+    out = "\n".join(out_lines)
+    change: dict[str, Any] = {key: _GONE for key in moved}
+    change["metadata"] = {**(old_meta or {}), **moved}
+    if not _expect(doc, out, project, change):
+        return None
+    names = ", ".join(moved)
+    note = f"moved under metadata: {names} (a tool that read them at the top level no longer does)"
+    return out, [note], []
+
+
 def fix_legacy_key(doc: Doc, text: str, project: Project, found: list[Finding]) -> Edit | None:
     """PRJ003: the key `apf` renamed `apc` (only when `apc` is absent)."""
     data = doc.data
@@ -557,6 +625,7 @@ def fix_gitignore(doc: Doc, text: str, project: Project, found: list[Finding]) -
 FIXERS: dict[str, Fixer] = {
     "YML005": fix_lenient,
     "SKL007": fix_closing_fence,
+    "SKL006": fix_unknown_keys,
     "AGT004": fix_agent_name,
     "SKL004": fix_skill_name,
     "SKL005": fix_description_length,

@@ -186,6 +186,13 @@ FIX: dict[str, tuple[str, str]] = {
         "sets `name` to the folder name (the file name for a flat skill); the folder is never "
         "renamed",
     ),
+    "SKL006": (
+        "unsafe",
+        "moves each unknown key whose value is one line (text, a number, true/false) under "
+        "`metadata:` as a string, the spec's place for custom data (a tool that reads the key at "
+        "the top level no longer sees it: review); lists, mappings and keys `metadata` already "
+        "has are left for you",
+    ),
     "SKL005": (
         "unsafe",
         "cuts a `description` longer than 1,024 characters (the limit of Codex and skills-ref) "

@@ -179,6 +179,32 @@ CASES: list[tuple[str, str, bool, str | None, dict[str, str | bytes], str, str |
         SKILL.replace("Extract text.", CUT),
     ),
     (
+        "skill-unknown-keys-moved-under-new-metadata",
+        "SKL006",
+        True,
+        None,
+        {
+            ".apc/skills/pdf/SKILL.md": SKILL.replace(
+                "Extract text.\n", "Extract text.\nversion: 1.10\n"
+            )
+        },
+        ".apc/skills/pdf/SKILL.md",
+        SKILL.replace("Extract text.\n", 'Extract text.\nmetadata:\n  version: "1.10"\n'),
+    ),
+    (
+        "skill-unknown-key-into-existing-metadata",
+        "SKL006",
+        True,
+        None,
+        {
+            ".apc/skills/pdf/SKILL.md": SKILL.replace(
+                "name: pdf\n", "name: pdf\nauthor: me\nmetadata:\n    team: docs\n"
+            )
+        },
+        ".apc/skills/pdf/SKILL.md",
+        SKILL.replace("name: pdf\n", 'name: pdf\nmetadata:\n    team: docs\n    author: "me"\n'),
+    ),
+    (
         "mcp-secret-placeholder",
         "MCP003",
         True,
@@ -659,3 +685,12 @@ def test_the_cut_falls_back_to_a_word_boundary() -> None:
     assert cut_at_boundary(one, 1024) == "x" * 1024
     early = "Short. " + "word " * 400  # the only sentence end keeps too little: a word cut
     assert cut_at_boundary(early.strip(), 1024).endswith("word")
+
+
+def test_unknown_keys_that_are_no_one_line_scalar_are_left(tmp_path: Path) -> None:
+    skill = SKILL.replace(
+        "Extract text.\n", "Extract text.\ntags: [a, b]\nnote: x # why\nmetadata: {a: b}\n"
+    )
+    root = project(tmp_path, {".apc/skills/pdf/SKILL.md": skill})
+    fix_paths([], unsafe=True, cwd=root)
+    assert (root / ".apc/skills/pdf/SKILL.md").read_text() == skill
