@@ -220,12 +220,12 @@ scan_range() {
       if [[ "$FIELD" == refs/tags/* ]]; then
         tag=$(pushed_tag "$FIELD" "$head") || exit 2
         head=$(git rev-parse --verify -q --end-of-options "$tag^{}") || refuse "cannot peel $FIELD"
-        if [[ "$(git cat-file -t "$head")" != commit ]]; then
+        if [[ "$(git cat-file -t --end-of-options "$head")" != commit ]]; then
           # a tag of a tree or a blob: no commits; the tag and what it tags, from the default
           # branch (its policy), or from an empty root when the event names none
           base=$(default_tip) || exit 2
           [[ -n "$base" ]] || base=$(empty_root) || refuse "cannot write the empty base commit"
-          printf '%s..%s\n%s\nboundary\n' "$base" "$tag" "the tag \`${FIELD#refs/tags/}\` (its messages and the $(git cat-file -t "$head") it tags)"
+          printf '%s..%s\n%s\nboundary\n' "$base" "$tag" "the tag \`${FIELD#refs/tags/}\` (its messages and the $(git cat-file -t --end-of-options "$head") it tags)"
           return 0
         fi
       fi

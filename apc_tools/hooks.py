@@ -425,22 +425,29 @@ def sent_refs(root: Path, push: Push, args: list[str]) -> Sent:
     not hold (whatever pre-commit left out; every branch and tag for a push of many), and the
     tags it sends (named, ``--tags``, ``--mirror``, a glob, ``--follow-tags`` or
     ``push.followTags``: the annotated tags of commits the pushed one holds)."""
-    line = parse_push(args, git_push_options(root))
-    sources, folders = push_sources(args, git_push_options(root))
+    options = git_push_options(root)
+    line = parse_push(args, options)
+    sources, folders = push_sources(args, options)
     many = set(folders)
     if not sources and not many and "delete" not in line.flags:
         sources, many = configured_push(root, push.remote)
+    kinds: dict[str, str] = {}  # ref -> the type of the object it names
     if many:
-        refs = _git(root, "for-each-ref", "--format=%(refname)", *sorted(many))
-        sources += refs.split()
+        listed = _git(root, "for-each-ref", "--format=%(objecttype) %(refname)", *sorted(many))
+        for entry in listed.splitlines():
+            kind, _, ref = entry.partition(" ")
+            kinds[ref] = kind
+            sources.append(ref)
     others: list[str] = []
     tags: list[str] = []
     for source in dict.fromkeys(sources):
-        named = _kind(root, source)
-        if named is None:
+        kind = kinds.get(source) or (_kind(root, source) or ("", ""))[1]
+        if not kind:
             raise Refused(f"cannot resolve {source!r} of the push")
-        if named[1] == "tag" or named[1] in ("tree", "blob"):
+        if kind in ("tag", "tree", "blob"):
             tags.append(source)  # its message, or the tree or blob it names
+            if kind != "tag":
+                continue  # no commits
         sha = _commit(root, source)
         if sha is None:
             continue  # a tag of a tree or a blob: no commits
@@ -458,11 +465,6 @@ def sent_refs(root: Path, push: Push, args: list[str]) -> Sent:
             if kind == "tag":  # an annotated tag (a lightweight one has no message)
                 tags.append(ref)
     return Sent(tuple(others), tuple(dict.fromkeys(tags)))
-
-
-def other_refs(root: Path, push: Push, args: list[str]) -> list[str]:
-    """The refs of the ``git push ARGS`` that send commits ``push`` does not hold."""
-    return list(sent_refs(root, push, args).others)
 
 
 def plan(root: Path, env: Mapping[str, str], extra: Sequence[str]) -> tuple[list[str] | None, str]:

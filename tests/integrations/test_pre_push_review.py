@@ -14,6 +14,7 @@ from tests.integrations.test_pre_commit import (
     ALL_HOOKS,
     MakeProject,
     add_and_remove_session,
+    branches_clean_and_leaky,
     push_refused,
     remote_for,
     remote_refs,
@@ -89,17 +90,6 @@ def test_git_push_remote_tag_name_is_read_as_the_tag(hooked_project: MakeProject
     project.run("git", "tag", "v2", check=True)
     push_refused(project, "origin", "tag", "v2", shows=("notes/t.jsonl", "BTR001"))
     assert "refs/tags/v2" not in remote_refs(remote, project)
-
-
-def branches_clean_and_leaky(project: Project) -> None:
-    """main pushed; `clean` with a clean commit and `leaky` adding and removing a session, each
-    off main and not pushed."""
-    project.run("git", "checkout", "-q", "-b", "clean", check=True)
-    project.write({"src/ok.py": "ok = 1\n"})
-    assert project.commit("clean", "--no-verify").returncode == 0
-    project.run("git", "checkout", "-q", "-b", "leaky", "main", check=True)
-    add_and_remove_session(project, "notes/s.jsonl")
-    project.run("git", "checkout", "-q", "main", check=True)
 
 
 def test_abbreviated_options_push_many_refs_as_git_reads_them(
