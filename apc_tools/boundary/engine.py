@@ -298,6 +298,7 @@ def _scan_with(repo: Repo, options: Options, progress: Progress | None, listing:
         else:
             found = list(_run(repo, entries, reader, inspector, progress, unit, from_files, keyed))
             found += _messages(source.messages, reader, inspector)
+            found += _store_sides(found, entries)
         inspector.results.flush()
         _refuse_missing(inspector)
         if run is not None and known is None:
@@ -1019,6 +1020,22 @@ def _in_blob(
     for found in inspector.content(view, path_hits):
         if inspector.keep(view, found):
             yield _finding(entry, found)
+
+
+def _store_sides(found: list[Finding], entries: list[Entry]) -> list[Finding]:
+    """BDB001 for the `-wal`/`-shm`/`-journal` files beside a database the scan reported (a
+    SHM has no header and a WAL may hold no schema page: they are judged with their main
+    file)."""
+    reported = {f.path for f in found if f.rule == stores.STORE.id}
+    if not reported:
+        return []
+    sides = stores.siblings(reported, (e.path for e in entries))
+    have = {(f.path, f.commit) for f in found if f.rule == stores.STORE.id}
+    return [
+        _finding(entry, stores.side_detection(entry.path, sides[entry.path]))
+        for entry in entries
+        if entry.path in sides and (entry.path, entry.commit) not in have
+    ]
 
 
 def _finding(entry: Entry, found: Detection) -> Finding:
