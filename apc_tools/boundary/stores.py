@@ -209,23 +209,31 @@ def _checkpoint_pickle(data: bytes) -> str:
     return ""
 
 
+def main_path(path: str) -> str:
+    """The database a `-wal`/`-shm`/`-journal` file belongs to (``path`` itself otherwise)."""
+    for suffix in SIDE_SUFFIXES:
+        if path.endswith(suffix):
+            return path[: -len(suffix)]
+    return path
+
+
 def siblings(reported: Iterable[str], present: Iterable[str]) -> dict[str, str]:
-    """The `-wal`/`-shm`/`-journal` files of ``present`` whose main database is among the
-    ``reported`` store paths: side path -> its main path."""
-    stores = set(reported)
-    out: dict[str, str] = {}
-    for path in present:
-        for suffix in SIDE_SUFFIXES:
-            if path.endswith(suffix) and path[: -len(suffix)] in stores and path not in stores:
-                out[path] = path[: -len(suffix)]
-    return out
+    """The files of ``present`` that belong with a reported store: a database and its
+    `-wal`/`-shm`/`-journal` are one store (the schema may sit in either; a SHM has no
+    header), so when one of them is reported the others are too. Path -> the reported one."""
+    done = set(reported)
+    by_main = {main_path(path): path for path in sorted(done)}
+    return {
+        path: by_main[main_path(path)]
+        for path in present
+        if path not in done and main_path(path) in by_main
+    }
 
 
-def side_detection(path: str, main: str) -> Detection:
-    suffix = path[len(main) :]
+def side_detection(path: str, store: str) -> Detection:
     return Detection(
         STORE,
-        f"SQLite {suffix} file of the runtime store {main}: `git rm --cached` both and add "
-        "them to .gitignore",
+        f"SQLite file of the same runtime store as {store} (a database and its -wal/-shm are "
+        "one store): `git rm --cached` them all and add them to .gitignore",
         match="store",
     )

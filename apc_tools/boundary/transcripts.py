@@ -583,9 +583,18 @@ HEADER_GROUPS = (
 )
 CALL_KEYS = frozenset({"tool_calls", "toolCalls", "tool_uses", "function_call", "tool_use"})
 RESULT_KEYS = frozenset({"tool_call_id", "tool_results", "toolResults", "tool_result"})
-CALL_BLOCKS = frozenset({"tool_use", "function_call", "tool-call", "tool_call", "toolCall"})
+CALL_BLOCKS = frozenset(
+    {"tool_use", "function_call", "tool-call", "tool_call", "toolCall", "toolRequest"}
+)
 RESULT_BLOCKS = frozenset(
-    {"tool_result", "function_call_output", "tool-result", "functionResponse", "toolResult"}
+    {
+        "tool_result",
+        "function_call_output",
+        "tool-result",
+        "functionResponse",
+        "toolResult",
+        "toolResponse",
+    }
 )
 TRAFFIC_KEYS = frozenset({"request", "response", "interactions", "http_interactions"})
 # What a record must name for the rule to be tested, for the prefilter (a role, or a prompt
