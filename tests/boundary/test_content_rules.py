@@ -405,3 +405,24 @@ def test_through_the_command_line(tmp_path: Path) -> None:
         ("BTR001", "s.jsonl"),
     }
     assert "run the tests" not in done.stdout  # never a line of the session
+
+
+def test_embedded_stores_in_an_agent_folder_and_their_clean_twins(tmp_path: Path) -> None:
+    table = b"\x00" * 64 + (0xDB4775248B80FB57).to_bytes(8, "little")  # a LevelDB table's footer
+    log = b"\x8a\x1c\x00\x00\x10\x00\x01" + b"\x00" * 40  # a LevelDB log record
+    mvstore = b"H:2,block:2,blockSize:1000,chunk:1,created:18a\n" + b"\x00" * 64
+    proto = b"\x0a\x24" + b"3f2b\x00" * 8
+    pickled = pickle.dumps({"seen": 1}, 2)
+    stores = {
+        "Local Storage/leveldb/000005.ldb": table,
+        "Local Storage/leveldb/000003.log": log,
+        "ai/chat.mv.db": mvstore,
+        "conversations/0c1d.pb": proto,
+        "state/cache.pkl": pickled,
+    }
+    files = {f".goose/{path}": data for path, data in stores.items()}
+    files.update({f"vendor/app/{path}": data for path, data in stores.items()})
+    found = findings(repo(tmp_path, files))
+    for path in stores:
+        assert errors(found, f".goose/{path}") == {"BDB001"}, path
+        assert errors(found, f"vendor/app/{path}") == set(), path
