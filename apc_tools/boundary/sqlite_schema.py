@@ -25,7 +25,9 @@ WAL_MAGICS = (b"\x37\x7f\x06\x82", b"\x37\x7f\x06\x83")
 MAX_PAGES = 256  # schema pages walked
 MAX_CELLS = 4096  # schema rows read
 MAX_OVERFLOW = 64  # overflow pages of one row
-MAX_TABLES = 512
+MAX_OVERFLOW_TOTAL = 1024  # overflow pages of the whole walk (a hostile chain is shared)
+MAX_TABLES = 256
+MAX_STATEMENT = 4096  # characters of one CREATE TABLE read for its column names
 
 Tables = dict[str, tuple[str, ...]]  # table name (case-folded) -> column names (case-folded)
 Page = Callable[[int], bytes | None]  # page number -> its bytes (page 1 with the file header)
@@ -93,6 +95,7 @@ def _walk(page: Page, usable: int) -> Tables:
     """The ``CREATE TABLE`` rows of the b-tree rooted at page 1."""
     out: Tables = {}
     todo, cells = [1], 0
+    budget = [MAX_OVERFLOW_TOTAL]
     seen: set[int] = set()
     try:
         while todo and len(seen) < MAX_PAGES:
@@ -109,7 +112,7 @@ def _walk(page: Page, usable: int) -> Tables:
             if kind == 0x05:  # interior table page: child pointers
                 todo.append(int.from_bytes(raw[base + 8 : base + 12], "big"))
                 pointers = base + 12
-                for i in range(min(count, MAX_CELLS)):
+                for i in range(min(count, MAX_CELLS - len(todo))):
                     cell = int.from_bytes(raw[pointers + 2 * i : pointers + 2 * i + 2], "big")
                     todo.append(int.from_bytes(raw[cell : cell + 4], "big"))
                 continue
@@ -121,7 +124,7 @@ def _walk(page: Page, usable: int) -> Tables:
                 if cells > MAX_CELLS or len(out) >= MAX_TABLES:
                     return out
                 cell = int.from_bytes(raw[pointers + 2 * i : pointers + 2 * i + 2], "big")
-                payload = _payload(page, raw, cell, usable)
+                payload = _payload(page, raw, cell, usable, budget)
                 row = _record(payload) if payload else None
                 if row and row[0] == "table" and isinstance(row[4], str):
                     name, columns = _create_table(row[4])
@@ -132,8 +135,9 @@ def _walk(page: Page, usable: int) -> Tables:
     return out
 
 
-def _payload(page: Page, raw: bytes, cell: int, usable: int) -> bytes:
-    """One leaf cell's payload, its overflow pages followed (bounded)."""
+def _payload(page: Page, raw: bytes, cell: int, usable: int, budget: list[int]) -> bytes:
+    """One leaf cell's payload, its overflow pages followed (bounded per row and, through
+    ``budget``, per walk)."""
     size, at = _varint(raw, cell)
     _, at = _varint(raw, at)  # the rowid
     most = usable - 35
@@ -147,8 +151,9 @@ def _payload(page: Page, raw: bytes, cell: int, usable: int) -> bytes:
     following = int.from_bytes(raw[at + local : at + local + 4], "big")
     got = local
     for _ in range(MAX_OVERFLOW):
-        if not following or got >= size:
+        if not following or got >= size or budget[0] <= 0:
             break
+        budget[0] -= 1
         chunk = page(following)
         if chunk is None:
             break
@@ -209,7 +214,7 @@ def _create_table(sql: str) -> tuple[str, tuple[str, ...]]:
 def _columns(sql: str, start: int) -> tuple[str, ...]:
     columns: list[str] = []
     depth, item = 0, list[str]()
-    for char in sql[start : start + 20000]:
+    for char in sql[start : start + MAX_STATEMENT]:
         if char == "(":
             depth += 1
         elif char == ")":
@@ -243,7 +248,8 @@ def _scan(data: bytes) -> Tables:
 
 
 def _iter_creates(data: bytes) -> Iterator[str]:
-    at = data.find(b"CREATE TABLE")
-    while at >= 0:
-        yield data[at : at + 4096].decode("utf-8", "replace")
+    at, seen = data.find(b"CREATE TABLE"), 0
+    while at >= 0 and seen < MAX_TABLES:
+        seen += 1
+        yield data[at : at + MAX_STATEMENT].decode("utf-8", "replace")
         at = data.find(b"CREATE TABLE", at + 12)

@@ -21,6 +21,7 @@ Each format, the tool it was learnt from and the source file are listed in docs/
 from __future__ import annotations
 
 import pickletools
+import struct
 from collections.abc import Iterable, Iterator
 from pathlib import PurePosixPath
 
@@ -198,7 +199,7 @@ def _checkpoint_pickle(data: bytes) -> str:
                 keys.update(k for k in CHECKPOINT_KEYS if k in arg)
                 if len(keys) >= 2:
                     break
-    except (ValueError, IndexError, EOFError, UnicodeDecodeError):  # a cut or damaged stream
+    except (ValueError, IndexError, EOFError, OverflowError, struct.error):  # cut or damaged
         pass
     if len(keys) >= 2:
         return "pickled LangGraph checkpoints (channel_values, channel_versions)"

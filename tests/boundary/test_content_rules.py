@@ -426,3 +426,17 @@ def test_embedded_stores_in_an_agent_folder_and_their_clean_twins(tmp_path: Path
     for path in stores:
         assert errors(found, f".goose/{path}") == {"BDB001"}, path
         assert errors(found, f"vendor/app/{path}") == set(), path
+
+
+def test_hostile_stores_give_no_traceback(tmp_path: Path) -> None:
+    header = database(tmp_path, APP_SCHEMA)[""][:100]
+    many = header + b"CREATE TABLE messages(role TEXT, content TEXT);" * 200_000  # no b-tree
+    broken = b"\x80\x04\x95" + b"\xff" * 64  # a pickle header, then no valid opcode
+    cut = _langgraph_pickle(True)[:40]
+    wal = b"\x37\x7f\x06\x82" + b"\x00\x2d\xe2\x18" + (4096).to_bytes(4, "big") + b"\x01" * 5000
+    files = {"a/many.db": many, "a/broken.pkl": broken, "a/cut.pckl": cut, "a/x.db-wal": wal}
+    done = run_apc(repo(tmp_path, files), "boundary", "--format", "json", timeout=120)
+    assert done.returncode in (0, 1), done.stderr
+    assert "Traceback" not in done.stderr
+    at = {(f["rule"], f["path"]) for f in json.loads(done.stdout)["findings"]}
+    assert ("BDB001", "a/many.db") in at  # the CREATE TABLE text is found without the b-tree
