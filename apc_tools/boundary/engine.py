@@ -298,7 +298,7 @@ def _scan_with(repo: Repo, options: Options, progress: Progress | None, listing:
         else:
             found = list(_run(repo, entries, reader, inspector, progress, unit, from_files, keyed))
             found += _messages(source.messages, reader, inspector)
-            found += _store_sides(found, entries)
+            found += _store_sides(found, entries, trees.found if trees is not None else ())
         inspector.results.flush()
         _refuse_missing(inspector)
         if run is not None and known is None:
@@ -1022,11 +1022,14 @@ def _in_blob(
             yield _finding(entry, found)
 
 
-def _store_sides(found: list[Finding], entries: list[Entry]) -> list[Finding]:
-    """BDB001 for the `-wal`/`-shm`/`-journal` files beside a database the scan reported (a
-    SHM has no header and a WAL may hold no schema page: they are judged with their main
-    file)."""
-    reported = {f.path for f in found if f.rule == stores.STORE.id}
+def _store_sides(
+    found: list[Finding], entries: list[Entry], kept: Sequence[Finding] = ()
+) -> list[Finding]:
+    """BDB001 for the files of the same SQLite store (a database and its `-wal`/`-shm`/
+    `-journal`) as one the scan reported, among the ``entries`` it read: a SHM has no header
+    and either file may lack the schema page. ``kept``: the findings the subtree cache kept
+    for the trees it did not read again (a store reported there still counts)."""
+    reported = {f.path for f in (*found, *kept) if f.rule == stores.STORE.id}
     if not reported:
         return []
     sides = stores.siblings(reported, (e.path for e in entries))

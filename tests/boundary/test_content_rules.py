@@ -34,7 +34,7 @@ import sqlite3
 from pathlib import Path
 
 from apc_tools.findings import Finding, Severity
-from tests.boundary.helpers import findings, jsonl, repo
+from tests.boundary.helpers import commit, findings, jsonl, repo
 from tests.conftest import run_apc
 
 CRUSH_SCHEMA = """
@@ -440,3 +440,16 @@ def test_hostile_stores_give_no_traceback(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
     at = {(f["rule"], f["path"]) for f in json.loads(done.stdout)["findings"]}
     assert ("BDB001", "a/many.db") in at  # the CREATE TABLE text is found without the b-tree
+
+
+def test_a_side_file_changed_alone_is_judged_with_its_unchanged_database(tmp_path: Path) -> None:
+    main = database(tmp_path, CRUSH_SCHEMA)[""]  # the schema in the database itself
+    wal = b"\x37\x7f\x06\x82\x00\x2d\xe2\x18" + (4096).to_bytes(4, "big") + b"\x00" * 20
+    root = repo(tmp_path, {"s/a.db": main, "s/a.db-wal": wal, "s/notes.txt": "x\n"})
+    first = findings(root)  # fills the caches
+    assert errors(first, "s/a.db-wal") == {"BDB001"}
+    commit(root, {"s/a.db-wal": wal + b"\x01" * 24})  # only the WAL changes
+    warm = findings(root)
+    cold = findings(root, cache=False)
+    assert errors(warm, "s/a.db-wal") == errors(cold, "s/a.db-wal") == {"BDB001"}
+    assert errors(warm, "s/a.db") == errors(cold, "s/a.db") == {"BDB001"}
