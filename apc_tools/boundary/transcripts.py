@@ -39,8 +39,11 @@ SESSION = rule(
     "agent-session",
     Severity.ERROR,
     "Committed records of an agent tool's own session or history format (Claude Code, Codex, "
-    "Gemini CLI, Cline/Roo, Continue, Copilot, OpenCode, Cursor, APX, other agent CLIs), or a "
-    "Markdown/HTML export of an agent session (Aider, SpecStory, session-extractor tools).",
+    "Gemini CLI, Cline/Roo, Continue, Copilot, OpenCode, Cursor, APX, other agent CLIs), any "
+    "other JSON/JSONL session known by its records (messages of two roles with two marks of a "
+    "real session: a session id, timestamps, tool calls with results, a metadata header), a "
+    "prompt log, or a Markdown/HTML export of an agent session (Aider, SpecStory, "
+    "session-extractor tools).",
     "Sessions are runtime state: they hold prompts, tool inputs and outputs, file contents, "
     "paths and sometimes credentials, and they belong to the machine that recorded them. "
     "Remove the file from the index (`git rm --cached`), add its path to `.gitignore`, and if "
