@@ -157,7 +157,10 @@ def detect_store(blob: BlobView, forced: bool = False) -> Iterator[Detection]:
         why = _embedded(blob)
     if why:
         yield Detection(
-            STORE, f"{why}: `git rm --cached` it and add the path to .gitignore", match="store"
+            STORE,
+            f"{why}: `git rm --cached` it and add the path to .gitignore",
+            # a database keeps the fingerprint it had before stores were judged by content
+            match="sqlite" if data.startswith(SQLITE_MAGIC) else "store",
         )
 
 
