@@ -207,7 +207,7 @@ def _checkpoint_pickle(data: bytes) -> str:
     if len(keys) >= 2:
         return "pickled LangGraph checkpoints (channel_values, channel_versions)"
     if {"msgpack", "messages"} <= exact or {"msgpack", "__start__"} <= exact:
-        return "pickled LangGraph checkpoint writes (msgpack channel values)"
+        return "pickled LangGraph checkpoint writes or channel values (msgpack)"
     if {"run_id", "thread_id", "assistant_id"} <= exact:
         return "pickled LangGraph API runs and threads"
     return ""

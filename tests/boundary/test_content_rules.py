@@ -453,3 +453,20 @@ def test_a_side_file_changed_alone_is_judged_with_its_unchanged_database(tmp_pat
     cold = findings(root, cache=False)
     assert errors(warm, "s/a.db-wal") == errors(cold, "s/a.db-wal") == {"BDB001"}
     assert errors(warm, "s/a.db") == errors(cold, "s/a.db") == {"BDB001"}
+
+
+REAL = Path(__file__).parent / "data" / "stores" / "langgraph"
+
+
+def test_stores_the_real_langgraph_wrote(tmp_path: Path) -> None:
+    """tests/boundary/data/stores/langgraph/README.md: LangGraph 1.2.24's own files, renamed
+    and moved out of any agent folder, and a clean twin (an application's pickled cache)."""
+    files: dict[str, str | bytes] = {
+        "state/graph.sqlite": (REAL / "checkpoints.sqlite").read_bytes(),
+        "cache/app.pkl": pickle.dumps({"hits": 3, "keys": ["a", "b"]}, 2),
+    }
+    for n in (1, 2, 3):
+        files[f"runs/store.{n}.bin"] = (REAL / f".langgraph_checkpoint.{n}.pckl").read_bytes()
+    found = findings(repo(tmp_path, files))
+    for path in files:
+        assert errors(found, path) == (set() if path == "cache/app.pkl" else {"BDB001"}), path
