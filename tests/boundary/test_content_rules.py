@@ -33,6 +33,8 @@ import pickle
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from apc_tools.findings import Finding, Severity
 from tests.boundary.helpers import commit, findings, jsonl, repo
 from tests.conftest import run_apc
@@ -470,3 +472,40 @@ def test_stores_the_real_langgraph_wrote(tmp_path: Path) -> None:
     found = findings(repo(tmp_path, files))
     for path in files:
         assert errors(found, path) == (set() if path == "cache/app.pkl" else {"BDB001"}), path
+
+
+def test_a_long_chat_the_real_gemini_cli_wrote(tmp_path: Path) -> None:
+    """Gemini CLI (the conformance tier's install, a mock model answering 2.8 MB) writes its
+    chat as JSON Lines; before 0.40 it wrote the same records as one pretty-printed document
+    (`session-*.json`: sessionId, projectHash, startTime, lastUpdated, messages). Both, renamed
+    and moved, are sessions; the document is longer than the read window."""
+    harness = pytest.importorskip("tests.conformance.harness")
+    from tests.conformance.installer import replay_only
+
+    skipped = replay_only()
+    if skipped:
+        pytest.skip(skipped)
+    if harness.binaries() is None:
+        pytest.skip("the conformance CLIs are not installed")
+    project, home = tmp_path / "proj", tmp_path / "home"
+    project.mkdir()
+    (project / "a.txt").write_text("hello\n")
+    reply = " ".join(f"line {i} of a long explanation of the build." for i in range(60000))
+    script = harness.Script([harness.Text(reply)])
+    with harness.MockServer(script) as mock:
+        harness.run_gemini(project, home, mock, "explain the build in detail")
+    (chat,) = home.glob(".gemini/tmp/*/chats/session-*.jsonl")
+    lines = [json.loads(line) for line in chat.read_text().splitlines() if line.strip()]
+    head = lines[0]
+    messages = [r for r in lines if "type" in r and "id" in r]
+    document = json.dumps({**head, "messages": messages}, indent=2)
+    assert len(document) > 2_000_000 and head.get("sessionId") and head.get("projectHash")
+    files = {
+        "notes/run.jsonl": chat.read_bytes(),
+        "notes/run.json": document,
+        "data/big.json": json.dumps({"rows": [{"line": reply[:200]}] * 12000}, indent=2),
+    }
+    found = findings(repo(tmp_path, files, name="leaks"))
+    assert errors(found, "notes/run.jsonl") == {"BTR001"}
+    assert errors(found, "notes/run.json") == {"BTR001"}
+    assert errors(found, "data/big.json") == set()
