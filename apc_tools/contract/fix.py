@@ -43,6 +43,7 @@ from apc_tools.contract.validate import (
     _run_scan,
     _select,
     check_project,
+    in_cursor_rules,
     parse_doc,
 )
 from apc_tools.core import detect
@@ -291,7 +292,7 @@ def fix_lenient(doc: Doc, text: str, project: Project, found: list[Finding]) -> 
     """YML005: the value quoted exactly as the tools read it; an `.apc/rules` globs string as
     a list of the same patterns; Cursor's own `globs` in `.cursor/rules` left alone."""
     starts = _line_starts(text)
-    cursor = doc.rel.startswith(".cursor/rules/") or "/.cursor/rules/" in doc.rel
+    cursor = in_cursor_rules(doc.rel)
     out = text
     change: dict[str, Any] = {}
     for finding in sorted(found, key=lambda f: -(f.line or 0)):
