@@ -33,10 +33,8 @@ import pickle
 import sqlite3
 from pathlib import Path
 
-import pytest
-
 from apc_tools.findings import Finding, Severity
-from tests.boundary.helpers import commit, findings, jsonl, repo
+from tests.boundary.helpers import commit, findings, jsonl, live_clis, repo
 from tests.conftest import run_apc
 
 CRUSH_SCHEMA = """
@@ -479,17 +477,7 @@ def test_a_long_chat_the_real_gemini_cli_wrote(tmp_path: Path) -> None:
     chat as JSON Lines; before 0.40 it wrote the same records as one pretty-printed document
     (`session-*.json`: sessionId, projectHash, startTime, lastUpdated, messages). Both, renamed
     and moved, are sessions; the document is longer than the read window."""
-    harness = pytest.importorskip("tests.conformance.harness")
-    from tests.conformance.installer import replay_only
-
-    skipped = replay_only()
-    if skipped:
-        pytest.skip(skipped)
-    if harness.binaries() is None:
-        pytest.skip("the conformance CLIs are not installed")
-    project, home = tmp_path / "proj", tmp_path / "home"
-    project.mkdir()
-    (project / "a.txt").write_text("hello\n")
+    harness, project, home = live_clis(tmp_path)
     reply = " ".join(f"line {i} of a long explanation of the build." for i in range(60000))
     script = harness.Script([harness.Text(reply)])
     with harness.MockServer(script) as mock:
