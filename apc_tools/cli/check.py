@@ -76,7 +76,7 @@ def check(
     )
     outcome = scanned("apc check", run.progress, lambda bar: run_check(options, progress=bar))
     from apc_tools.boundary.policy import is_boundary_rule
-    from apc_tools.check import repository_root
 
-    keep_source(repository_root(options.cwd), is_boundary_rule)
+    if outcome.root is not None:
+        keep_source(outcome.root, is_boundary_rule)
     emit(outcome.result, run.fmt, run.no_color, run.strict)

@@ -37,7 +37,8 @@ from typing import Any
 
 from apc_tools.contract.checks.rule_files import split_globs
 from apc_tools.contract.checks.skills import _owner_name
-from apc_tools.contract.project import Doc, Project, classify, display_root
+from apc_tools.contract.listing import Layout
+from apc_tools.contract.project import Doc, Project, classify
 from apc_tools.contract.scaffold import APC_SPEC_VERSION
 from apc_tools.contract.validate import (
     _run_scan,
@@ -716,17 +717,28 @@ def plan_fixes(
 ) -> FixOutcome:
     """Every fix for the findings `apc validate PATHS` reports (safe ones; unsafe ones too with
     ``unsafe``), planned and verified but not written (see :func:`write_fixes`)."""
+    return _planned(paths, unsafe, profile, config_path, cwd)[0]
+
+
+def _planned(
+    paths: Sequence[Path],
+    unsafe: bool,
+    profile: str | None,
+    config_path: Path | None,
+    cwd: Path | None,
+) -> tuple[FixOutcome, Layout]:
+    """:func:`plan_fixes`, and the run's layout."""
     from apc_tools.contract.validate import start_run
 
-    cwd, _, scans, policy = start_run(paths, profile, config_path, cwd)
+    layout, scans, policy = start_run(paths, profile, config_path, cwd)
     profile = profile or policy.profile or "default"
     kinds = _kinds(unsafe)
     rules = fix_kinds()
     outcome = FixOutcome()
     for scan in scans:
-        _run_scan(scan, cwd, profile, policy)
-        root_display = display_root(scan.root, cwd)
-        selected = policy.apply(_select(scan, cwd, profile)[0], root_display)
+        _run_scan(scan, layout, profile, policy)
+        root_display = layout.display(scan.root)
+        selected = policy.apply(_select(scan, layout, profile)[0], root_display)
         if not unsafe:
             outcome.unsafe_left += sum(1 for f in selected if rules.get(f.rule) == "unsafe")
         boms = frozenset(f.path for f in scan.found if f.rule == "FMT002")
@@ -734,7 +746,7 @@ def plan_fixes(
             outcome.files += plan_project(
                 project, selected, policy, root_display, kinds, outcome, boms
             )
-    return outcome
+    return outcome, layout
 
 
 def write_fixes(outcome: FixOutcome) -> list[tuple[str, str]]:
@@ -792,8 +804,8 @@ def fix_paths(
     cwd: Path | None = None,
 ) -> FixOutcome:
     """Plan the fixes and (``write``) write them: what `apc validate --fix` does."""
-    outcome = plan_fixes(paths, unsafe=unsafe, profile=profile, config_path=config_path, cwd=cwd)
-    rooted(outcome, cwd)
+    outcome, layout = _planned(paths, unsafe, profile, config_path, cwd)
+    rooted(outcome, layout)
     if write:
         failed = write_fixes(outcome)
         if failed:
@@ -803,13 +815,10 @@ def fix_paths(
     return outcome
 
 
-def rooted(outcome: FixOutcome, cwd: Path | None = None) -> FixOutcome:
-    """``outcome`` with every path relative to the repository root, as `apc validate` reports
-    them (:func:`apc_tools.contract.validate.rooted`), whatever folder apc ran from."""
-    from apc_tools.contract.validate import report_root
-
-    cwd = (cwd or Path.cwd()).resolve()
-    root = report_root(cwd)
+def rooted(outcome: FixOutcome, layout: Layout) -> FixOutcome:
+    """``outcome`` with every path relative to the run's report root, as `apc validate`
+    reports them (:func:`apc_tools.contract.validate.rooted`), whatever folder apc ran from."""
+    cwd, root = layout.cwd, layout.report_root()
 
     def move(path: str) -> str:
         rel = os.path.relpath(os.path.normpath(cwd / path), root)
