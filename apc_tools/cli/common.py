@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar, cast
+from typing import IO, TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar, cast
 
 import click
 
@@ -72,6 +72,19 @@ def _discard_stdout() -> None:
         os.close(null)
 
 
+def terminal_width(stream: IO[str]) -> int | None:
+    """The columns ``--format full`` cuts source lines to: ``COLUMNS`` when set (as for
+    ``shutil.get_terminal_size``), else the terminal's; None (the 120-column window) for a file
+    or a pipe."""
+    value = os.environ.get("COLUMNS", "")
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    try:
+        return os.get_terminal_size(stream.fileno()).columns if stream.isatty() else None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 def emit(
     result: Result,
     fmt: str,
@@ -101,7 +114,10 @@ def emit(
             fail(str(exc))
     else:
         lines = line_reader(registry) if fmt == "full" else None
-        text = render(result, fmt, registry, color=color, version=__version__, line_of=lines)
+        width = terminal_width(sys.stderr if err else sys.stdout) if fmt == "full" else None
+        text = render(
+            result, fmt, registry, color=color, version=__version__, line_of=lines, width=width
+        )
     if text:
         # click strips ANSI codes when the stream is not a terminal unless told otherwise
         echo(text, nl=not text.endswith("\n"), color=color, err=err)
@@ -358,6 +374,22 @@ def fix_options(func: F) -> F:
     )(func)
 
 
+def show_diffs(diffs: list[bytes]) -> None:
+    """--diff: the patch byte for byte when stdout is a file or a pipe (``git apply`` and
+    ``patch`` take it as it is: CRLF, a byte-order mark); on a terminal each line escaped,
+    as every other output (a file's control characters never reach the terminal)."""
+    out = sys.stdout
+    if out.isatty():
+        for data in diffs:
+            for line in data.decode("utf-8", "surrogateescape").split("\n")[:-1]:
+                echo(escape(line))
+        return
+    out.flush()
+    for data in diffs:
+        out.buffer.write(data)
+    out.buffer.flush()
+
+
 def run_fixes(
     paths: tuple[Path, ...],
     fix: bool,
@@ -375,14 +407,18 @@ def run_fixes(
         fail("--unsafe-fixes needs --fix or --diff")
     try:
         outcome = fix_paths(
-            list(paths), unsafe=unsafe, write=not diff, profile=profile, config_path=config, cwd=cwd
+            list(paths),
+            unsafe=unsafe,
+            write=not diff,
+            profile=profile,
+            config_path=config,
+            cwd=cwd,
+            selection=cli_selection(),
         )
     except CannotRun as exc:
         fail(str(exc))
     if diff:
-        for planned in outcome.files:
-            for line in planned.diff().splitlines():
-                echo(escape(line))
+        show_diffs([planned.diff() for planned in outcome.files])
     for line in summary_lines(outcome, wrote=not diff):
         echo(escape(line), err=diff or fmt != "text")
     if diff:
@@ -453,6 +489,9 @@ def scanned(
     try:
         outcome = run(bar)
     except CannotRun as exc:
+        if bar is not None:
+            bar.close()  # the error starts a line of its own
+            bar = None
         fail(str(exc))
     finally:
         if bar is not None:
