@@ -123,6 +123,7 @@ class FixOutcome:
     files: list[FileFix] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (display path, why)
     unsafe_left: int = 0  # findings an unsafe fix would repair (without --unsafe-fixes)
+    layout: Layout | None = None  # the run's (display paths are relative to its cwd)
 
     @property
     def applied(self) -> list[Applied]:
@@ -733,18 +734,6 @@ def plan_fixes(
     """Every fix for the findings `apc validate PATHS` reports (safe ones; unsafe ones too with
     ``unsafe``), planned and verified but not written (see :func:`write_fixes`). ``selection``
     (``--select``/``--ignore``) limits the fixes exactly as it limits the report, as ruff's."""
-    return _planned(paths, unsafe, profile, config_path, cwd, selection)[0]
-
-
-def _planned(
-    paths: Sequence[Path],
-    unsafe: bool,
-    profile: str | None,
-    config_path: Path | None,
-    cwd: Path | None,
-    selection: Selection | None,
-) -> tuple[FixOutcome, Layout]:
-    """:func:`plan_fixes`, and the run's layout."""
     from apc_tools.contract.validate import start_run
 
     layout, scans, policy = start_run(paths, profile, config_path, cwd)
@@ -753,7 +742,7 @@ def _planned(
     profile = profile or policy.profile or "default"
     kinds = _kinds(unsafe)
     rules = fix_kinds()
-    outcome = FixOutcome()
+    outcome = FixOutcome(layout=layout)
     for scan in scans:
         _run_scan(scan, layout, profile, policy)
         root_display = layout.display(scan.root)
@@ -765,7 +754,7 @@ def _planned(
             outcome.files += plan_project(
                 project, selected, policy, root_display, kinds, outcome, boms
             )
-    return outcome, layout
+    return outcome
 
 
 def write_fixes(outcome: FixOutcome) -> list[tuple[str, str]]:
@@ -824,8 +813,15 @@ def fix_paths(
     selection: Selection | None = None,
 ) -> FixOutcome:
     """Plan the fixes and (``write``) write them: what `apc validate --fix` does."""
-    outcome, layout = _planned(paths, unsafe, profile, config_path, cwd, selection)
-    rooted(outcome, layout)
+    outcome = plan_fixes(
+        paths,
+        unsafe=unsafe,
+        profile=profile,
+        config_path=config_path,
+        cwd=cwd,
+        selection=selection,
+    )
+    rooted(outcome)
     if write:
         failed = write_fixes(outcome)
         if failed:
@@ -835,10 +831,12 @@ def fix_paths(
     return outcome
 
 
-def rooted(outcome: FixOutcome, layout: Layout) -> FixOutcome:
-    """``outcome`` with every path relative to the run's report root, as `apc validate`
+def rooted(outcome: FixOutcome) -> FixOutcome:
+    """``outcome`` with every path relative to its run's report root, as `apc validate`
     reports them (:func:`apc_tools.contract.validate.rooted`), whatever folder apc ran from."""
-    cwd, root = layout.cwd, layout.report_root()
+    if outcome.layout is None:
+        return outcome
+    cwd, root = outcome.layout.cwd, outcome.layout.report_root()
 
     def move(path: str) -> str:
         rel = os.path.relpath(os.path.normpath(cwd / path), root)
