@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from apc_tools.boundary import paths
+from apc_tools.boundary import escapes, paths
 from apc_tools.boundary.model import BlobView, Detection, rule
 from apc_tools.core import detect
 from apc_tools.findings import Severity
@@ -128,7 +128,7 @@ def _named_values(value: Any) -> Iterator[tuple[str, str]]:
             queue.extend((child, False) for child in node if isinstance(child, dict | list))
 
 
-def _config_hits(text: str) -> Iterator[detect.Hit]:
+def _config_hits(text: str, undone: escapes.Unescaped | None) -> Iterator[tuple[detect.Hit, str]]:
     """Literal credentials in the env/headers blocks of a JSON agent config (by name)."""
     if not any(f'"{key}"' in text for key in ENV_BLOCKS):
         return
@@ -143,7 +143,22 @@ def _config_hits(text: str) -> Iterator[detect.Hit]:
         quoted = json.dumps(value)[1:-1]
         at = text.find(quoted)
         if at >= 0:
-            yield detect.Hit(why, at, at + len(quoted))
+            yield detect.Hit(why, at, at + len(quoted)), quoted
+        elif undone is not None and (at := undone.text.find(value)) >= 0:  # written escaped
+            yield detect.Hit(why, *undone.original(at, at + len(value))), value
+
+
+def _escaped_hits(undone: escapes.Unescaped | None) -> Iterator[tuple[detect.Hit, str]]:
+    """Secrets that only the JSON-unescaped text shows (one spans a decoded escape), at their
+    raw offsets, with the decoded value."""
+    if undone is None:
+        return
+    text = undone.text
+    found = [h for h in detect.find_secrets(text) if not _digest(text, h)]
+    for hit in [*found, *_bearer(text)]:
+        if undone.covers_escape(hit.start, hit.end):
+            start, end = undone.original(hit.start, hit.end)
+            yield detect.Hit(hit.detector, start, end), text[hit.start : hit.end]
 
 
 def detect_secrets(blob: BlobView, config: bool = False) -> Iterator[Detection]:
@@ -154,13 +169,20 @@ def detect_secrets(blob: BlobView, config: bool = False) -> Iterator[Detection]:
     hits = [h for h in detect.find_secrets(text) if not _digest(text, h)]
     taken = [(h.start, h.end) for h in hits]
     hits += [h for h in _bearer(text) if not any(s < h.end and h.start < e for s, e in taken)]
+    undone = escapes.unescape(text)  # JSON escapes decoded (issue 30 item 16)
+    decoded: dict[int, str] = {}
+    for hit, value in _escaped_hits(undone):
+        if not any(s < hit.end and hit.start < e for s, e in [(h.start, h.end) for h in hits]):
+            hits.append(hit)
+            decoded[hit.start] = value
     if config:
         taken = [(h.start, h.end) for h in hits]
-        hits += [
-            h for h in _config_hits(text) if not any(s < h.end and h.start < e for s, e in taken)
-        ]
+        for hit, value in _config_hits(text, undone):
+            if not any(s < hit.end and hit.start < e for s, e in taken):
+                hits.append(hit)
+                decoded[hit.start] = value
     for hit in sorted(hits, key=lambda h: h.start):
-        value = text[hit.start : hit.end]
+        value = decoded.get(hit.start) or text[hit.start : hit.end]
         shown = detect.hint(hit.detector, value)
         what = "a bearer token" if hit.detector == "bearer-token" else detect.describe(hit.detector)
         hint = f' ("{shown}")' if shown else ""

@@ -21,7 +21,7 @@ import pytest
 
 from apc_tools.boundary import disguise
 from apc_tools.findings import Finding, Severity
-from tests.boundary.helpers import CLAUDE, CODEX, findings, repo
+from tests.boundary.helpers import CLAUDE, CODEX, findings, repo, token
 from tests.conftest import run_apc
 
 SESSION = CLAUDE.encode()
@@ -251,3 +251,48 @@ def test_padding_past_the_read_limit_fails_a_record_file(tmp_path: Path) -> None
     assert "s.jsonl: error BIO001" in done.stdout
     found = findings(root, config=cap)
     assert ("BIO001", Severity.INFO) in at(found, "big.jsonl")  # content in its head: info
+
+
+# --------------------------------------------------------------------------- item 16: escapes
+
+
+def test_json_escaped_tokens_in_agent_configuration(tmp_path: Path) -> None:
+    anthropic = token("sk-ant-api03-", 93)
+    github = token("ghp_", 36, seed=3)
+    bearer = token("", 24, seed=5) + "/" + token("", 20, seed=6)
+    mcp = {"mcpServers": {"x": {"command": "npx", "env": {"ANTHROPIC_API_KEY": "@@A@@"}}}}
+    text = json.dumps(mcp).replace("@@A@@", "\\u0073" + anthropic[1:])
+    settings = '{"apiKeyHelper": "echo \\"@@G@@\\"", "model": "opus"}'.replace("@@G@@", github)
+    headers = {"Authorization": "Bearer @@B@@"}
+    mcps = json.dumps({"mcpServers": {"y": {"url": "https://x.example", "headers": headers}}})
+    mcps = mcps.replace("@@B@@", bearer.replace("/", "\\/"))
+    files = {
+        ".mcp.json": text,
+        ".claude/settings.json": settings,
+        ".apc/mcps.json": mcps,
+        ".apc/project.json": '{"name": "demo", "apc": "0.1"}',
+        "AGENTS.md": "# Demo\n",
+        # the clean twin: escapes around ordinary text and placeholders
+        ".cursor/mcp.json": json.dumps(
+            {
+                "mcpServers": {
+                    "z": {
+                        "command": "npx",
+                        "args": ["-y", "@scope/server", "--note", 'say "hi" \u00e9'],
+                        "env": {"API_KEY": "${env:API_KEY}"},
+                    }
+                }
+            }
+        ).replace("/", "\\/"),
+    }
+    root = repo(tmp_path, files)
+    found = findings(root)
+    for path in (".mcp.json", ".claude/settings.json", ".apc/mcps.json"):
+        assert [f.rule for f in found if f.path == path] == ["BSC001"], (path, found)
+    assert at(found, ".cursor/mcp.json") == set()
+    (escaped,) = [f for f in found if f.path == ".mcp.json"]  # where the raw text has it
+    assert (escaped.line, escaped.column) == (1, text.index("\\u0073") + 1)
+    done = apc(root, "--format", "json")
+    assert done.returncode == 1
+    for secret in (anthropic, anthropic[1:], github, bearer, bearer.replace("/", "\\/")):
+        assert secret not in done.stdout and secret[8:30] not in done.stdout
