@@ -149,6 +149,8 @@ _BASE64_HEAD = re.compile(rb"[A-Za-z0-9+/=\r\n]{64,}")
 
 
 _BLANK = re.compile(rb"[ \t\r\n]*")
+# The base64 body: lines of base64 characters, up to an empty line or any other character.
+_BASE64_RUN = re.compile(rb"(?:[A-Za-z0-9+/=]++[ \t\r]*+\n?)*+")
 
 
 def _base64_start(data: bytes) -> int | None:
@@ -175,14 +177,19 @@ def _base64(blob: BlobView) -> Unwrapped | None:
     head = data[:4096]
     if not _BASE64_HEAD.fullmatch(head.rstrip()):
         return None
-    body = b"".join(data[: LIMIT * 4 // 3 + 4].split())
+    window = LIMIT * 4 // 3 + 4
+    run = _BASE64_RUN.match(data, 0, window)  # the base64 body, up to what follows it
+    end = run.end() if run else 0
+    body = b"".join(data[:end].split())
     body = body[: len(body) - len(body) % 4]
     try:
         decoded = binascii.a2b_base64(body)
     except (binascii.Error, ValueError):
         return None
     # base64 of gzip: the decoded bytes are binary, opened as the next layer (within the budget)
-    return Unwrapped("base64-wrapped", _view(blob, decoded))
+    whole = blob.complete and end < window  # the body ended within the window
+    view = BlobView(blob.path, decoded, len(decoded), whole and len(decoded) < LIMIT, blob.contract)
+    return Unwrapped("base64-wrapped", view)
 
 
 Pretest = Callable[[bytes], bool]  # may these bytes hold what the detectors look for?

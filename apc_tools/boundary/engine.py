@@ -969,7 +969,8 @@ def _messages(
             inspector.missing.append(entry)
             continue
         out = list(_message(entry, blob, every))
-        _store(inspector, keys.get(oid), out)
+        if not every.budget.scan_cut:  # cut by the scan's budget: a later scan reads it
+            _store(inspector, keys.get(oid), out)
         yield from out
 
 

@@ -161,6 +161,22 @@ def test_a_damaged_trailer_is_judged_and_reported(tmp_path: Path, kind: str) -> 
     assert at(found, f"logs.{kind}") == {("BIO007", Severity.WARNING)}
 
 
+def test_a_whole_archive_read_in_part_is_not_damaged(tmp_path: Path) -> None:
+    """The twins: an archive larger than the window is cut by the reader, not damaged; a base64
+    body followed by prose ends at the prose."""
+    import random
+
+    noise = random.Random(1).randbytes(3 << 20).hex().encode()  # compresses only about 2x
+    big = base64.encodebytes(gz(noise)).decode()
+    files = {
+        "big.gz": gz(noise),
+        "notes/big.b64": big,
+        "notes/then-prose.md": "# data\n\n" + base64.encodebytes(gz(LOGS)).decode() + "\nDone.\n",
+    }
+    found = findings(repo(tmp_path, files))
+    assert found == [], found
+
+
 def test_damage_through_the_command(tmp_path: Path) -> None:
     root = repo(tmp_path, {"logs.gz": _damaged_gzip(LOGS), "trail.gz": gz(LOGS) + b"tail"})
     done = apc(root)
