@@ -40,6 +40,7 @@ EARNED = 64
 STEP = 64 << 10  # decompressed bytes asked for per call
 SALVAGE = 2 * LIMIT  # a failing call's output is recovered only this far into a stream
 MAX_BLOCKS = 1 << 16  # zstd blocks walked per frame to find where it ends
+XZ_MEMORY = 160 << 20  # the memory an xz stream's decoder may ask for
 
 GZIP = b"\x1f\x8b"
 BZIP2 = b"BZh"
@@ -296,7 +297,8 @@ def _bunzip(data: bytes) -> _Member:
 
 
 def _unxz(data: bytes) -> _Member:
-    return _Fed(lzma.LZMADecompressor(lzma.FORMAT_XZ), data)
+    # A header may ask for a dictionary of 1.5 GiB; xz -9 needs 65 MiB (more: damaged, BIO007)
+    return _Fed(lzma.LZMADecompressor(lzma.FORMAT_XZ, memlimit=XZ_MEMORY), data)
 
 
 def _unzstd(data: bytes) -> _Member:
@@ -338,6 +340,7 @@ class Stream:
         self._next = data
         self._delivered = 0  # of the current member
         self.damage = ""
+        self.cut = ""  # a limit, not damage, stopped it (the decoder's memory)
         self.finished = False
 
     def read(self, size: int) -> bytes:
@@ -351,6 +354,10 @@ class Stream:
             try:
                 out = member.read(size)
             except _ERRORS as exc:
+                if "memory" in str(exc).casefold():  # a header asking for a huge window
+                    self.finished = True
+                    self.cut = f"its decoder would need more memory than allowed ({_reason(exc)})"
+                    return b""
                 self._damaged(f"its data is damaged ({_reason(exc)})")
                 return self._salvage(member, size)
             if member.damage and not self.damage:
@@ -454,6 +461,7 @@ def decode(fmt: Format, data: bytes, whole: bool, budget: Budget) -> Decoded:
                 continue
         parts.append(chunk)
         kept += len(chunk)
-    if cut and stream.finished:
-        cut = ""
-    return Decoded(b"".join(parts), stream.finished and kept < LIMIT, stream.damage, cut)
+    if stream.finished:
+        cut = stream.cut
+    complete = stream.finished and not stream.cut and kept < LIMIT
+    return Decoded(b"".join(parts), complete, stream.damage, cut)

@@ -121,6 +121,34 @@ def test_layers_past_the_depth_are_reported_not_passed(tmp_path: Path) -> None:
     assert f"inside {disguise.MAX_DEPTH} other wrappers" in found[0].message
 
 
+def _xz_asking_for(dict_props: int, data: bytes) -> bytes:
+    """An xz stream whose LZMA2 block header asks for another dictionary size (its CRC redone)."""
+    import zlib
+
+    whole = bytearray(lzma.compress(data))
+    size = (whole[12] + 1) * 4  # the block header, after the 12-byte stream header
+    at = whole.index(b"\x21\x01", 12, 12 + size) + 2
+    whole[at] = dict_props
+    whole[12 + size - 4 : 12 + size] = zlib.crc32(whole[12 : 12 + size - 4]).to_bytes(4, "little")
+    return bytes(whole)
+
+
+def test_a_decoder_asking_for_gigabytes_is_reported_not_passed(tmp_path: Path) -> None:
+    """A header may ask for a 2 GiB dictionary (xz) or window (zstd): the gate does not give
+    it, and says so as an error, since the content was not read; xz -9's own is read."""
+    window = b"\x28\xb5\x2f\xfd" + bytes([0x00, 21 << 3]) + b"\x01\x00\x00"  # 2 GiB window
+    files = {
+        "huge.xz": _xz_asking_for(38, SESSION),
+        "huge.zst": window,
+        "nine.xz": lzma.compress(SESSION, preset=9),
+    }
+    found = findings(repo(tmp_path, files))
+    assert at(found, "huge.xz") == {("BIO006", Severity.ERROR)}
+    assert at(found, "huge.zst") == {("BIO006", Severity.ERROR)}
+    assert "memory" in next(f.message for f in found if f.path == "huge.xz")
+    assert ("BTR001", Severity.ERROR) in at(found, "nine.xz")
+
+
 # --------------------------------------------------------------------------- item 11: damage
 
 
