@@ -162,7 +162,7 @@ class Inspector:
             yield from detect_transcript(blob, verdict)
         elif depth < MAX_WRAPS:
             whole = blob if blob.suffix == ".ipynb" else head
-            inner = disguise.unwrap_text(whole, _part_test())
+            inner = disguise.unwrap_text(whole, _part_test)
             found = list(self._unwrapped(inner, path_hits, depth)) if inner else []
             if any(f.rule.id.startswith("BTR") for f in found):
                 blob.flagged = True
@@ -211,14 +211,24 @@ class Inspector:
         return not blob.inline_allowed(found.rule.id, found.line)
 
 
-def _part_test() -> prefilter.Matcher | None:
-    """The literal test a notebook output must pass to be judged on its own (None: every
-    output is, with ``APC_PREFILTER=0``)."""
-    return None if prefilter.mode() == "off" else _part_matcher()
+def _part_test(data: bytes) -> bool:
+    """The literal test a notebook output must pass to be judged on its own (every output is,
+    with ``APC_PREFILTER=0``)."""
+    return _part_matcher()(data)
+
+
+def _part_matcher() -> prefilter.Matcher:
+    if prefilter.mode() == "off":
+        return _every
+    return _matcher()
+
+
+def _every(data: bytes) -> bool:
+    return True
 
 
 @cache
-def _part_matcher() -> prefilter.Matcher:
+def _matcher() -> prefilter.Matcher:
     return prefilter.fast_matcher() or prefilter.plain_matcher
 
 

@@ -5,6 +5,11 @@ itself to every JSON reader (the agent tool that loads ``.mcp.json``, ``apc vali
 not to a pattern over the raw text. :func:`unescape` decodes ``\\uXXXX`` (not a lone
 surrogate), ``\\/``, ``\\"`` and ``\\\\``, leaving the control escapes (``\\n``, ``\\t``: a
 token ends there anyway) as they are, and maps offsets in the decoded text back to the raw one.
+
+A JSON file is decoded whole; in any other text (source code, where ``\\"`` and ``\\\\`` are
+everywhere and a token is written plainly) only the neighbourhood of an escape that can stand
+inside a token (printable ASCII as ``\\u00XX``, ``\\/``: :func:`windows`), so the secret scan
+costs about the same.
 """
 
 from __future__ import annotations
@@ -15,6 +20,9 @@ from dataclasses import dataclass
 
 _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|([\"\\/]))")
 _HINTS = ("\\u", "\\/", '\\"', "\\\\")
+# The escapes a token's characters may be written as: printable ASCII as \u00XX, and \/.
+_INSIDE = re.compile(r"\\(?:u00[2-7][0-9A-Fa-f]|/)")
+REACH = 256  # characters around such an escape decoded outside JSON files
 
 
 @dataclass(frozen=True)
@@ -84,3 +92,24 @@ def unescape(text: str) -> Unescaped | None:
         return None
     pieces.append(text[done:])
     return Unescaped("".join(pieces), tuple(at), tuple(raw), tuple(raw_end))
+
+
+def windows(text: str, whole: bool) -> list[tuple[int, Unescaped]]:
+    """The parts of ``text`` to judge decoded, each with its raw offset: all of it when
+    ``whole`` (a JSON file), else :data:`REACH` characters around each escape of :data:`_INSIDE`."""
+    if whole:
+        undone = unescape(text)
+        return [(0, undone)] if undone is not None else []
+    spans: list[list[int]] = []
+    for found in _INSIDE.finditer(text):
+        start, end = max(0, found.start() - REACH), found.end() + REACH
+        if spans and start <= spans[-1][1]:
+            spans[-1][1] = end
+        else:
+            spans.append([start, end])
+    out: list[tuple[int, Unescaped]] = []
+    for start, end in spans:
+        undone = unescape(text[start:end])
+        if undone is not None:
+            out.append((start, undone))
+    return out

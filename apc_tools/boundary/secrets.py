@@ -106,6 +106,8 @@ def _bearer(text: str) -> Iterator[detect.Hit]:
             yield detect.Hit("bearer-token", found.start(1), found.end(1))
 
 
+JSON_SUFFIXES = frozenset((".json", ".jsonl", ".jsonc", ".json5", ".ndjson"))
+
 # The blocks of an MCP server (or a tool's own config) whose values are credentials by name.
 ENV_BLOCKS = frozenset({"env", "environment", "headers", "http_headers", "env_vars"})
 _MAX_NODES = 5000
@@ -169,12 +171,17 @@ def detect_secrets(blob: BlobView, config: bool = False) -> Iterator[Detection]:
     hits = [h for h in detect.find_secrets(text) if not _digest(text, h)]
     taken = [(h.start, h.end) for h in hits]
     hits += [h for h in _bearer(text) if not any(s < h.end and h.start < e for s, e in taken)]
-    undone = escapes.unescape(text)  # JSON escapes decoded (issue 30 item 16)
+    # JSON string escapes decoded (issue 30 item 16): a JSON file whole, other text near \u, \/
+    whole = config or blob.suffix in JSON_SUFFIXES
+    parts = escapes.windows(text, whole)
+    undone = parts[0][1] if whole and parts else None
     decoded: dict[int, str] = {}
-    for hit, value in _escaped_hits(undone):
-        if not any(s < hit.end and hit.start < e for s, e in [(h.start, h.end) for h in hits]):
-            hits.append(hit)
-            decoded[hit.start] = value
+    for offset, part in parts:
+        for found, value in _escaped_hits(part):
+            hit = detect.Hit(found.detector, found.start + offset, found.end + offset)
+            if not any(s < hit.end and hit.start < e for s, e in ((h.start, h.end) for h in hits)):
+                hits.append(hit)
+                decoded[hit.start] = value
     if config:
         taken = [(h.start, h.end) for h in hits]
         for hit, value in _config_hits(text, undone):
