@@ -147,19 +147,26 @@ def _gzip_header(data: bytes) -> int:
     return pos
 
 
-class _GzipMember:
+class _Own:
+    """A member that finds its own end (``eof``, ``rest``) and checks (``damage``)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.source = data
+        self.eof = False
+        self.rest = b""
+        self.damage = ""
+
+
+class _GzipMember(_Own):
     """A gzip member inflated raw, its CRC-32 and size checked here (zlib's own check would
     raise and drop the output of the call that reaches a damaged trailer)."""
 
     def __init__(self, data: bytes) -> None:
-        self.source = data
+        super().__init__(data)
         self._inflate = zlib.decompressobj(-zlib.MAX_WBITS)
         self._pending = data[_gzip_header(data) :]
         self._crc = 0
         self._size = 0
-        self.eof = False
-        self.rest = b""
-        self.damage = ""
 
     def read(self, size: int) -> bytes:
         if self.eof:
@@ -259,18 +266,15 @@ def _zstd_frame_end(data: bytes, start: int) -> int | None:
     raise ValueError(f"zstd frame of more than {MAX_BLOCKS} blocks")
 
 
-class _ZstandardFrames:
+class _ZstandardFrames(_Own):
     """Every frame of a zstd blob through the ``zstandard`` package's stream reader (which
     never verifies that the last frame is whole: :func:`zstd_frames_end` does)."""
 
     def __init__(self, module: Any, data: bytes) -> None:
-        self.source = data
+        super().__init__(data)
         reader = module.ZstdDecompressor().stream_reader(io.BytesIO(data), read_across_frames=True)
         self._read = reader.read
         self._module = module
-        self.eof = False
-        self.rest = b""
-        self.damage = ""
 
     def read(self, size: int) -> bytes:
         if self.eof:
