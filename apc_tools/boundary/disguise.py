@@ -207,17 +207,9 @@ def _notebook(blob: BlobView, pretest: Pretest | None = None) -> Unwrapped | Non
         return None
     if b'"outputs"' not in blob.data:
         return None
-    try:
-        notebook = json.loads(blob.text)
-    except (ValueError, RecursionError):
-        return None
-    cells = notebook.get("cells") if isinstance(notebook, dict) else None
-    if not isinstance(cells, list):
-        return None
     texts: list[bytes] = []
-    for cell in cells:
-        outputs = cell.get("outputs") if isinstance(cell, dict) else None
-        for output in outputs if isinstance(outputs, list) else ():
+    for outputs in _outputs(blob):
+        for output in outputs:
             for text in _output_texts(output):
                 text = text if text.endswith("\n") else text + "\n"
                 texts.append(text.encode("utf-8", "replace"))
@@ -238,6 +230,39 @@ def _notebook(blob: BlobView, pretest: Pretest | None = None) -> Unwrapped | Non
         parts = [*parts[: MAX_PARTS - 1], b"".join(parts[MAX_PARTS - 1 :])]
     views = tuple(_view(blob, part) for part in parts)
     return Unwrapped(how, whole, parts=views or (whole,), notes=notes)
+
+
+_OUTPUTS = re.compile(r'"outputs"[ \t\r\n]*:[ \t\r\n]*(?=\[)')
+_DECODER = json.JSONDecoder()
+
+
+def _outputs(blob: BlobView) -> list[list[Any]]:
+    """The ``outputs`` list of every cell; of a notebook cut by the read limit, of every cell
+    whose outputs are whole in what was read (each list decoded where it stands)."""
+    try:
+        notebook = json.loads(blob.text)
+    except (ValueError, RecursionError):
+        notebook = None
+    if notebook is not None or blob.complete:
+        cells = notebook.get("cells") if isinstance(notebook, dict) else None
+        return [
+            c["outputs"]
+            for c in (cells if isinstance(cells, list) else ())
+            if isinstance(c, dict) and isinstance(c.get("outputs"), list)
+        ]
+    out: list[list[Any]] = []
+    text = blob.text
+    done = 0  # where the last decoded list ended (a match inside it is part of it)
+    for found in _OUTPUTS.finditer(text):
+        if found.start() < done:
+            continue
+        try:
+            value, done = _DECODER.raw_decode(text, found.end())
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(value, list):
+            out.append(value)
+    return out
 
 
 def _output_texts(output: Any) -> list[str]:

@@ -340,3 +340,22 @@ def test_json_escaped_tokens_in_agent_configuration(tmp_path: Path) -> None:
     assert done.returncode == 1
     for secret in (anthropic, anthropic[1:], github, bearer, bearer.replace("/", "\\/")):
         assert secret not in done.stdout and secret[8:30] not in done.stdout
+
+
+def test_the_outputs_of_a_notebook_larger_than_the_read_limit(tmp_path: Path) -> None:
+    """A notebook cut by the read limit (images make them large) is not one JSON document any
+    more: the outputs of every cell that is whole in what was read are still judged."""
+    image = {"output_type": "display_data", "data": {"image/png": "iVBORw0KGgo" + "A" * 300_000}}
+    stream = {"output_type": "stream", "name": "stdout", "text": CLAUDE}
+    cell = {"cell_type": "code", "execution_count": 1, "metadata": {}, "source": ["x"]}
+    cells = [{**cell, "outputs": [stream]}, {**cell, "outputs": [image]}]
+    clean = [{**cell, "outputs": [{**stream, "text": "accuracy 0.93\n"}]}, cells[1]]
+    cap = tmp_path / "cap.yaml"
+    cap.write_text("version: 1\nboundary:\n  max_blob_bytes: 100000\n")
+    files = {
+        "big.ipynb": json.dumps({"cells": cells, "metadata": {}, "nbformat": 4}),
+        "clean.ipynb": json.dumps({"cells": clean, "metadata": {}, "nbformat": 4}),
+    }
+    found = findings(repo(tmp_path, files), config=cap)
+    assert ("BTR001", Severity.ERROR) in at(found, "big.ipynb")
+    assert at(found, "clean.ipynb") == {("BIO001", Severity.INFO)}
