@@ -337,8 +337,9 @@ FORMATS: tuple[Format, ...] = (
 class Stream:
     """The members of one compressed blob, one after another, as one stream of bytes."""
 
-    def __init__(self, fmt: Format, data: bytes, whole: bool) -> None:
+    def __init__(self, fmt: Format, data: bytes, whole: bool, budget: Budget) -> None:
         self._fmt = fmt
+        self._budget = budget  # what recovering from damage decodes again is paid from it
         self._whole = whole  # ``data`` is all of the input (else an end is no damage)
         self._member: _Member | None = None
         self._next = data
@@ -399,31 +400,40 @@ class Stream:
             self.damage = self.damage or why  # a cut input ends early, but fails no check
 
     def _salvage(self, member: _Member, size: int) -> bytes:
-        """The output of the call that failed, as far as it goes: the member decoded again
-        (as far as :data:`SALVAGE`), the last part a byte at a time."""
-        if self._delivered + size > SALVAGE:
-            return b""
-        try:
-            again = self._fmt.member(member.source)
-            skip = self._delivered
-            while skip > 0:
-                got = again.read(min(STEP, skip))
-                if not got:
-                    return b""
-                skip -= len(got)
-                Stats.decoded += len(got)
-        except _ERRORS:
-            return b""
-        out = bytearray()
-        try:
-            while len(out) < size:
-                byte = again.read(1)
-                if not byte:
+        """The output of the call that failed, as far as it goes: the member decoded again from
+        its start (only as far as :data:`SALVAGE` into it, every byte paid from the budget),
+        in smaller and smaller steps down to one byte, each pass keeping what the last gave."""
+        got = bytearray()
+        step = max(1, size // 8)
+        while self._delivered + size <= SALVAGE:
+            try:
+                again = self._fmt.member(member.source)
+                if not self._skip(again, self._delivered + len(got)):
                     break
-                out += byte
-        except _ERRORS:
-            pass
-        return bytes(out)
+                while len(got) < size:
+                    chunk = again.read(min(step, size - len(got)))
+                    if not chunk:
+                        return bytes(got)
+                    self._budget.take(len(chunk))
+                    got += chunk
+                break
+            except _ERRORS:
+                if step == 1:
+                    break
+                step = max(1, step // 8)
+        return bytes(got)
+
+    def _skip(self, member: _Member, size: int) -> bool:
+        """Decode ``size`` bytes of ``member`` and drop them (False: the budget is short)."""
+        if self._budget.left() < size + STEP:
+            return False
+        while size > 0:
+            chunk = member.read(min(STEP, size))
+            if not chunk:
+                return False
+            self._budget.take(len(chunk))
+            size -= len(chunk)
+        return True
 
 
 def _reason(exc: BaseException) -> str:
@@ -441,7 +451,7 @@ def decode(fmt: Format, data: bytes, whole: bool, budget: Budget) -> Decoded:
     """A compressed layer's content: leading blank space dropped (at most :data:`PADDING`),
     at most :data:`LIMIT` bytes kept, within ``budget``; ``whole``: ``data`` is all the input."""
     budget.earn(len(data))
-    stream = Stream(fmt, data, whole)
+    stream = Stream(fmt, data, whole, budget)
     parts: list[bytes] = []
     kept = blank = 0
     cut = ""
