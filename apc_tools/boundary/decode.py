@@ -5,7 +5,8 @@ Every framing people produce is read: each member of a multi-member gzip (``gzip
 each frame of a zstd file (skippable frames skipped). A stream whose check fails (gzip's CRC and
 size, bzip2's block and stream CRCs, xz's index and check, zstd's checksum), that is cut off, or
 that is followed by other data, is *damaged*: what decompressed before the damage is returned and
-judged (a failing call's output is recovered a byte at a time), and the damage is reported.
+judged (a failing call's output is recovered by decoding again in smaller steps, down to one
+byte, paid from the budget), and the damage is reported.
 
 Work is bounded by what a blob expands to, not by its size (:class:`Budget`): at most
 :data:`BLOB_BUDGET` decompressed bytes per blob (all layers and members together), and per scan
