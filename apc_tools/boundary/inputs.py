@@ -63,11 +63,13 @@ OVER_BUDGET = rule(
     "decoding budget was spent: what it holds was not scanned.",
     "The gate decompresses at most 9 MiB per blob (1 MiB of content after at most 8 MiB of "
     "blank space, every layer and member together) and, per scan, 512 MiB plus 64 bytes per "
-    "compressed byte read; it opens at most 8 wrappers one inside another and judges at most "
-    "20,000 notebook outputs one by one. A pull request can spend these budgets on purpose "
-    "(tiny blobs that expand to gigabytes of blank space), so what they cut is an error, not a "
-    "pass. Look at the file (`zcat FILE | head`), remove it, or allow its path for BIO006 in "
-    "`.apc-tools.yaml`. A blob cut by the scan's budget is not cached: a later scan reads it.",
+    "compressed byte read; it opens at most 8 wrappers one inside another, judges at most "
+    "20,000 notebook outputs one by one, and gives a decoder at most 160 MiB (an xz "
+    "dictionary) or 128 MiB (a zstd window) of memory. A pull request can spend these budgets "
+    "on purpose (tiny blobs that expand to gigabytes of blank space), so what they cut is an "
+    "error, not a pass. Look at the file (`zcat FILE | head`), remove it, or allow its path "
+    "for BIO006 in `.apc-tools.yaml`. A blob cut by the scan's budget is not cached: a later "
+    "scan reads it.",
     "a gzip-compressed log of 3 MiB (read)",
     "400 bzip2 blobs of 50 bytes that each expand to 8 MiB of spaces",
 )
