@@ -415,8 +415,7 @@ class Stream:
                     chunk = again.read(min(step, size - len(got)))
                     if not chunk:
                         return bytes(got)
-                    self._budget.take(len(chunk))
-                    got += chunk
+                    got += chunk  # paid by the caller, as any output
                 break
             except _ERRORS:
                 if step == 1:
