@@ -457,7 +457,9 @@ def fix_unknown_keys(doc: Doc, text: str, project: Project, found: list[Finding]
     if old_meta is not None and not isinstance(old_meta, dict):
         return None
     at_line = {
-        pos.line: path[0] for path, pos in meta.keys.items() if len(path) == 1 and pos.column == 1
+        pos.line: str(path[0])
+        for path, pos in meta.keys.items()
+        if len(path) == 1 and pos.column == 1 and isinstance(path[0], str)
     }
     lines = text.split("\n")
     moved: dict[str, str] = {}
