@@ -509,6 +509,17 @@ def rules(rule_id: str | None, fmt: str, fixable: bool) -> None:
 
 
 @main.command()
+def lsp() -> None:
+    """Run the language server over stdio (for editors; needs `pip install "apc-tools[lsp]"`)."""
+    from apc_tools import lsp as server
+
+    why = server.missing()
+    if why is not None:
+        fail(why)
+    sys.exit(server.serve())
+
+
+@main.command()
 @click.argument("name", required=False)
 def schema(name: str | None) -> None:
     """Print a published JSON Schema, or list their names."""

@@ -28,7 +28,7 @@ import re
 import stat
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from json.decoder import scanstring  # type: ignore[attr-defined]
@@ -50,6 +50,7 @@ from apc_tools.core import files as io
 from apc_tools.core.gitignore import SAFE_DEFAULTS, missing_defaults
 from apc_tools.core.parse import _patch_line, resolve_plain
 from apc_tools.core.policy import Policy
+from apc_tools.core.selection import Selection
 from apc_tools.findings import Finding
 
 # A file with one of these findings is not fixed: apc could not read it the way its tools do.
@@ -510,6 +511,9 @@ def _kinds(unsafe: bool) -> frozenset[str]:
 
 
 def _read_raw(path: Path) -> bytes | None:
+    given = io.overlay_bytes(path)  # an editor's buffer (plan_fixes with texts)
+    if given is not None:
+        return given[: io.MAX_BYTES + 1]
     try:
         if path.is_symlink() or not path.is_file():
             return None
@@ -713,12 +717,31 @@ def plan_fixes(
     profile: str | None = None,
     config_path: Path | None = None,
     cwd: Path | None = None,
+    texts: Mapping[Path, bytes] | None = None,
+    selection: Selection | None = None,
 ) -> FixOutcome:
     """Every fix for the findings `apc validate PATHS` reports (safe ones; unsafe ones too with
-    ``unsafe``), planned and verified but not written (see :func:`write_fixes`)."""
+    ``unsafe``), planned and verified but not written (see :func:`write_fixes`). ``texts``:
+    bytes that stand in for the files at those paths (an editor's unsaved buffers), as in
+    :func:`apc_tools.contract.validate.run_validate`; ``selection``: only the rules it keeps
+    (``--select``/``--ignore``)."""
+    with io.overlaid(texts):
+        return _plan_fixes(paths, unsafe, profile, config_path, cwd, selection)
+
+
+def _plan_fixes(
+    paths: Sequence[Path],
+    unsafe: bool,
+    profile: str | None,
+    config_path: Path | None,
+    cwd: Path | None,
+    selection: Selection | None,
+) -> FixOutcome:
     from apc_tools.contract.validate import start_run
 
     cwd, _, scans, policy = start_run(paths, profile, config_path, cwd)
+    if selection is not None:
+        policy = policy.selected(selection)
     profile = profile or policy.profile or "default"
     kinds = _kinds(unsafe)
     rules = fix_kinds()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path, PurePosixPath
@@ -719,6 +719,7 @@ def run_validate(
     cache: bool = True,
     batch: bool = True,
     gathered: Gathered | None = None,
+    texts: Mapping[Path, bytes] | None = None,
 ) -> Validation:
     """Validate the projects holding ``paths`` (default: the project around ``cwd``) with
     their full context, and keep the findings about files under ``paths``.
@@ -732,8 +733,27 @@ def run_validate(
     unless ``inline_allow`` is False. ``cache`` False (``--no-cache``) keeps the result cache
     (:mod:`apc_tools.core.cache`) out of the run (``APC_NO_CACHE`` too). ``batch`` False
     parses every file in full in this process, without cache or pool: the reference the
-    batch run (:func:`_load_batch`) is tested against.
+    batch run (:func:`_load_batch`) is tested against. ``texts`` (absolute path -> bytes)
+    stand in for the contents on disk of those files (`apc lsp`: an editor's unsaved
+    buffers), read as the disk would be (:func:`apc_tools.core.files.overlaid`).
     """
+    with io.overlaid(texts):
+        return _run_validate(
+            paths, profile, config_path, cwd, inline_allow, selection, cache, batch, gathered
+        )
+
+
+def _run_validate(
+    paths: Sequence[Path],
+    profile: str | None,
+    config_path: Path | None,
+    cwd: Path | None,
+    inline_allow: bool,
+    selection: Selection | None,
+    cache: bool,
+    batch: bool,
+    gathered: Gathered | None,
+) -> Validation:
     cwd, targets, scans, policy = start_run(paths, profile, config_path, cwd)
     if selection is not None:
         policy = policy.selected(selection)

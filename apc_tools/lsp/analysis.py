@@ -1,0 +1,187 @@
+"""What `apc lsp` tells the editor, taken from the library; no LSP type is used here.
+
+- :func:`validate_root`: `apc validate` of one project root with the editor's buffers in place
+  of the files on disk (``run_validate(texts=...)``), paths made absolute, the baseline applied
+  as `apc validate` and `apc check` apply it;
+- :func:`plan_file`: what `apc validate --fix [--unsafe-fixes]` would write to one file
+  (``plan_fixes(texts=...)``), optionally for one rule only;
+- :func:`boundary_of`: the gate's verdict on one open file that git would commit;
+- :func:`buffer_bytes`: the bytes a buffer stands for (what the editor would save).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from apc_tools.findings import CannotRun, Finding, Severity
+
+# The rules reference (docs/rules.md, generated from the registry): each rule has an anchor
+# of its id in lower case (apc_tools.report.rules_doc.anchor).
+RULES_URL = "https://github.com/apc-tools/apc-tools/blob/main/docs/rules.md"
+BOM = b"\xef\xbb\xbf"
+POLICY_FILE = ".apc-tools.yaml"
+
+
+def rule_url(rule: str) -> str:
+    return f"{RULES_URL}#{rule.lower()}"
+
+
+def absolute(path: Path | str) -> str:
+    """``path`` absolute with its folders resolved (the file itself kept: a link stays one)."""
+    full = os.path.abspath(path)
+    return os.path.join(os.path.realpath(os.path.dirname(full)), os.path.basename(full))
+
+
+def scan_root(path: str, folders: Sequence[str]) -> Path:
+    """The root `apc validate` scans for ``path``: that of the innermost workspace folder
+    holding it (as `apc validate` run in that folder), else that of the file itself."""
+    from apc_tools.contract.listing import find_root
+
+    holding = [f for f in folders if path == f or path.startswith(f.rstrip(os.sep) + os.sep)]
+    if holding:
+        return find_root(Path(max(holding, key=len)))
+    return find_root(Path(path))
+
+
+@dataclass
+class Found:
+    """One validation of a scan root: findings by absolute path, the recognised files."""
+
+    root: Path
+    by_path: dict[str, list[Finding]] = field(default_factory=dict)
+    listed: frozenset[str] = frozenset()
+    report: Path | None = None
+    error: str | None = None  # the run could not be made (an unreadable policy, ...)
+
+
+def validate_root(root: Path, texts: Mapping[Path, bytes]) -> Found:
+    """`apc validate --format json` run in ``root``, with ``texts`` (absolute path -> bytes)
+    standing in for those files on disk; the baseline applied as the CLI applies it."""
+    from apc_tools.check import accept_baseline
+    from apc_tools.contract.validate import report_root, rooted, run_validate
+
+    try:
+        report = report_root(root)
+        outcome = rooted(run_validate([root], cwd=root, texts=texts), root)
+        result = accept_baseline(outcome.result, report, None)
+    except CannotRun as exc:
+        return Found(root, error=str(exc))
+    found = Found(root, report=report)
+    top = os.fspath(report)
+    for finding in result.findings:
+        where = os.path.normpath(os.path.join(top, finding.path))
+        found.by_path.setdefault(where, []).append(finding)
+    found.listed = frozenset(os.path.normpath(os.path.join(top, s)) for s, _ in outcome.listed)
+    return found
+
+
+@dataclass(frozen=True)
+class PlannedFix:
+    """The bytes the fixes would write to one file (``before`` None: the fix creates it)."""
+
+    path: str  # absolute
+    before: bytes | None
+    after: bytes
+    rules: tuple[str, ...]  # the rules whose findings it repairs
+
+
+def plan_file(
+    root: Path,
+    path: str,
+    texts: Mapping[Path, bytes],
+    *,
+    unsafe: bool = False,
+    rule: str | None = None,
+) -> list[PlannedFix]:
+    """What `apc validate --fix PATH` (``--unsafe-fixes`` with ``unsafe``) would write, with
+    the buffers ``texts``; ``rule``: only that rule's fixes (``--select RULE``). The file
+    itself first; a file the fix creates (``.apc/.gitignore``) after it."""
+    from apc_tools.contract.fix import plan_fixes
+    from apc_tools.core.selection import Selection
+
+    selection = Selection(select=(rule,)) if rule else None
+    try:
+        outcome = plan_fixes(
+            [Path(path)], unsafe=unsafe, cwd=root, texts=texts, selection=selection
+        )
+    except CannotRun:
+        return []
+    out = [
+        PlannedFix(absolute(fix.abspath), fix.before, fix.after, tuple(a.rule for a in fix.applied))
+        for fix in outcome.files
+        if fix.applied
+    ]
+    return sorted(out, key=lambda fix: fix.path != path)
+
+
+def buffer_bytes(text: str, disk: bytes | None) -> bytes:
+    """The bytes an editor buffer holding ``text`` stands for, given the file's bytes on disk:
+    the text as UTF-8 (a lone surrogate the client sent for an undecodable byte is that byte);
+    but the disk's bytes when the editor shows them decoded some other way (a file that is not
+    UTF-8, opened unchanged), and the disk's byte-order mark when the editor hides it."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        data = text.encode("utf-8", "surrogateescape") if _escapes(text) else b""
+        if not data:
+            data = text.encode("utf-8", "surrogatepass")
+    if disk is None or data == disk:
+        return data
+    if disk.startswith(BOM) and not data.startswith(BOM) and disk[3:] == data:
+        return disk
+    try:
+        disk[3 if disk.startswith(BOM) else 0 :].decode("utf-8")
+    except UnicodeDecodeError:
+        for encoding in ("utf-8", "cp1252", "latin-1"):
+            shown = disk.decode(encoding, "replace")
+            if text in (shown, shown.lstrip("\ufeff")):
+                return disk
+        return data
+    if disk.startswith(BOM) and not text.startswith("\ufeff"):
+        return BOM + data  # the editor keeps the mark it hid when it saves
+    return data
+
+
+def _escapes(text: str) -> bool:
+    try:
+        text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------- the boundary
+
+
+def boundary_of(path: str, data: bytes, inline_allow: bool = True) -> list[Finding]:
+    """What `apc boundary --staged` would refuse (errors) about the file at ``path`` holding
+    ``data`` if it were staged now: nothing for a file outside a git work tree, a git-ignored
+    file, or one the policy allows."""
+    from apc_tools.boundary.one_file import GitError, ignored_paths, judge_file
+    from apc_tools.boundary.trusted import gate_inputs
+    from apc_tools.contract.project import maybe_in_git
+    from apc_tools.core import git
+
+    folder = Path(path).parent
+    if not folder.is_dir() or not maybe_in_git(folder):
+        return []
+    top = git.toplevel(folder)
+    if top is None:
+        return []
+    top = top.resolve()
+    rel = os.path.relpath(path, top)
+    if rel.startswith(os.pardir) or os.path.isabs(rel):
+        return []
+    rel = Path(rel).as_posix()
+    try:
+        if rel in ignored_paths(top, [rel]):
+            return []
+        repo = git.open_repo(top)
+        settings, _ = gate_inputs(repo, None)
+    except (GitError, CannotRun):
+        return []
+    found = judge_file(rel, data, settings, inline_allow=inline_allow)
+    return [f for f in found if f.severity is Severity.ERROR]
