@@ -66,6 +66,7 @@ class ApcServer(LanguageServer):
         self.published: dict[str, Published] = {}  # uri -> its last non-empty diagnostics
         self.boundary: dict[str, tuple[bytes, list[Finding]]] = {}  # uri -> (bytes, verdict)
         self.last: dict[Path, analysis.Found] = {}
+        self.extra: dict[Path, set[str]] = {}  # per root: uris published that no buffer shows
 
     # ------------------------------------------------------------------ guarded work
 
@@ -118,6 +119,13 @@ class ApcServer(LanguageServer):
         loop = asyncio.get_running_loop()
         self.timer = loop.call_later(self.debounce, self.flush)
 
+    def settle(self) -> None:
+        """Before answering a request: run what is pending now, so that the answer (and every
+        diagnostic published before it) is about the buffers as they are."""
+        if self.timer is not None:
+            self.timer.cancel()
+            self.flush()
+
     def flush(self) -> None:
         """Run every root that changed since the last run and publish."""
         self.timer = None
@@ -149,8 +157,19 @@ class ApcServer(LanguageServer):
             findings = found.by_path.get(path, [])
             work = partial(self.publish, uri, path, data, findings, found)
             self.guarded(f"publishing {path}", work, None)
+        extra: set[str] = set()
         if found.error is not None:
-            self.publish_policy_error(root, found)
+            extra.add(self.publish_policy_error(root, found))
+        for path, findings in found.by_path.items():
+            if os.path.isfile(path) or any(p == path for p, _ in opened.values()):
+                continue
+            # a file that is missing (a required one), a folder: no buffer will ever show it
+            uri = Path(path).as_uri()
+            self.send(uri, None, "", [(self.diagnostic(f, [""]), f) for f in findings])
+            extra.add(uri)
+        for uri in self.extra.get(root, set()) - extra:
+            self.send(uri, None, "", [])
+        self.extra[root] = extra
         stale = [u for u, r in self.roots.items() if r == root and u not in opened]
         for uri in stale:  # closed meanwhile
             self.clear(uri)
@@ -188,18 +207,19 @@ class ApcServer(LanguageServer):
                 t.PublishDiagnosticsParams(uri=uri, diagnostics=[])
             )
 
-    def publish_policy_error(self, root: Path, found: analysis.Found) -> None:
-        policy = root / analysis.POLICY_FILE
-        if policy.is_file():
-            uri = policy.as_uri()
-            finding = Finding("apc", Severity.ERROR, analysis.POLICY_FILE, 1, 1, str(found.error))
-            diagnostic = t.Diagnostic(
-                range=t.Range(t.Position(0, 0), t.Position(0, 0)),
-                message=str(found.error),
-                severity=t.DiagnosticSeverity.Error,
-                source=SOURCE,
-            )
-            self.send(uri, None, "", [(diagnostic, finding)])
+    def publish_policy_error(self, root: Path, found: analysis.Found) -> str:
+        """The run could not be made (the policy is unreadable or invalid): said on the
+        policy file, where it can be fixed."""
+        uri = (root / analysis.POLICY_FILE).as_uri()
+        finding = Finding("apc", Severity.ERROR, analysis.POLICY_FILE, 1, 1, str(found.error))
+        diagnostic = t.Diagnostic(
+            range=t.Range(t.Position(0, 0), t.Position(0, 0)),
+            message=f"apc cannot validate this project: {found.error}",
+            severity=t.DiagnosticSeverity.Error,
+            source=SOURCE,
+        )
+        self.send(uri, None, "", [(diagnostic, finding)])
+        return uri
 
     def gate(
         self, uri: str, path: str, data: bytes, findings: list[Finding], found: analysis.Found
@@ -482,6 +502,9 @@ class ApcServer(LanguageServer):
             name = os.path.basename(path)
             if name == analysis.POLICY_FILE or name.endswith("baseline.json"):
                 every = True
+            if name in (analysis.POLICY_FILE, ".gitignore"):
+                self.boundary.clear()  # what git ignores, or the gate's policy, changed
+                every = True
             if change.type != t.FileChangeType.Changed:  # a project root may come or go
                 for uri in list(self.roots):
                     mine = self.path_of(uri)
@@ -577,7 +600,8 @@ def build() -> ApcServer:
     def did_save(ls: ApcServer, params: t.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
         path = ls.path_of(uri)
-        if path is not None and os.path.basename(path) == analysis.POLICY_FILE:
+        if path is not None and os.path.basename(path) in (analysis.POLICY_FILE, ".gitignore"):
+            ls.boundary.clear()
             for root in set(ls.roots.values()):
                 ls.touch(root)
         ls.guarded("didSave", lambda: ls.track(uri), None)
@@ -603,16 +627,19 @@ def build() -> ApcServer:
         t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.QuickFix, FIX_ALL]),
     )
     def code_action(ls: ApcServer, params: t.CodeActionParams) -> list[t.CodeAction]:
+        ls.settle()
         return ls.guarded("codeAction", lambda: ls.actions(params), [])
 
     @server.feature(t.TEXT_DOCUMENT_HOVER)
     def hover(ls: ApcServer, params: t.HoverParams) -> t.Hover | None:
+        ls.settle()
         return ls.guarded("hover", lambda: ls.hover(params), None)
 
     @server.feature(
         t.TEXT_DOCUMENT_COMPLETION, t.CompletionOptions(trigger_characters=[":", " ", ","])
     )
     def completion(ls: ApcServer, params: t.CompletionParams) -> t.CompletionList | None:
+        ls.settle()
         return ls.guarded("completion", lambda: ls.complete(params), None)
 
     @server.feature(t.SHUTDOWN)

@@ -198,6 +198,15 @@ class Session:
         await self.until(lambda: key in self.diagnostics and check(self.diagnostics[key]))
         return self.diagnostics[key]
 
+    async def barrier(self, path: Path) -> None:
+        """Every diagnostic of the changes sent so far has arrived: the server runs what is
+        pending before it answers a request, and its answer follows those notifications."""
+        await self.request(
+            self.client.text_document_hover_async(
+                t.HoverParams(t.TextDocumentIdentifier(uri=uri(path)), t.Position(0, 0))
+            )
+        )
+
     async def request(self, awaitable: Awaitable[T]) -> T:
         return await asyncio.wait_for(awaitable, TIMEOUT)
 
@@ -225,6 +234,17 @@ def default_capabilities() -> t.ClientCapabilities:
 
 def run(coroutine: Awaitable[Any]) -> Any:
     return asyncio.run(coroutine)  # type: ignore[arg-type]
+
+
+def lsp_lines(text: str) -> list[str]:
+    """``text`` cut into lines as the LSP cuts them (\n, \r\n, \r)."""
+    import re
+
+    return re.split(r"\r\n|\r|\n", text)
+
+
+def utf16(text: str) -> int:
+    return sum(2 if ord(c) > 0xFFFF else 1 for c in text)
 
 
 def codes(diagnostics: list[t.Diagnostic], source: str | None = None) -> list[str]:
