@@ -103,10 +103,10 @@ def plan_file(
     from apc_tools.core.selection import Selection
 
     selection = Selection(select=(rule,)) if rule else None
+    # a file the fix creates (a missing .apc/.gitignore) is fixed from its folder
+    target = Path(path) if os.path.lexists(path) else Path(path).parent
     try:
-        outcome = plan_fixes(
-            [Path(path)], unsafe=unsafe, cwd=root, texts=texts, selection=selection
-        )
+        outcome = plan_fixes([target], unsafe=unsafe, cwd=root, texts=texts, selection=selection)
     except CannotRun:
         return []
     out = [
@@ -117,21 +117,20 @@ def plan_file(
     return sorted(out, key=lambda fix: fix.path != path)
 
 
-def buffer_bytes(text: str, disk: bytes | None) -> bytes:
+def buffer_bytes(text: str, disk: bytes | None, hides_bom: bool = False) -> bytes:
     """The bytes an editor buffer holding ``text`` stands for, given the file's bytes on disk:
     the text as UTF-8 (a lone surrogate the client sent for an undecodable byte is that byte);
     but the disk's bytes when the editor shows them decoded some other way (a file that is not
-    UTF-8, opened unchanged), and the disk's byte-order mark when the editor hides it."""
+    UTF-8, unchanged), and the byte-order mark first when the editor hides it (``hides_bom``:
+    the file had one and the buffer opened without it; the editor writes it back on save)."""
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
-        data = text.encode("utf-8", "surrogateescape") if _escapes(text) else b""
-        if not data:
-            data = text.encode("utf-8", "surrogatepass")
+        data = text.encode("utf-8", "surrogateescape" if _escapes(text) else "surrogatepass")
+    if hides_bom and not data.startswith(BOM):
+        data = BOM + data
     if disk is None or data == disk:
         return data
-    if disk.startswith(BOM) and not data.startswith(BOM) and disk[3:] == data:
-        return disk
     try:
         disk[3 if disk.startswith(BOM) else 0 :].decode("utf-8")
     except UnicodeDecodeError:
@@ -139,10 +138,13 @@ def buffer_bytes(text: str, disk: bytes | None) -> bytes:
             shown = disk.decode(encoding, "replace")
             if text in (shown, shown.lstrip("\ufeff")):
                 return disk
-        return data
-    if disk.startswith(BOM) and not text.startswith("\ufeff"):
-        return BOM + data  # the editor keeps the mark it hid when it saves
     return data
+
+
+def hides_bom(text: str, disk: bytes | None) -> bool:
+    """Whether an editor that opened ``text`` for a file holding ``disk`` hides its
+    byte-order mark (most do: the mark is a property of the file, not a character)."""
+    return disk is not None and disk.startswith(BOM) and not text.startswith("\ufeff")
 
 
 def _escapes(text: str) -> bool:

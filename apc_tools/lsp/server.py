@@ -66,6 +66,7 @@ class ApcServer(LanguageServer):
         self.published: dict[str, Published] = {}  # uri -> its last non-empty diagnostics
         self.boundary: dict[str, tuple[bytes, list[Finding]]] = {}  # uri -> (bytes, verdict)
         self.last: dict[Path, analysis.Found] = {}
+        self.hidden_bom: set[str] = set()  # documents whose editor hides the file's BOM
         self.extra: dict[Path, set[str]] = {}  # per root: uris published that no buffer shows
 
     # ------------------------------------------------------------------ guarded work
@@ -143,7 +144,8 @@ class ApcServer(LanguageServer):
             if path is None:
                 continue
             doc = self.workspace.get_text_document(uri)
-            out[uri] = (path, analysis.buffer_bytes(doc.source, _disk(path)))
+            hidden = uri in self.hidden_bom
+            out[uri] = (path, analysis.buffer_bytes(doc.source, _disk(path), hidden))
         return out
 
     def run_root(self, root: Path) -> None:
@@ -200,6 +202,7 @@ class ApcServer(LanguageServer):
 
     def clear(self, uri: str) -> None:
         self.roots.pop(uri, None)
+        self.hidden_bom.discard(uri)
         self.boundary.pop(uri, None)
         if uri in self.published:
             self.published.pop(uri)
@@ -287,8 +290,10 @@ class ApcServer(LanguageServer):
 
         uri = params.text_document.uri
         path = self.path_of(uri)
-        if path is None or uri not in self.workspace.text_documents or uri not in self.roots:
+        root = self.roots.get(uri) or next((r for r, u in self.extra.items() if uri in u), None)
+        if path is None or root is None:
             return []
+        opened = uri in self.workspace.text_documents
         only = params.context.only
         want_quick = not only or any(_covers(k, t.CodeActionKind.QuickFix) for k in only)
         want_all = not only or any(_covers(k, FIX_ALL) for k in only)
@@ -298,9 +303,8 @@ class ApcServer(LanguageServer):
         fixable = [(d, f) for d, f in pairs if d.source == SOURCE and kinds.get(f.rule)]
         if not fixable:
             return []
-        root = self.roots[uri]
         texts = {Path(p): data for p, data in self.texts_of(root).values()}
-        doc = self.workspace.get_text_document(uri)
+        doc = self.workspace.get_text_document(uri) if opened else None
         out: list[t.CodeAction] = []
         rules = registry()
         asked = {(d.code, d.range.start.line) for d in params.context.diagnostics}
@@ -348,7 +352,9 @@ class ApcServer(LanguageServer):
                 )
         return out
 
-    def edit_of(self, planned: list[analysis.PlannedFix], doc: Any) -> t.WorkspaceEdit | None:
+    def edit_of(
+        self, planned: list[analysis.PlannedFix], doc: Any | None
+    ) -> t.WorkspaceEdit | None:
         """The fixes as one workspace edit on the buffer (one replacement of the span that
         changed), plus the files they create; None when the buffer is not what was fixed."""
         if not planned:
@@ -379,7 +385,7 @@ class ApcServer(LanguageServer):
                     )
                 )
                 continue
-            if fix.path != self.path_of(doc.uri):
+            if doc is None or fix.path != self.path_of(doc.uri):
                 continue
             edit = self.text_edit(doc.source, fix.before, fix.after)
             if edit is None:
@@ -590,7 +596,15 @@ def build() -> ApcServer:
 
     @server.feature(t.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: ApcServer, params: t.DidOpenTextDocumentParams) -> None:
-        ls.guarded("didOpen", lambda: ls.track(params.text_document.uri), None)
+        def opened() -> None:
+            item = params.text_document
+            path = ls.path_of(item.uri)
+            ls.hidden_bom.discard(item.uri)
+            if path is not None and analysis.hides_bom(item.text, _disk(path)):
+                ls.hidden_bom.add(item.uri)
+            ls.track(item.uri)
+
+        ls.guarded("didOpen", opened, None)
 
     @server.feature(t.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: ApcServer, params: t.DidChangeTextDocumentParams) -> None:
