@@ -24,7 +24,7 @@ from lsprotocol import types as t
 from pygls.lsp.client import LanguageClient
 
 T = TypeVar("T")
-TIMEOUT = 60.0
+TIMEOUT = float(os.environ.get("APC_LSP_TEST_TIMEOUT", "60"))
 
 
 def uri(path: Path) -> str:
@@ -61,7 +61,7 @@ class Session:
 
         @self.client.feature(t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def published(params: t.PublishDiagnosticsParams) -> None:
-            self.diagnostics[params.uri] = params.diagnostics
+            self.diagnostics[params.uri] = list(params.diagnostics)
             self.versions[params.uri] = params.version
             self.published += 1
             self.changed.set()
