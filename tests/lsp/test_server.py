@@ -64,7 +64,7 @@ def test_initialize_answer_is_the_pygls_servers_own(tmp_path: Path) -> None:
     for encodings in (None, ["latin-1", "utf-32", "utf-16"]):
         early = run(answers("1", encodings))
         assert early == run(answers("0", encodings)), encodings
-    assert early["capabilities"]["positionEncoding"] == "utf-16"  # type: ignore[index]
+    assert early["capabilities"]["positionEncoding"] == "utf-32"  # type: ignore[index]
 
 
 def test_open_change_save_close_and_the_unsaved_buffer(tmp_path: Path) -> None:
