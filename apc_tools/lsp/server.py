@@ -34,7 +34,7 @@ from apc_tools import __version__
 from apc_tools.findings import Finding, Severity
 from apc_tools.lsp import analysis, frontmatter
 
-DEBOUNCE = 0.05  # seconds of quiet after a change before the run
+DEBOUNCE = 0.03  # seconds of quiet after a change before the run
 SOURCE = "apc"
 BOUNDARY_SOURCE = "apc boundary"
 FIX_ALL = "source.fixAll.apc"
