@@ -36,11 +36,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from timing import child_env, load
-from validate_corpus import DEFAULT_CORPUS, stage
-
 from lsprotocol import types as t
 from pygls.lsp.client import LanguageClient
+from timing import child_env, load
+from validate_corpus import DEFAULT_CORPUS, stage
 
 ROOT = Path(__file__).resolve().parent.parent
 INIT_TARGET = 0.300
