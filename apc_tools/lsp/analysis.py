@@ -5,7 +5,7 @@
   as `apc validate` and `apc check` apply it;
 - :func:`plan_file`: what `apc validate --fix [--unsafe-fixes]` would write to one file
   (``plan_fixes(texts=...)``), optionally for one rule only;
-- :func:`boundary_of`: the gate's verdict on one open file that git would commit;
+- :class:`Gate`: the gate's verdict on an open file that git would commit;
 - :func:`buffer_bytes`: the bytes a buffer stands for (what the editor would save).
 """
 
@@ -15,6 +15,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from apc_tools.findings import CannotRun, Finding, Severity
 
@@ -158,32 +159,69 @@ def _escapes(text: str) -> bool:
 # --------------------------------------------------------------------------- the boundary
 
 
-def boundary_of(path: str, data: bytes, inline_allow: bool = True) -> list[Finding]:
-    """What `apc boundary --staged` would refuse (errors) about the file at ``path`` holding
-    ``data`` if it were staged now: nothing for a file outside a git work tree, a git-ignored
-    file, or one the policy allows."""
-    from apc_tools.boundary.one_file import GitError, ignored_paths, judge_file
-    from apc_tools.boundary.trusted import gate_inputs
+class Gate:
+    """The gate's verdict on open files that git would commit, what git says about each path
+    (its work tree, whether it ignores the file) and each work tree's policy kept until
+    :meth:`forget` (a .gitignore or the policy changed): a keystroke starts no git."""
+
+    def __init__(self) -> None:
+        self.places: dict[str, tuple[Path, str] | None] = {}  # path -> (top, rel) or None
+        self.settings: dict[Path, Any] = {}  # top -> the gate's Settings (None: unreadable)
+
+    def forget(self) -> None:
+        self.places.clear()
+        self.settings.clear()
+
+    def judge(self, path: str, data: bytes, inline_allow: bool = True) -> list[Finding]:
+        """What `apc boundary --staged` would refuse (errors) about the file at ``path``
+        holding ``data`` if it were staged now: nothing for a file outside a git work tree,
+        a git-ignored file, or one the policy allows."""
+        from apc_tools.boundary.one_file import judge_file
+
+        if path not in self.places:
+            self.places[path] = _place(path)
+        place = self.places[path]
+        if place is None:
+            return []
+        top, rel = place
+        if top not in self.settings:
+            self.settings[top] = _settings(top)
+        settings = self.settings[top]
+        if settings is None:
+            return []
+        found = judge_file(rel, data, settings, inline_allow=inline_allow)
+        return [f for f in found if f.severity is Severity.ERROR]
+
+
+def _place(path: str) -> tuple[Path, str] | None:
+    """(work tree top, path from it) of a file git would add, or None (outside any work
+    tree, or ignored)."""
+    from apc_tools.boundary.one_file import GitError, ignored_paths
     from apc_tools.contract.project import maybe_in_git
     from apc_tools.core import git
 
     folder = Path(path).parent
     if not folder.is_dir() or not maybe_in_git(folder):
-        return []
+        return None
     top = git.toplevel(folder)
     if top is None:
-        return []
+        return None
     top = top.resolve()
     rel = os.path.relpath(path, top)
     if rel.startswith(os.pardir) or os.path.isabs(rel):
-        return []
+        return None
     rel = Path(rel).as_posix()
     try:
-        if rel in ignored_paths(top, [rel]):
-            return []
-        repo = git.open_repo(top)
-        settings, _ = gate_inputs(repo, None)
-    except (GitError, CannotRun):
-        return []
-    found = judge_file(rel, data, settings, inline_allow=inline_allow)
-    return [f for f in found if f.severity is Severity.ERROR]
+        return None if rel in ignored_paths(top, [rel]) else (top, rel)
+    except GitError:
+        return None
+
+
+def _settings(top: Path) -> Any:
+    from apc_tools.boundary.trusted import gate_inputs
+    from apc_tools.core import git
+
+    try:
+        return gate_inputs(git.open_repo(top), None)[0]
+    except (git.GitError, CannotRun):
+        return None

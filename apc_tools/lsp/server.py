@@ -65,6 +65,7 @@ class ApcServer(LanguageServer):
         self.timer: asyncio.TimerHandle | None = None
         self.published: dict[str, Published] = {}  # uri -> its last non-empty diagnostics
         self.boundary: dict[str, tuple[bytes, list[Finding]]] = {}  # uri -> (bytes, verdict)
+        self.gate_of = analysis.Gate()
         self.last: dict[Path, analysis.Found] = {}
         self.hidden_bom: set[str] = set()  # documents whose editor hides the file's BOM
         self.extra: dict[Path, set[str]] = {}  # per root: uris published that no buffer shows
@@ -234,7 +235,7 @@ class ApcServer(LanguageServer):
 
         known = self.boundary.get(uri)
         if known is None or known[0] != data:
-            known = (data, analysis.boundary_of(path, data))
+            known = (data, self.gate_of.judge(path, data))
             self.boundary[uri] = known
         gate = without_duplicates(known[1], findings)
         if not gate:
@@ -510,6 +511,7 @@ class ApcServer(LanguageServer):
                 every = True
             if name in (analysis.POLICY_FILE, ".gitignore"):
                 self.boundary.clear()  # what git ignores, or the gate's policy, changed
+                self.gate_of.forget()
                 every = True
             if change.type != t.FileChangeType.Changed:  # a project root may come or go
                 for uri in list(self.roots):
@@ -616,6 +618,7 @@ def build() -> ApcServer:
         path = ls.path_of(uri)
         if path is not None and os.path.basename(path) in (analysis.POLICY_FILE, ".gitignore"):
             ls.boundary.clear()
+            ls.gate_of.forget()
             for root in set(ls.roots.values()):
                 ls.touch(root)
         ls.guarded("didSave", lambda: ls.track(uri), None)
