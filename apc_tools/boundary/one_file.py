@@ -1,6 +1,6 @@
 """The gate's verdict on one file that is not committed yet: an editor's buffer (`apc lsp`).
 
-The same detectors as a scan (:mod:`.engine`): the path rules of the file's repository path,
+The same detectors as a scan (:mod:`.blobs`): the path rules of the file's repository path,
 then the content detectors on its bytes (at most the policy's ``max_blob_bytes``), the inline
 ``apc: allow`` comments and the policy's disable/allow/severity. No git object is read and no
 baseline applies: what the file would give if it were staged now.
@@ -9,7 +9,8 @@ baseline applies: what the file would give if it were staged now.
 from __future__ import annotations
 
 from apc_tools.boundary import paths
-from apc_tools.boundary.engine import Inspector, _at_path, _dedupe
+from apc_tools.boundary.blobs import Inspector, _at_path
+from apc_tools.boundary.engine import _dedupe
 from apc_tools.boundary.policy import Settings
 from apc_tools.core.git import Blob, Entry, GitError, ignored_paths
 from apc_tools.findings import Finding, Result

@@ -61,7 +61,7 @@ class Found:
 def validate_root(root: Path, texts: Mapping[Path, bytes]) -> Found:
     """`apc validate --format json` run in ``root``, with ``texts`` (absolute path -> bytes)
     standing in for those files on disk; the baseline applied as the CLI applies it."""
-    from apc_tools.check import accept_baseline
+    from apc_tools.boundary.trusted import accept_baseline
     from apc_tools.contract.validate import report_root, rooted, run_validate
 
     try:
