@@ -103,6 +103,28 @@ def test_open_change_save_close_and_the_unsaved_buffer(tmp_path: Path) -> None:
     run(scenario())
 
 
+def test_changes_are_debounced(tmp_path: Path) -> None:
+    """A burst of changes inside the debounce (here 5 s, so nothing runs on its own) is one
+    run: the request that follows runs what is pending first, and one set of diagnostics,
+    for the last version, is published before its answer."""
+    root = project(tmp_path)
+    agent = root / ".apc/agents/sales.md"
+
+    async def scenario() -> None:
+        async with Session([root], debounce=5.0) as s:
+            s.open(agent)
+            await s.barrier(agent)
+            assert codes(s.diagnostics[uri(agent)]) == ["AGT006"]
+            before = s.published
+            for index in range(5):
+                s.replace(agent, AGENT.replace("Sells.", f"Sells {index}."))
+            await s.barrier(agent)
+            assert s.published == before + 1
+            assert s.versions[uri(agent)] == 6
+
+    run(scenario())
+
+
 def test_incremental_changes_and_positions_in_utf16(tmp_path: Path) -> None:
     """An incremental edit (a range of the buffer replaced), on a line holding characters
     outside the BMP: the range is in UTF-16 units."""
@@ -152,14 +174,18 @@ def test_cross_file_findings_follow_watched_file_changes(tmp_path: Path) -> None
 
 
 def test_policy_inline_allow_and_baseline_apply(tmp_path: Path) -> None:
-    root = project(tmp_path)
+    helper = "---\nname: helper\ndescription: Helps.\ncolour: blue\n---\nBody.\n"
+    root = project(tmp_path, {".claude/agents/helper.md": helper})
     agent = root / ".apc/agents/sales.md"
+    claude = root / ".claude/agents/helper.md"
     policy = root / ".apc-tools.yaml"
 
     async def scenario() -> None:
         async with Session([root]) as s:
             s.open(agent)
+            s.open(claude)
             await s.diagnostics_of(agent, lambda d: codes(d) == ["AGT006"])
+            await s.diagnostics_of(claude, lambda d: codes(d) == ["AGT013"])
             # the policy: a severity changed, then the rule disabled (every open file again)
             policy.write_text("version: 1\nseverity:\n  AGT006: warning\n")
             s.watched((policy, t.FileChangeType.Created))
@@ -167,9 +193,10 @@ def test_policy_inline_allow_and_baseline_apply(tmp_path: Path) -> None:
                 agent, lambda d: [x.severity for x in d] == [t.DiagnosticSeverity.Warning]
             )
             assert codes(found) == ["AGT006"]
-            policy.write_text("version: 1\ndisable: [AGT006]\n")
+            policy.write_text("version: 1\ndisable: [AGT006, AGT013]\n")
             s.watched((policy, t.FileChangeType.Changed))
             await s.diagnostics_of(agent, lambda d: d == [])
+            await s.diagnostics_of(claude, lambda d: d == [])  # every open file again
             # a policy apc cannot read: said on the policy file, not a dead server
             policy.write_text("version: 1\ndisable: {oops\n")
             s.watched((policy, t.FileChangeType.Changed))
