@@ -15,7 +15,8 @@ own ``XDG_CACHE_HOME`` (the user's cache is never used):
   ``publishDiagnostics`` of that file at that version. The server's debounce is its default
   (``apc_tools.lsp.server.DEBOUNCE``) unless ``--debounce`` says otherwise; each change is
   sent after the previous diagnostics arrived and a pause longer than the debounce (typing
-  bursts are coalesced by the debounce: one run for the burst).
+  bursts are coalesced by the debounce: one run for the burst); the server's own CPU time
+  (``/proc``) per change is printed too, the figure a loaded machine changes least.
 
 Targets (issue 34): initialize <= 300 ms; change -> diagnostics p95 <= 150 ms.
 
@@ -86,6 +87,15 @@ class Client:
         await self.client.stop()
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of process ``pid`` so far (Linux /proc; 0.0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def pick_files(tree: Path) -> list[Path]:
     """Two files of each kind a user edits that have findings (so every change publishes):
     subagents, skills, Cursor rules, AGENTS.md."""
@@ -127,6 +137,9 @@ async def measure(tree: Path, args: argparse.Namespace, env: dict[str, str]) -> 
     await asyncio.sleep(1.0)
     changes = []
     pause = max(0.1, 2 * (args.debounce if args.debounce is not None else 0.05))
+    server = client.client._server
+    pid = server.pid if server is not None else 0
+    cpu_before = cpu_seconds(pid)
     for index in range(args.changes):
         path = files[index % len(files)]
         versions[path] += 1
@@ -143,8 +156,9 @@ async def measure(tree: Path, args: argparse.Namespace, env: dict[str, str]) -> 
         await client.wait(path.as_uri(), versions[path])
         changes.append(time.perf_counter() - sent)
         await asyncio.sleep(pause)
+    cpu = (cpu_seconds(pid) - cpu_before) / max(1, len(changes))
     await client.stop()
-    return {"initialize": starts, "first_open": cold, "changes": changes}
+    return {"initialize": starts, "first_open": cold, "changes": changes, "cpu_per_change": cpu}
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -186,6 +200,7 @@ def main() -> int:
         f"max {max(changes) * 1000:.0f} ms over {len(changes)} changes "
         f"(target p95 {CHANGE_TARGET * 1000:.0f} ms: {'met' if p95 <= CHANGE_TARGET else 'MISSED'})"
     )
+    print(f"server CPU per change (user+sys): {got['cpu_per_change'] * 1000:.0f} ms")  # type: ignore[operator]
     if args.json:
         args.json.write_text(json.dumps({**got, "load": [before, after]}, indent=2))
     return 0

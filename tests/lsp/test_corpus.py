@@ -7,12 +7,10 @@ UTF-16 units, its end at the end of that line), with the rule's documentation li
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import unquote
 
-from tests.conftest import CORPUS, needs_shared
+from tests.conftest import CORPUS, needs_shared, run_apc
 from tests.contract.test_checks_corpus import stage
 from tests.lsp.harness import Session, lsp_lines, run, uri, utf16
 
@@ -25,13 +23,7 @@ SEVERITY = {1: "error", 2: "warning", 3: "info"}
 
 
 def cli_findings(tree: Path) -> list[dict[str, object]]:
-    done = subprocess.run(
-        [sys.executable, "-m", "apc_tools", "validate", "--format", "json"],
-        cwd=tree,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = run_apc(tree, "validate", "--format", "json")
     assert done.returncode in (0, 1), done.stderr
     return list(json.loads(done.stdout)["findings"])
 
