@@ -398,6 +398,14 @@ def _load_batch(
     return loaded, found
 
 
+# The Outcomes of this process's runs by their result-cache key, for a long-lived caller that
+# validates the same tree again and again (`apc lsp`, on each change): the key is the cache's,
+# so an Outcome found here is the one the cache holds, without the lookup and the decoding.
+# None (a command's run) keeps none; only with the cache on.
+MEMO: dict[bytes, Outcome] | None = None
+MEMO_LIMIT = 100_000
+
+
 def _outcomes(
     jobs: Sequence[_Job], profile: str, store: Cache, run: str, meanwhile: Callable[[], None]
 ) -> None:
@@ -407,17 +415,25 @@ def _outcomes(
     from apc_tools.core import pool
 
     known: dict[bytes, bytes] = {}
+    memo = MEMO if store.enabled else None
+    if memo is not None and len(memo) > MEMO_LIMIT:
+        memo.clear()
     if store.enabled and jobs:
         make = cache_keyer("validate", run)  # the common parts hashed once
         for job in jobs:
             root = str(job.loaded.project.root)
             digest = bytes.fromhex(job.digest) if job.digest else hashlib.sha256(job.data).digest()
             job.key = make(root, job.shown, job.rel, job.kind, digest)
-        known = store.get_many([job.key for job in jobs])
+        asked = [job.key for job in jobs if memo is None or job.key not in memo]
+        known = store.get_many(asked) if asked else {}
     missing: list[_Job] = []
     for job in jobs:
-        raw = known.get(job.key)
-        outcome = Outcome.from_bytes(job.rel, job.kind, job.shown, raw) if raw else None
+        outcome = memo.get(job.key) if memo is not None else None
+        if outcome is None:
+            raw = known.get(job.key)
+            outcome = Outcome.from_bytes(job.rel, job.kind, job.shown, raw) if raw else None
+            if outcome is not None and memo is not None:
+                memo[job.key] = outcome
         if outcome is None:
             missing.append(job)
         else:
@@ -444,6 +460,8 @@ def _outcomes(
     computed = pool.map_items(work, len(missing), costs, meanwhile, preload if yaml else None)
     for job, (outcome, _) in zip(missing, computed, strict=True):
         job.loaded.entries[job.index] = outcome
+        if memo is not None:
+            memo[job.key] = outcome
     if keep:
         pairs = zip(missing, computed, strict=True)
         store.put_many({job.key: raw for job, (_, raw) in pairs})

@@ -124,14 +124,16 @@ def check_link(abspath: Path, root: Path, display: str) -> Finding | None:
 
 # Texts that stand in for some files' bytes on disk (an editor's unsaved buffers, apc lsp):
 # absolute path (folders resolved) -> bytes. Read by read_bytes; see :func:`overlaid`.
-_OVERLAY: ContextVar[Mapping[str, bytes] | None] = ContextVar("apc_overlay", default=None)
+_OVERLAY: ContextVar[tuple[Mapping[str, bytes], frozenset[str]] | None] = ContextVar(
+    "apc_overlay", default=None
+)
 
 
 def overlay_key(path: Path | str) -> str:
     """The key of ``path`` in an overlay: absolute, its folders resolved (the file itself is
     not: a symlink stays a symlink, and is read from disk as such)."""
-    full = Path(os.path.abspath(path))
-    return os.path.join(os.path.realpath(full.parent), full.name)
+    full = os.path.abspath(path)
+    return os.path.join(os.path.realpath(os.path.dirname(full)), os.path.basename(full))
 
 
 @contextmanager
@@ -142,7 +144,9 @@ def overlaid(texts: Mapping[Path, bytes] | None) -> Iterator[None]:
     if not texts:
         yield
         return
-    token = _OVERLAY.set({overlay_key(path): data for path, data in texts.items()})
+    keyed = {overlay_key(path): data for path, data in texts.items()}
+    names = frozenset(os.path.basename(key) for key in keyed)
+    token = _OVERLAY.set((keyed, names))
     try:
         yield
     finally:
@@ -151,10 +155,15 @@ def overlaid(texts: Mapping[Path, bytes] | None) -> Iterator[None]:
 
 def overlay_bytes(abspath: Path | str) -> bytes | None:
     """The overlay's bytes for ``abspath`` (see :func:`overlaid`), or None: read the disk."""
-    texts = _OVERLAY.get()
-    if texts is None:
+    overlay = _OVERLAY.get()
+    if overlay is None:
         return None
-    data = texts.get(overlay_key(abspath))
+    texts, names = overlay
+    if os.path.basename(abspath) not in names:  # most files: one set test
+        return None
+    # the callers read the files of a resolved project root: the key is the path as given
+    # (its folders below the root are the project's own, not links: a walk does not follow them)
+    data = texts.get(os.path.abspath(abspath))
     if data is None:
         return None
     try:

@@ -62,7 +62,11 @@ def validate_root(root: Path, texts: Mapping[Path, bytes]) -> Found:
     """`apc validate --format json` run in ``root``, with ``texts`` (absolute path -> bytes)
     standing in for those files on disk; the baseline applied as the CLI applies it."""
     from apc_tools.boundary.trusted import accept_baseline
+    from apc_tools.contract import validate
     from apc_tools.contract.validate import report_root, rooted, run_validate
+
+    if validate.MEMO is None:  # this process validates the same trees on every change
+        validate.MEMO = {}
 
     try:
         report = report_root(root)

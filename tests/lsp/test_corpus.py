@@ -56,7 +56,15 @@ async def server_findings(trees: list[Path]) -> dict[Path, list[tuple[object, ..
             for path in sorted(p for p in tree.rglob("*") if p.is_file() and not p.is_symlink()):
                 session.open(path)
         await session.barrier(trees[0] / "AGENTS.md")
-        for key, diagnostics in session.diagnostics.items():
+        # each tree once more, as after a keystroke: its Outcomes now come from the server's
+        # memo (contract.validate.MEMO), and the diagnostics must not change
+        first, count = dict(session.diagnostics), session.published
+        for tree in trees:
+            path = min(p for p in tree.rglob("*") if p.is_file() and not p.is_symlink())
+            session.replace(path, path.read_bytes().decode("utf-8", "surrogateescape"))
+        await session.barrier(trees[0] / "AGENTS.md")
+        assert session.diagnostics == first
+        assert session.published >= count + len(first) // 2  # published again        for key, diagnostics in session.diagnostics.items():
             tree = next(t for t in trees if key == uri(t) or key.startswith(uri(t) + "/"))
             rel = "." if key == uri(tree) else unquote(key.removeprefix(uri(tree) + "/"))
             for d in diagnostics:
