@@ -64,7 +64,8 @@ async def server_findings(trees: list[Path]) -> dict[Path, list[tuple[object, ..
             session.replace(path, path.read_bytes().decode("utf-8", "surrogateescape"))
         await session.barrier(trees[0] / "AGENTS.md")
         assert session.diagnostics == first
-        assert session.published >= count + len(first) // 2  # published again        for key, diagnostics in session.diagnostics.items():
+        assert session.published >= count + len(first) // 2  # published again
+        for key, diagnostics in session.diagnostics.items():
             tree = next(t for t in trees if key == uri(t) or key.startswith(uri(t) + "/"))
             rel = "." if key == uri(tree) else unquote(key.removeprefix(uri(tree) + "/"))
             for d in diagnostics:
