@@ -400,7 +400,8 @@ def _load_batch(
 
 # The Outcomes of this process's runs by their result-cache key, for a long-lived caller that
 # validates the same tree again and again (`apc lsp`, on each change): the key is the cache's,
-# so an Outcome found here is the one the cache holds, without the lookup and the decoding.
+# so an Outcome found here is the one the cache holds (like it, without a rule file's dead
+# globs, which depend on the file list), without the lookup and the decoding.
 # None (a command's run) keeps none; only with the cache on.
 MEMO: dict[bytes, Outcome] | None = None
 MEMO_LIMIT = 100_000
@@ -460,8 +461,8 @@ def _outcomes(
     computed = pool.map_items(work, len(missing), costs, meanwhile, preload if yaml else None)
     for job, (outcome, _) in zip(missing, computed, strict=True):
         job.loaded.entries[job.index] = outcome
-        if memo is not None:
-            memo[job.key] = outcome
+        if memo is not None:  # as the cache holds it: without the dead globs of this listing
+            memo[job.key] = replace(outcome, dead=None)
     if keep:
         pairs = zip(missing, computed, strict=True)
         store.put_many({job.key: raw for job, (_, raw) in pairs})

@@ -173,6 +173,28 @@ def test_cross_file_findings_follow_watched_file_changes(tmp_path: Path) -> None
     run(scenario())
 
 
+def test_a_dead_glob_comes_alive_when_a_file_it_matches_appears(tmp_path: Path) -> None:
+    """RUL003 (a rule's glob matches no file) depends on the file list, not only on the rule
+    file: a matching file created on disk clears it though the rule file did not change."""
+    rule = "---\ndescription: TypeScript style\nglobs: src/**/*.ts\nalwaysApply: false\n---\nX\n"
+    root = project(tmp_path, {".cursor/rules/ts.mdc": rule})
+    path = root / ".cursor/rules/ts.mdc"
+
+    async def scenario() -> None:
+        async with Session([root]) as s:
+            s.open(path)
+            await s.diagnostics_of(path, lambda d: codes(d) == ["RUL003"])
+            source = root / "src" / "app.ts"
+            source.parent.mkdir()
+            source.write_text("export {};\n")
+            s.watched((source, t.FileChangeType.Created))
+            s.replace(path, rule)  # the rule's buffer unchanged: a run all the same
+            await s.barrier(path)
+            assert codes(s.diagnostics[uri(path)]) == cli_codes(root, ".cursor/rules/ts.mdc") == []
+
+    run(scenario())
+
+
 def test_policy_inline_allow_and_baseline_apply(tmp_path: Path) -> None:
     helper = "---\nname: helper\ndescription: Helps.\ncolour: blue\n---\nBody.\n"
     root = project(tmp_path, {".claude/agents/helper.md": helper})
