@@ -59,6 +59,7 @@ class Outcome:
     result: Result
     baseline_written: Path | None = None
     baseline_entries: int = 0
+    root: Path | None = None  # the top level of the repository scanned
 
 
 # --------------------------------------------------------------------------- the scan
@@ -168,7 +169,7 @@ def _scan_with(repo: Repo, options: Options, progress: Progress | None, listing:
     if baseline and options.mode in ("tracked", "history"):
         extra += _stale(baseline, {f.fingerprint for f in findings}, scope, settings)
     result = Result.of(kept + settings.apply(extra), files, strict=settings.strict)
-    return Outcome(result)
+    return Outcome(result, root=repo.root)
 
 
 @dataclass

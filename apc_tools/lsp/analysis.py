@@ -63,14 +63,16 @@ def validate_root(root: Path, texts: Mapping[Path, bytes]) -> Found:
     standing in for those files on disk; the baseline applied as the CLI applies it."""
     from apc_tools.boundary.trusted import accept_baseline
     from apc_tools.contract import validate
-    from apc_tools.contract.validate import report_root, rooted, run_validate
+    from apc_tools.contract.listing import layout_of, report_root
+    from apc_tools.contract.validate import rooted, run_validate
 
     if validate.MEMO is None:  # this process validates the same trees on every change
         validate.MEMO = {}
 
     try:
         report = report_root(root)
-        outcome = rooted(run_validate([], cwd=root, texts=texts), root)
+        layout = layout_of([], root, report)
+        outcome = rooted(run_validate([], layout=layout, texts=texts), layout)
         result = accept_baseline(outcome.result, report, None)
     except CannotRun as exc:
         return Found(root, error=str(exc))
