@@ -34,7 +34,8 @@ from apc_tools import __version__
 from apc_tools.findings import Finding, Severity
 from apc_tools.lsp import analysis, frontmatter
 
-DEBOUNCE = 0.03  # seconds of quiet after a change before the run
+DEBOUNCE = 0.015  # seconds of quiet after a change before the run (a run blocks the loop:
+# the changes that arrive meanwhile are coalesced anyway)
 SOURCE = "apc"
 BOUNDARY_SOURCE = "apc boundary"
 FIX_ALL = "source.fixAll.apc"
