@@ -25,7 +25,7 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from apc_tools.core.cache import Cache, keyer, text_keyer
+from apc_tools.core.cache import Cache, Judged, keyer, text_keyer
 from apc_tools.core.git import Commit, Entry, Repo
 from apc_tools.findings import Finding, Severity
 
@@ -54,6 +54,18 @@ def context(
         f"zstd={getattr(zstd, '__name__', '') if zstd is not None else ''}",
         f"python={sys.version_info[0]}.{sys.version_info[1]}",
     )
+
+
+def judged(repo: Repo, mode: str, rev_range: str | None) -> Judged:
+    """What a scan in ``mode`` judges, for :func:`apc_tools.core.cache.refusal`: the work
+    tree, and the commits of a range (after ``--end-of-options``: a range is never an option
+    of git's) or of the history."""
+    revs: tuple[str, ...] = ()
+    if mode == "range" and rev_range:
+        revs = ("--end-of-options", rev_range)
+    elif mode == "history":
+        revs = ("--all",)
+    return Judged((repo.root,), revs)
 
 
 def dump(findings: Sequence[Finding]) -> bytes:

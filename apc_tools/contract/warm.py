@@ -53,7 +53,7 @@ from apc_tools.core import files as io
 from apc_tools.findings import CannotRun, Finding, Result, Severity
 
 if TYPE_CHECKING:  # pragma: no cover
-    from apc_tools.core.cache import Cache
+    from apc_tools.core.cache import Cache, Judged
     from apc_tools.core.selection import Selection
 
 FORMAT = "2"  # the layout of a stored whole-run result (part of the key)
@@ -368,7 +368,9 @@ def _gather_and_ask(
     whole-run result under its key (its memos kept when it is there)."""
     from apc_tools.core.cache import Cache
 
-    with Cache.open(NAMESPACE) as opened:
+    with Cache.open(
+        NAMESPACE, judged=judged_of(paths, options["cwd"], options["report"])
+    ) as opened:
         made = gather(paths, **options, store=opened)
         hit = _lookup_in(opened, made[0]) if made is not None else None
         if hit is not None and made is not None:
@@ -455,18 +457,29 @@ def validate_tree(
         here,
     )
     if made is not None:
-        store(made[0], found, memo=made[1])
+        store(made[0], found, memo=made[1], judged=judged_of(paths, here, options["report"]))
     return found
 
 
-def lookup(key: bytes | None, *, enabled: bool = True) -> Validation | None:
+def judged_of(paths: Sequence[Path], here: Path, report: Path) -> Judged:
+    """What a run over ``paths`` from ``here`` judges (the result cache must stay out of it:
+    :func:`apc_tools.core.cache.refusal`): the report root and each target's project root."""
+    from apc_tools.core.cache import Judged
+
+    targets = [_absolute(here / p) for p in paths] or [here]
+    return Judged(tuple(dict.fromkeys([report, *(find_root(t) for t in targets)])))
+
+
+def lookup(
+    key: bytes | None, *, enabled: bool = True, judged: Judged | None = None
+) -> Validation | None:
     """The stored whole-run result under ``key``, when every disk answer it depends on is
     still the same; else None."""
     if key is None:
         return None
     from apc_tools.core.cache import Cache
 
-    with Cache.open(NAMESPACE, enabled=enabled) as opened:
+    with Cache.open(NAMESPACE, enabled=enabled, judged=judged) as opened:
         return _lookup_in(opened, key)
 
 
@@ -484,7 +497,12 @@ def _lookup_in(opened: Cache, key: bytes) -> Validation | None:
 
 
 def store(
-    key: bytes | None, found: Validation, *, enabled: bool = True, memo: Gathered | None = None
+    key: bytes | None,
+    found: Validation,
+    *,
+    enabled: bool = True,
+    memo: Gathered | None = None,
+    judged: Judged | None = None,
 ) -> None:
     """Keep ``found`` (a run made on exactly the data of ``key``: :class:`Gathered`) under
     ``key`` when the run can be answered whole, and the stat memo of ``memo``."""
@@ -492,7 +510,7 @@ def store(
         return
     from apc_tools.core.cache import Cache
 
-    with Cache.open(NAMESPACE, enabled=enabled) as cache:
+    with Cache.open(NAMESPACE, enabled=enabled, judged=judged) as cache:
         if not cache.enabled:
             return
         if found.probes is not None:

@@ -28,8 +28,10 @@ import contextlib
 import hashlib
 import os
 import stat
+import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -59,16 +61,37 @@ def disabled_by_env() -> bool:
     return value not in ("", "0", "false", "no", "off")
 
 
-def cache_root() -> Path:
+def cache_root() -> Path | None:
     """``$XDG_CACHE_HOME/apc-tools`` (an absolute XDG_CACHE_HOME only, as the XDG spec says),
-    else ``~/.cache/apc-tools``."""
+    else ``~/.cache/apc-tools`` with an absolute home: ``$HOME``, else (``HOME=.``, unset) the
+    user's home in the password database; None when there is none (the run goes uncached: a
+    relative folder would be inside whatever folder apc was started in, the scanned tree)."""
     xdg = os.environ.get("XDG_CACHE_HOME", "")
-    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
-    return base / "apc-tools"
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "apc-tools"
+    home = _home()
+    return None if home is None else Path(home) / ".cache" / "apc-tools"
 
 
-def database_path() -> Path:
-    return cache_root() / FOLDER / FILE
+def _home() -> str | None:
+    home = os.environ.get("HOME", "")
+    if os.path.isabs(home):
+        return home
+    try:
+        import pwd
+
+        home = pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError, OSError):  # pragma: no cover - Windows, or no entry
+        try:
+            home = os.fspath(Path.home())
+        except RuntimeError:
+            return None
+    return home if os.path.isabs(home) else None
+
+
+def database_path() -> Path | None:
+    root = cache_root()
+    return None if root is None else root / FOLDER / FILE
 
 
 def _code() -> bytes:
@@ -178,6 +201,7 @@ class Cache:
         self.misses = 0
         self.written = 0
         self.error: str | None = None  # why the cache stopped working, if it did
+        self.judged: Judged | None = None  # what the run judges (Cache.open)
         self._empty: bool | None = None  # the namespace holds nothing (asked once)
 
     @property
@@ -185,17 +209,29 @@ class Cache:
         return self._db is not None
 
     @classmethod
-    def open(cls, namespace: str, *, enabled: bool = True) -> Cache:
-        """The cache for ``namespace``; a no-op cache when disabled (``enabled=False`` or
-        ``APC_NO_CACHE``) or when the database cannot be used."""
+    def open(cls, namespace: str, *, enabled: bool = True, judged: Judged | None = None) -> Cache:
+        """The cache for ``namespace`` in a run that judges ``judged`` (default: the working
+        folder); a no-op cache when disabled (``enabled=False`` or ``APC_NO_CACHE``), when the
+        cache is not one to trust for that run (:func:`refusal`: said once on stderr) or when
+        the database cannot be used."""
+        out = cls(namespace)
+        out.judged = judged
         if not enabled or disabled_by_env():
-            return cls(namespace)
-        try:
-            return cls(namespace, _connection(database_path()))
-        except Exception as exc:
-            out = cls(namespace)
-            out.error = f"{type(exc).__name__}: {exc}"
             return out
+        try:
+            path = database_path()
+            why = "no absolute home folder to keep it in" if path is None else None
+            if path is not None:
+                why = refusal(path.parent, judged or Judged((Path.cwd(),)))
+            if why is not None:
+                _note(path, why)
+                out.error = f"not used: {why}"
+                return out
+            assert path is not None
+            out._db = _connection(path)
+        except Exception as exc:
+            out.error = f"{type(exc).__name__}: {exc}"
+        return out
 
     def _fail(self, exc: BaseException) -> None:
         self.error = f"{type(exc).__name__}: {exc}"
@@ -319,6 +355,143 @@ class Cache:
         self.close()
 
 
+# --------------------------------------------------------------------------- trust
+# What makes a cache one a run may believe, decided here for every command (``refusal``): the
+# cache may only save work, never decide a verdict, so one that the judged repository (a pull
+# request) could have written is not used.
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What a run judges: the work trees or folders ``roots`` (validate: each project root;
+    the gate: the repository's top level) and, for a gate over commits, the ``git rev-list``
+    arguments naming them (``("--end-of-options", "A..B")``, ``("--all",)``)."""
+
+    roots: tuple[Path, ...]
+    revs: tuple[str, ...] = ()
+
+
+_verdicts: dict[tuple[str, Judged], str | None] = {}
+_noted: set[tuple[str, str]] = set()
+
+
+def refusal(folder: Path, judged: Judged) -> str | None:
+    """Why the cache in ``folder`` (the database's folder) must not be used by a run judging
+    ``judged``, or None when it may be. Refused: a folder that is a symlink, or is not a folder
+    of this user closed to others' writes; one inside the git folder of a judged repository;
+    one inside a judged tree unless git ignores it there and neither the index, nor HEAD, nor a
+    commit the run judges holds anything under it (a pull request that commits a forged
+    database would otherwise decide its own verdict); one inside a judged folder that is not a
+    git work tree. Asked once per process and folder; never raises (a question git cannot
+    answer refuses)."""
+    token = (os.path.realpath(folder), judged)
+    if token not in _verdicts:
+        try:
+            _verdicts[token] = _refusal(folder, Path(token[0]), judged)
+        except Exception as exc:
+            _verdicts[token] = f"cannot tell whether it is safe ({type(exc).__name__}: {exc})"
+    return _verdicts[token]
+
+
+def _refusal(folder: Path, real: Path, judged: Judged) -> str | None:
+    why = _unsafe_folder(folder)
+    if why is not None:
+        return why
+    lexical = Path(os.path.abspath(folder))
+    for root in judged.roots:
+        top = Path(os.path.realpath(root))
+        if lexical != top and top in lexical.parents:
+            # every folder from the tree down to it a real one (a link in it is the tree's)
+            here = top
+            for part in lexical.relative_to(top).parts:
+                here = here / part
+                if os.path.islink(here):
+                    return f"inside {top}, through the symlink {here}"
+        if real != top and top not in real.parents:
+            continue
+        why = _inside(real, top, judged.revs)
+        if why is not None:
+            return why
+    return None
+
+
+def _unsafe_folder(folder: Path) -> str | None:
+    """The folder and the database files in it: not symlinks, this user's, not writable by
+    others (who could then have written the verdicts)."""
+    try:
+        info = os.lstat(folder)
+    except FileNotFoundError:
+        return None  # made afresh, 0700 (_private_folder)
+    if stat.S_ISLNK(info.st_mode):
+        return f"{folder} is a symlink"
+    for one, what in ((folder, "folder"), *((folder / n, "file") for n in _FILES)):
+        try:
+            info = os.lstat(one)
+        except FileNotFoundError:
+            continue
+        if what == "folder" and not stat.S_ISDIR(info.st_mode):
+            return f"{one} is not a folder"
+        if what == "file" and not stat.S_ISREG(info.st_mode):
+            return f"{one} is not a regular file"
+        if hasattr(os, "getuid") and info.st_uid != os.getuid():
+            return f"{one} belongs to another user (uid {info.st_uid})"
+        if stat.S_IMODE(info.st_mode) & 0o022:
+            return f"{one} is writable by others (mode {stat.S_IMODE(info.st_mode):o})"
+    return None
+
+
+def _inside(real: Path, top: Path, revs: Sequence[str]) -> str | None:
+    """The cache folder ``real`` lies in the judged folder ``top``: usable only as an ignored,
+    never committed folder of its git work tree."""
+    from apc_tools.core import git as gitio
+
+    where = f"inside {top}"
+    try:
+        out = gitio.run(top, ["rev-parse", "--show-toplevel", "--absolute-git-dir"])
+    except gitio.GitError:
+        return f"{where}, which is not a git work tree"
+    lines = os.fsdecode(out).split("\n")
+    work, gitdir = Path(os.path.realpath(lines[0])), Path(os.path.realpath(lines[1]))
+    if real == gitdir or gitdir in real.parents:
+        return f"inside the git folder {gitdir}"
+    rel = real.relative_to(work).as_posix()
+    safe = ["--literal-pathspecs"]
+    asked = [
+        ("git tracks", [*safe, "ls-files", "-z", "--", rel]),
+        ("HEAD holds", [*safe, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", rel]),
+    ]
+    if revs:
+        asked.append(("commits this run judges add", [*safe, "rev-list", "-1", *revs, "--", rel]))
+    for what, args in asked:
+        try:
+            out = gitio.run(work, args)
+        except gitio.GitError:
+            if args[1] == "ls-tree" and gitio.head(gitio.Repo(work, "")) is None:
+                continue  # before the first commit: no HEAD
+            raise
+        if out.strip(b"\0\n"):
+            return f"{where}, and {what} files in it: the repository's input, not a cache"
+    ignored = gitio.run_status(
+        work, ["check-ignore", "--no-index", "--", f"{rel}/{FILE}"], ok=(0, 1)
+    )
+    if not ignored.strip():
+        first = rel.split("/")[0]
+        return f"{where}, and git does not ignore it (add /{first}/ to .gitignore)"
+    return None
+
+
+def _note(path: Path | None, why: str) -> None:
+    """Say once per process why the cache is not used."""
+    shown = "" if path is None else f" {path.parent}"
+    if (shown, why) in _noted:
+        return
+    _noted.add((shown, why))
+    with contextlib.suppress(Exception):
+        sys.stderr.write(
+            f"apc: note: not using the result cache{shown}: {why}; running without it\n"
+        )
+
+
 def _stamp() -> int:
     """The coarse last-used stamp: days since the epoch."""
     return int(time.time() // 86400)
@@ -377,7 +550,8 @@ def _connection(path: Path) -> sqlite3.Connection:
 
 
 _registered: list[bool] = []
-_SIDES = ("-wal", "-shm")  # SQLite's files beside the database
+_SIDES = ("-wal", "-shm", "-journal")  # SQLite's files beside the database
+_FILES = (FILE, *(FILE + side for side in _SIDES))
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
@@ -466,6 +640,8 @@ def _evict(db: sqlite3.Connection, bound: int) -> int:
 def store_size(path: Path | None = None) -> int:
     """Bytes of the database file and its WAL (0 when absent)."""
     path = path or database_path()
+    if path is None:
+        return 0
     total = 0
     for one in (path, path.with_name(path.name + "-wal")):
         try:

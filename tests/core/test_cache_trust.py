@@ -1,0 +1,280 @@
+"""What makes the result cache one a run may believe (core/cache.py, ``refusal``; issue 30,
+points 1 and 2): a cache inside the judged repository that git tracks, that HEAD or the
+scanned commits hold, or that git does not ignore, is the pull request's input, and a run
+goes uncached (one note on stderr) instead of believing it; so does a cache folder of
+another user, one open to others' writes, a symlinked one, one in the git folder, and one a
+relative ``HOME`` would put in the working folder.
+
+Real repositories, a forged database really committed, real ``apc`` processes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.boundary.helpers import CLAUDE, commit, init
+from tests.conftest import git, run_apc
+
+IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+SESSION = "logs/session.jsonl"  # in a folder: the --tracked subtree cache answers it whole
+INSIDE = ".apc-cache"  # where the GitLab recipe keeps XDG_CACHE_HOME, in the checkout
+PROJECT = {"AGENTS.md": "# Agents\n", ".apc/project.json": "{}\n"}  # validate: errors
+
+
+def _tag(namespace: str) -> bytes:
+    return hashlib.sha256(namespace.encode()).digest()[:4]
+
+
+def forge(database: Path) -> int:
+    """Make every verdict of ``database`` say "nothing found" (what a pull request commits);
+    how many rows it changed. A self-contained file: no -wal beside it."""
+    db = sqlite3.connect(database)
+    changed = 0
+    rows = db.execute("SELECT key, value FROM entries").fetchall()
+    for key, value in rows:
+        tag = key[:4]
+        new = None
+        if tag == _tag("boundary-blob"):
+            new = b"[]"
+        elif tag == _tag("boundary-tree") and value.startswith(b"["):  # (not the root pointer)
+            files, _rows, *rest = json.loads(value)
+            new = json.dumps([files, [], *rest]).encode()
+        elif tag == _tag("boundary-run"):
+            new = b"[]"
+        elif tag == _tag("validate"):
+            data = json.loads(value)
+            if isinstance(data, dict) and "f" in data:  # a whole run
+                data["f"], data["a"] = [], []
+            elif isinstance(data, dict) and "p" in data:  # one file's outcome
+                data["p"], data["c"], data["s"] = [], [], []
+            else:
+                continue
+            new = json.dumps(data, separators=(",", ":")).encode()
+        if new is not None:
+            db.execute("UPDATE entries SET value = ? WHERE key = ?", (new, key))
+            changed += 1
+    db.commit()
+    db.execute("PRAGMA journal_mode = DELETE")
+    db.close()
+    return changed
+
+
+def env_inside(root: Path) -> dict[str, str]:
+    return {"XDG_CACHE_HOME": str(root / INSIDE)}
+
+
+def database_in(root: Path) -> Path:
+    return root / INSIDE / "apc-tools" / "results" / "cache.sqlite3"
+
+
+def exclude(root: Path) -> None:
+    with (root / ".git" / "info" / "exclude").open("a") as handle:
+        handle.write(f"/{INSIDE}/\n")
+
+
+def scans(base: str) -> list[list[str]]:
+    return [
+        ["boundary", "--range", f"{base}..HEAD"],
+        ["check", "--range", f"{base}..HEAD"],
+        ["boundary", "--tracked"],
+        ["boundary", "--history"],
+    ]
+
+
+def committed_forgery(tmp_path: Path) -> tuple[Path, str]:
+    """A repository whose last commit adds a session and, beside it, a forged cache database
+    filled by real runs over that very session: the checkout holds it where XDG_CACHE_HOME
+    points (as a CI checkout of the pull request would)."""
+    root = init(tmp_path / "repo")
+    base = commit(root, {"README.md": "hello\n"}, "base")
+    commit(root, {SESSION: CLAUDE}, "a session")
+    exclude(root)  # as the GitLab recipe does: ignored, so the runs fill it
+    for args in scans(base):
+        assert run_apc(root, *args, env=env_inside(root)).returncode == 1, args
+    assert forge(database_in(root)) > 0
+    for side in ("-wal", "-shm"):
+        database_in(root).with_name("cache.sqlite3" + side).unlink(missing_ok=True)
+    git(root, "add", "-f", INSIDE)
+    git(root, "commit", "-q", "--amend", "--no-edit")  # the same commit adds both
+    shutil.rmtree(root / INSIDE)
+    git(root, "checkout", "-q", "--", ".")
+    assert database_in(root).is_file()
+    return root, base
+
+
+def test_a_committed_forged_cache_decides_nothing(tmp_path: Path) -> None:
+    root, base = committed_forgery(tmp_path)
+    for args in scans(base):
+        plain = run_apc(root, *args, "--no-cache")
+        assert plain.returncode == 1, (args, plain.stdout, plain.stderr)
+        done = run_apc(root, *args, "--format", "json", env=env_inside(root))
+        assert done.returncode == 1, (args, done.stdout, done.stderr)
+        assert "Traceback" not in done.stderr
+        notes = [line for line in done.stderr.splitlines() if "result cache" in line]
+        assert len(notes) == 1, done.stderr  # one line, once per run
+        assert "not a cache" in notes[0] and "running without it" in notes[0]
+        report = json.loads(done.stdout)
+        assert SESSION in {f["path"] for f in report["findings"]}
+        if args[0] == "boundary" and args[1] in ("--tracked", "--history"):
+            # the committed database is a file of the scan like any other
+            assert report["summary"]["files"] >= 3, report["summary"]
+
+
+def test_a_forged_cache_staged_or_at_head_decides_nothing(tmp_path: Path) -> None:
+    """The session only staged; the forged database committed at HEAD (tracked), then only
+    staged (in the index, not yet committed): both refused."""
+    root, _ = committed_forgery(tmp_path)
+    git(root, "rm", "-q", "--cached", SESSION)
+    git(root, "commit", "-q", "-m", "drop the session")
+    git(root, "add", SESSION)
+    done = run_apc(root, "boundary", "--staged", env=env_inside(root))
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert "git tracks files in it" in done.stderr
+    git(root, "reset", "-q", "--", SESSION)
+    git(root, "rm", "-rq", "--cached", INSIDE)
+    git(root, "commit", "-q", "-m", "untrack the cache")
+    git(root, "add", "-f", INSIDE)  # staged again, not committed
+    git(root, "add", SESSION)
+    done = run_apc(root, "boundary", "--staged", env=env_inside(root))
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert "git tracks files in it" in done.stderr
+
+
+def test_a_forged_validate_cache_decides_nothing(tmp_path: Path) -> None:
+    root = init(tmp_path / "repo")
+    commit(root, PROJECT, "a project with errors")
+    exclude(root)
+    first = run_apc(root, "validate", env=env_inside(root))
+    assert first.returncode == 1, first.stdout
+    assert forge(database_in(root)) > 0
+    git(root, "add", "-f", INSIDE)
+    git(root, "commit", "-q", "-m", "the cache")
+    for args in (["validate"], ["check"], ["validate", "--statistics"]):
+        done = run_apc(root, *args, env=env_inside(root))
+        assert done.returncode == 1, (args, done.stdout, done.stderr)
+        assert "not a cache" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_ignored_never_committed_cache_inside_the_tree_is_used(tmp_path: Path) -> None:
+    """The GitLab recipe: `.apc-cache/` in the project folder, ignored, never committed: used,
+    without a note."""
+    root = init(tmp_path / "repo")
+    base = commit(root, {"README.md": "hello\n", ".gitignore": f"/{INSIDE}/\n"}, "base")
+    commit(root, {SESSION: CLAUDE}, "a session")
+    for args in scans(base):
+        done = run_apc(root, *args, env=env_inside(root))
+        assert done.returncode == 1 and "result cache" not in done.stderr, done.stderr
+    assert database_in(root).is_file()
+    rows = sqlite3.connect(database_in(root)).execute("SELECT count(*) FROM entries").fetchone()
+    assert rows[0] > 0
+    # not ignored any more (the pull request edits .gitignore): refused, uncached, same verdict
+    (root / ".gitignore").write_text("\n")
+    git(root, "commit", "-q", "-am", "unignore")  # (-a: only the tracked .gitignore)
+    done = run_apc(root, "boundary", "--tracked", env=env_inside(root))
+    assert done.returncode == 1
+    assert "git does not ignore it (add /.apc-cache/ to .gitignore)" in done.stderr
+
+
+def test_a_cache_in_the_git_folder_or_through_a_link_in_the_tree_is_refused(
+    tmp_path: Path,
+) -> None:
+    root = init(tmp_path / "repo")
+    commit(root, {SESSION: CLAUDE, ".gitignore": "/linked/\n"}, "a session")
+    done = run_apc(root, "boundary", env={"XDG_CACHE_HOME": str(root / ".git" / "c")})
+    assert done.returncode == 1 and "inside the git folder" in done.stderr, done.stderr
+    assert not (root / ".git" / "c").exists()
+    (tmp_path / "elsewhere").mkdir()
+    (root / "linked").symlink_to(tmp_path / "elsewhere")
+    (root / "real").mkdir()
+    for target in (tmp_path / "elsewhere", root / "real"):  # out of the tree, or in it
+        (root / "linked").unlink(missing_ok=True)
+        (root / "linked").symlink_to(target)
+        done = run_apc(root, "boundary", env={"XDG_CACHE_HOME": str(root / "linked")})
+        assert done.returncode == 1
+        assert f"through the symlink {root / 'linked'}" in done.stderr, done.stderr
+        assert not list(target.iterdir())
+    # a link outside the tree to a folder in it: the folder is the tree's, not ignored
+    (tmp_path / "outside").symlink_to(root / "real")
+    done = run_apc(root, "boundary", env={"XDG_CACHE_HOME": str(tmp_path / "outside")})
+    assert done.returncode == 1
+    assert "git does not ignore it (add /real/ to .gitignore)" in done.stderr
+
+
+def test_a_cache_in_a_folder_that_is_not_a_work_tree_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "plain"
+    for rel, text in PROJECT.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text)
+    done = run_apc(folder, "validate", env={"XDG_CACHE_HOME": str(folder / "c")})
+    assert done.returncode == 1 and "which is not a git work tree" in done.stderr
+    assert not (folder / "c").exists()
+
+
+@pytest.mark.parametrize("what", ["folder", "file"])
+def test_a_cache_open_to_others_writes_is_refused(xdg: Path, tmp_path: Path, what: str) -> None:
+    root = init(tmp_path / "repo")
+    commit(root, {SESSION: CLAUDE}, "a session")
+    assert run_apc(root, "boundary", env={"XDG_CACHE_HOME": str(xdg)}).returncode == 1
+    database = xdg / "apc-tools" / "results" / "cache.sqlite3"
+    target = database.parent if what == "folder" else database
+    target.chmod(0o777 if what == "folder" else 0o666)
+    done = run_apc(root, "boundary", env={"XDG_CACHE_HOME": str(xdg)})
+    assert done.returncode == 1
+    assert f"{target} is writable by others" in done.stderr, done.stderr
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="giving a folder to another user needs root")
+def test_a_cache_of_another_user_is_refused(xdg: Path, tmp_path: Path) -> None:
+    root = init(tmp_path / "repo")
+    commit(root, {SESSION: CLAUDE}, "a session")
+    assert run_apc(root, "boundary", env={"XDG_CACHE_HOME": str(xdg)}).returncode == 1
+    database = xdg / "apc-tools" / "results" / "cache.sqlite3"
+    os.chown(database, 4242, 4242)
+    done = run_apc(root, "boundary", env={"XDG_CACHE_HOME": str(xdg)})
+    assert done.returncode == 1 and "belongs to another user (uid 4242)" in done.stderr
+
+
+def test_a_symlinked_results_folder_is_refused(xdg: Path, tmp_path: Path) -> None:
+    root = init(tmp_path / "repo")
+    commit(root, {SESSION: CLAUDE}, "a session")
+    (xdg / "apc-tools").mkdir(parents=True)
+    (tmp_path / "odd").mkdir(mode=0o700)
+    (xdg / "apc-tools" / "results").symlink_to(tmp_path / "odd")
+    done = run_apc(root, "boundary", env={"XDG_CACHE_HOME": str(xdg)})
+    assert done.returncode == 1 and "is a symlink" in done.stderr, done.stderr
+    assert not list((tmp_path / "odd").iterdir())
+
+
+def test_a_relative_home_never_puts_the_cache_in_the_scanned_tree(tmp_path: Path) -> None:
+    """XDG_CACHE_HOME unset and HOME=. (issue 30, point 2): the cache goes to the user's home
+    of the password database (absolute), never ./.cache in the working folder. (Asked of a
+    real process started in the tree; a real run would fill the user's own cache.)"""
+    import pwd
+    import subprocess
+    import sys
+
+    root = init(tmp_path / "repo")
+    home = Path(pwd.getpwuid(os.getuid()).pw_dir)
+    for value in (".", "", "relative/home"):
+        env = {k: v for k, v in os.environ.items() if k != "XDG_CACHE_HOME"}
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "from apc_tools.core import cache; print(cache.database_path())",
+            ],
+            cwd=root,
+            env={**env, "HOME": value, "PYTHONPATH": str(Path(__file__).parents[2])},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert done.stdout.strip() == str(home / ".cache/apc-tools/results/cache.sqlite3")
+        assert root not in Path(done.stdout.strip()).parents
