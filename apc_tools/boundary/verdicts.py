@@ -25,7 +25,7 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from apc_tools.core.cache import Cache, Judged, keyer, text_keyer
+from apc_tools.core.cache import UNDECODABLE, Cache, Judged, keyer, text_keyer
 from apc_tools.core.git import Commit, Entry, Repo
 from apc_tools.findings import Finding, Severity
 
@@ -96,7 +96,7 @@ def load(value: bytes, entry: Entry) -> list[Finding] | None:
             )
             for rule, severity, message, line, column, identity in rows
         ]
-    except (ValueError, TypeError, UnicodeDecodeError):
+    except UNDECODABLE:
         return None  # never trusted: the blob is read and inspected instead
 
 
@@ -127,7 +127,7 @@ def load_run(value: bytes) -> list[Finding] | None:
     """The raw findings of a stored whole scan (None when the value is not one)."""
     try:
         return findings_of(json.loads(value.decode("utf-8", "surrogatepass")), None)
-    except (ValueError, TypeError, UnicodeDecodeError):
+    except UNDECODABLE:
         return None  # never trusted: the scan runs
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from apc_tools.contract.checks.rule_files import RuleGlobs
 from apc_tools.contract.inline import Allowances
+from apc_tools.core.cache import UNDECODABLE
 from apc_tools.findings import Finding, Severity
 
 # Kinds whose checks read nothing but the file itself (its path, kind, text and the profile):
@@ -111,7 +112,7 @@ class Outcome:
                 bool(data["u"]),
                 bool(data["f"]),
             )
-        except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+        except UNDECODABLE:
             return None
 
 

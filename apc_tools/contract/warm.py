@@ -50,6 +50,7 @@ from apc_tools.contract.listing import (
 )
 from apc_tools.contract.project import MARKETPLACE, disk_answer, kinds_of
 from apc_tools.core import files as io
+from apc_tools.core.cache import UNDECODABLE
 from apc_tools.findings import CannotRun, Finding, Result, Severity
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -216,7 +217,7 @@ def _load_memos(store: Cache | None, tops: Sequence[str]) -> dict[str, dict[str,
     for k, raw in store.get_many(list(keys)).items():
         try:
             data = json.loads(raw)
-        except ValueError:
+        except UNDECODABLE:
             continue
         entries = data.get("e") if isinstance(data, dict) else None
         if isinstance(entries, dict):
@@ -588,5 +589,5 @@ def from_bytes(raw: bytes) -> Validation | None:
             if probes is None
             else tuple((str(r), str(q), str(rel), bool(a)) for r, q, rel, a in probes),
         )
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+    except UNDECODABLE:
         return None

@@ -53,6 +53,9 @@ SCHEMA = 2
 CODE_RACY_NS = 2_000_000_000  # a source file changed this recently is digested by its bytes
 
 _code_digest: bytes | None = None
+# What decoding a stored value that is not one raises (a row of another version, written by
+# hand, damaged, nested past the parser's depth): each reader takes it as a miss.
+UNDECODABLE = (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError)
 
 
 def disabled_by_env() -> bool:
@@ -264,8 +267,10 @@ class Cache:
                     f"SELECT key, value, used FROM entries WHERE key IN ({marks})", chunk
                 )
                 for k, value, used in rows:
+                    if type(value) is not bytes:  # another version's or a hand-made row
+                        continue  # a miss (rewritten by this run), never a value
                     out[k[4:]] = value
-                    if used < stamp:
+                    if type(used) is not int or used < stamp:
                         stale.append(k)
             if stale:
                 self._touch(stale, stamp)

@@ -278,3 +278,75 @@ def test_a_relative_home_never_puts_the_cache_in_the_scanned_tree(tmp_path: Path
         )
         assert done.stdout.strip() == str(home / ".cache/apc-tools/results/cache.sqlite3")
         assert root not in Path(done.stdout.strip()).parents
+
+
+# --------------------------------------------------------------------------- rows of another type
+
+
+def every_command(base: str) -> list[list[str]]:
+    return [*scans(base), ["boundary", "--staged"], ["validate"], ["check"]]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "value = 42",  # an INTEGER where a BLOB is expected
+        "value = CAST(value AS TEXT)",  # the same bytes as TEXT
+        "value = 4.5",
+        "value = x'00ff'",  # a BLOB that decodes to nothing
+        "value = CAST(replace(hex(zeroblob(50000)), '00', '[') AS BLOB)",  # deep nesting
+        "used = 'yesterday'",  # the last-used stamp as TEXT
+        "key = CAST(key AS TEXT)",
+    ],
+)
+def test_rows_of_another_type_are_misses(xdg: Path, tmp_path: Path, change: str) -> None:
+    """A database written by hand or by another version (issue 30, point 3): every run gives
+    the verdict of an uncached run, never a traceback."""
+    root = init(tmp_path / "repo")
+    base = commit(root, PROJECT, "a project with errors")
+    commit(root, {SESSION: CLAUDE}, "a session")
+    (root / "staged.jsonl").write_text(CLAUDE)
+    git(root, "add", "staged.jsonl")
+    env = {"XDG_CACHE_HOME": str(xdg)}
+    expected = {}
+    for args in every_command(base):
+        done = run_apc(root, *args, "--format", "json", env=env)
+        expected[tuple(args)] = (done.returncode, json.loads(done.stdout)["findings"])
+        assert done.returncode == 1, (args, done.stderr)
+    database = xdg / "apc-tools" / "results" / "cache.sqlite3"
+    db = sqlite3.connect(database)
+    with db:
+        assert db.execute(f"UPDATE entries SET {change}").rowcount > 0
+    db.close()
+    for _ in range(2):  # the damaged rows, then what the first run stored again
+        for args in every_command(base):
+            done = run_apc(root, *args, "--format", "json", env=env)
+            assert "Traceback" not in done.stderr, (args, done.stderr)
+            got = (done.returncode, json.loads(done.stdout)["findings"])
+            assert got == expected[tuple(args)], args
+
+
+def test_a_database_made_by_hand_gives_misses(xdg: Path) -> None:
+    """A table without column types (SQLite keeps whatever is stored), rows of every type
+    under keys apc looks up: each is a miss, the cache stays usable and takes new rows."""
+    from apc_tools.core.cache import SCHEMA, Cache, key
+
+    folder = xdg / "apc-tools" / "results"
+    folder.mkdir(parents=True, mode=0o700)
+    db = sqlite3.connect(folder / "cache.sqlite3")
+    db.execute("CREATE TABLE entries (key PRIMARY KEY, value, used) WITHOUT ROWID")
+    db.execute(f"PRAGMA user_version = {SCHEMA}")
+    tag = _tag("ns")
+    values = [42, "text", 4.5, None, b"fine"]
+    keys = [key("k", str(i)) for i in range(len(values))]
+    with db:
+        db.executemany(
+            "INSERT INTO entries VALUES (?, ?, ?)",
+            [(tag + k, v, "not a day") for k, v in zip(keys, values, strict=True)],
+        )
+    db.close()
+    with Cache.open("ns") as opened:
+        assert opened.enabled, opened.error
+        assert opened.get_many(keys) == {keys[-1]: b"fine"}
+        opened.put_many({k: b"new" for k in keys})
+        assert opened.get_many(keys) == dict.fromkeys(keys, b"new")
