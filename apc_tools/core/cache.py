@@ -12,8 +12,12 @@ the file should be, a read-only folder, a full disk, a lock held too long by ano
 the cache into a no-op for the rest of the run, which proceeds uncached and gives the same
 result. ``--no-cache`` or ``APC_NO_CACHE=1`` opens the no-op cache directly.
 
-Writes are SQLite transactions (atomic; WAL mode, so readers never wait for a writer and two
-runs can share the file). Size is bounded: when the live pages pass :data:`MAX_BYTES`
+Writes are SQLite transactions (atomic; a rollback journal, and nothing memory-mapped: no
+``mmap_size``, no WAL, whose wal-index is a shared mapping of the ``-shm`` file, so another
+process truncating a file under apc makes a read fail, never a SIGBUS; runs share the file,
+a writer waiting at most :data:`BUSY_MS` for readers). A database apc 0.1.0 left in WAL mode
+is taken out of it in exclusive locking mode (the wal-index then lives in the process, not
+the ``-shm``). Size is bounded: when the live pages pass :data:`MAX_BYTES`
 (``APC_CACHE_MAX_BYTES`` overrides it), the least recently used rows (by a coarse last-used
 stamp, in days: a warm run rewrites it at most once a day) are deleted until it is under three
 quarters of the bound. The bound is checked when a run that wrote closes, so the file holds at
@@ -213,10 +217,10 @@ class Cache:
 
     @classmethod
     def open(cls, namespace: str, *, enabled: bool = True, judged: Judged | None = None) -> Cache:
-        """The cache for ``namespace`` in a run that judges ``judged`` (default: the working
-        folder); a no-op cache when disabled (``enabled=False`` or ``APC_NO_CACHE``), when the
-        cache is not one to trust for that run (:func:`refusal`: said once on stderr) or when
-        the database cannot be used."""
+        """The cache for ``namespace`` in a run that judges ``judged`` (default: no tree, as
+        for a library call on no repository); a no-op cache when disabled (``enabled=False``
+        or ``APC_NO_CACHE``), when the cache is not one to trust for that run
+        (:func:`refusal`: said once on stderr) or when the database cannot be used."""
         out = cls(namespace)
         out.judged = judged
         if not enabled or disabled_by_env():
@@ -225,7 +229,7 @@ class Cache:
             path = database_path()
             why = "no absolute home folder to keep it in" if path is None else None
             if path is not None:
-                why = refusal(path.parent, judged or Judged((Path.cwd(),)))
+                why = refusal(path.parent, judged or Judged(()))
             if why is not None:
                 _note(path, why)
                 out.error = f"not used: {why}"
@@ -593,15 +597,29 @@ def _connect(path: Path) -> sqlite3.Connection:
             raise OSError(f"{one}: not a regular file of this user (refused)")
     # Create the file ourselves: 0600, never through a symlink planted in its place.
     flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    os.close(os.open(path, flags, 0o600))
+    handle = os.open(path, flags, 0o600)
+    try:
+        header = os.read(handle, 100)
+    finally:
+        os.close(handle)
     db = sqlite3.connect(path, timeout=BUSY_MS / 1000, isolation_level="DEFERRED")
     try:
         db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+        # No memory mapping of any file: another process truncating the database or a -shm
+        # under a mapping kills the reader with SIGBUS; a read() only fails (and the run goes
+        # uncached). So no mmap of the database, and a rollback journal, not WAL (whose
+        # wal-index is a shared mapping of the -shm file).
+        db.execute("PRAGMA mmap_size = 0")
+        if len(header) >= 20 and 2 in (header[18], header[19]):  # WAL, as apc 0.1.0 made it
+            # In exclusive locking mode SQLite keeps the wal-index in this process's memory
+            # (never the -shm) and can leave WAL; another process using the file: busy.
+            db.execute("PRAGMA locking_mode = EXCLUSIVE")
+            mode = db.execute("PRAGMA journal_mode = DELETE").fetchone()[0]
+            db.execute("PRAGMA locking_mode = NORMAL")  # (released at the next access)
+            if str(mode).casefold() != "delete":
+                raise sqlite3.OperationalError(f"journal mode {mode}, not delete")
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA:
-            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if str(mode).casefold() != "wal":
-                raise sqlite3.OperationalError(f"journal mode {mode}, not wal")
             db.execute("BEGIN IMMEDIATE")  # one run makes the table; another waits, then sees it
             try:
                 if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
@@ -615,7 +633,6 @@ def _connect(path: Path) -> sqlite3.Connection:
             except BaseException:
                 db.rollback()
                 raise
-        db.execute("PRAGMA synchronous = NORMAL")
         # A quick sanity read: a file that is not a database fails here, not mid-run.
         db.execute("SELECT 1 FROM entries LIMIT 1").fetchall()
     except Exception:
@@ -643,12 +660,12 @@ def _evict(db: sqlite3.Connection, bound: int) -> int:
 
 
 def store_size(path: Path | None = None) -> int:
-    """Bytes of the database file and its WAL (0 when absent)."""
+    """Bytes of the database file and its journal or WAL (0 when absent)."""
     path = path or database_path()
     if path is None:
         return 0
     total = 0
-    for one in (path, path.with_name(path.name + "-wal")):
+    for one in (path, *(path.with_name(path.name + side) for side in ("-wal", "-journal"))):
         try:
             total += os.lstat(one).st_size
         except OSError:

@@ -350,3 +350,107 @@ def test_a_database_made_by_hand_gives_misses(xdg: Path) -> None:
         assert opened.get_many(keys) == {keys[-1]: b"fine"}
         opened.put_many({k: b"new" for k in keys})
         assert opened.get_many(keys) == dict.fromkeys(keys, b"new")
+
+
+# --------------------------------------------------------------------------- no shared mapping
+
+TRUNCATE = """
+import os, sys, time
+end, count = time.monotonic() + float(sys.argv[1]), 0
+while time.monotonic() < end and count < 2_000_000:
+    for path in sys.argv[2:]:
+        try:
+            os.truncate(path, 0)
+            count += 1
+        except OSError:
+            pass
+print(count)
+"""
+
+READ = """
+import sys, time
+from apc_tools.core.cache import Cache, key
+keys = [key("k", str(i)) for i in range(20000)]
+end, reads = time.monotonic() + float(sys.argv[1]), 0
+while time.monotonic() < end and reads < 200:
+    with Cache.open("ns") as opened:
+        if not opened.get_many(keys) and opened.enabled:
+            opened.put_many({k: b"v" * 50 for k in keys})
+    reads += 1
+print(reads)
+"""
+
+
+def test_truncating_the_side_files_under_readers_never_kills_them(
+    xdg: Path, tmp_path: Path
+) -> None:
+    """Issue 30, point 4: another process truncating ``-shm`` (and ``-journal``, ``-wal``) in
+    a loop while apc processes read and write the cache: SQLite maps no file, so no reader
+    dies of SIGBUS; real apc runs give their verdict. Bounded: 4 seconds, 200 reads each."""
+    import subprocess
+    import sys
+
+    folder = xdg / "apc-tools" / "results"
+    sides = [str(folder / f"cache.sqlite3{side}") for side in ("-shm", "-journal", "-wal")]
+    env = {**os.environ, "XDG_CACHE_HOME": str(xdg)}
+    here = Path(__file__).parents[2]
+    seed = subprocess.run(
+        [sys.executable, "-c", READ, "0.2"], cwd=here, env=env, capture_output=True
+    )
+    assert seed.returncode == 0, seed.stderr
+    for side in sides[:1]:  # a -shm another process left (apc 0.1.0 used WAL)
+        Path(side).write_bytes(b"\0" * 32768)
+    cutter = subprocess.Popen(
+        [sys.executable, "-c", TRUNCATE, "4", *sides], stdout=subprocess.PIPE, cwd=here
+    )
+    readers = [
+        subprocess.Popen(
+            [sys.executable, "-c", READ, "3"],
+            cwd=here,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(3)
+    ]
+    root = init(tmp_path / "repo")
+    commit(root, {SESSION: CLAUDE, **{f"docs/{i}.md": f"page {i}\n" for i in range(50)}})
+    runs = [run_apc(root, "boundary", env={"XDG_CACHE_HOME": str(xdg)}) for _ in range(3)]
+    for reader in readers:
+        out, err = reader.communicate(timeout=60)
+        assert reader.returncode == 0, (reader.returncode, err[-2000:])
+        assert int(out) > 0
+    cutter.communicate(timeout=60)
+    assert [done.returncode for done in runs] == [1, 1, 1], [done.stderr for done in runs]
+
+
+def test_two_runs_at_once_share_the_cache(xdg: Path, tmp_path: Path) -> None:
+    """Two gates at once (two pre-commit hooks in two repositories): both judge, both fill
+    the one cache, and the next run of each is answered from it (nothing new stored)."""
+    import subprocess
+    import sys
+
+    roots = []
+    for name in ("one", "two"):
+        root = init(tmp_path / name)
+        commit(root, {SESSION: CLAUDE, **{f"{name}/{i}.md": f"{name} {i}\n" for i in range(200)}})
+        roots.append(root)
+    env = {**os.environ, "XDG_CACHE_HOME": str(xdg)}
+    command = [sys.executable, "-m", "apc_tools", "boundary", "--no-progress"]
+    both = [
+        subprocess.Popen(command, cwd=r, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for r in roots
+    ]
+    for run in both:
+        _out, err = run.communicate(timeout=120)
+        assert run.returncode == 1 and b"Traceback" not in err, err
+    database = xdg / "apc-tools" / "results" / "cache.sqlite3"
+    db = sqlite3.connect(database)
+    rows = db.execute("SELECT count(*) FROM entries").fetchone()[0]
+    db.close()
+    for root in roots:
+        assert run_apc(root, "boundary", env={"XDG_CACHE_HOME": str(xdg)}).returncode == 1
+    db = sqlite3.connect(database)
+    assert db.execute("SELECT count(*) FROM entries").fetchone()[0] == rows
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    db.close()
