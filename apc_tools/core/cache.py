@@ -54,7 +54,6 @@ CHUNK_NEW = 8000  # SQLite 3.32 and later (32,766 parameters): fewer, larger que
 NO_CACHE_ENV = "APC_NO_CACHE"
 MAX_BYTES_ENV = "APC_CACHE_MAX_BYTES"
 SCHEMA = 2
-CODE_RACY_NS = 2_000_000_000  # a source file changed this recently is digested by its bytes
 
 _code_digest: bytes | None = None
 # What decoding a stored value that is not one raises (a row of another version, written by
@@ -102,32 +101,69 @@ def database_path() -> Path | None:
 
 
 def _code() -> bytes:
-    """A digest of apc's own ``.py`` files (computed once): an edited or other checkout with
-    the same version number never shares verdicts with this one. A file last changed clearly
-    before now is digested by its path and stat signature (size, mtime, ctime, inode: an edit
-    always changes its ctime), a newer one by its bytes (an edit in the same clock tick could
-    keep the signature), so a start reads none of apc's source."""
+    """A digest of apc's own ``.py`` files by their content (computed once): an edited or
+    other checkout with the same version number never shares verdicts with this one, and two
+    installs of one wheel (a rebuilt CI image, another virtualenv) share them all, whatever
+    their paths, inodes and times. A file the install's ``RECORD`` lists, with its size and
+    not changed since ``RECORD`` was written (its ctime: an edit always moves it), is digested
+    by the SHA-256 that ``RECORD`` holds (no read: the digest of its bytes); any other file
+    (a checkout, an edited install) by its bytes."""
     global _code_digest
     if _code_digest is None:
         digest = hashlib.sha256()
         package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-        limit = time.time_ns() - CODE_RACY_NS
+        recorded, written = _recorded(package)
         try:
             for rel in _sources(package):
                 path = os.path.join(package, rel)
                 info = os.stat(path)
-                digest.update(rel.encode("utf-8", "surrogateescape") + b"\0")
-                if info.st_mtime_ns < limit and info.st_ctime_ns < limit:
-                    sig = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
-                    digest.update(repr(sig).encode() + b"\0")
+                known = recorded.get(rel)
+                if (
+                    known is not None
+                    and known[1] == info.st_size
+                    and max(info.st_ctime_ns, info.st_mtime_ns) <= written
+                ):
+                    sha = known[0]
                 else:
                     with open(path, "rb") as handle:
-                        digest.update(handle.read())
-                    digest.update(b"\0")
+                        sha = hashlib.sha256(handle.read()).digest()
+                digest.update(rel.encode("utf-8", "surrogateescape") + b"\0" + sha)
         except OSError:  # pragma: no cover - an unreadable install: no cache sharing at all
             digest.update(os.urandom(16))
         _code_digest = digest.digest()
     return _code_digest
+
+
+def _recorded(package: str) -> tuple[dict[str, tuple[bytes, int]], int]:
+    """What the wheel install's ``RECORD`` beside ``package`` says of its ``.py`` files
+    (path relative to the package -> SHA-256 and size) and when it was written (its ctime);
+    nothing for a checkout or an editable install (whose RECORD lists no source)."""
+    import base64
+
+    name = os.path.basename(package)
+    record = os.path.join(os.path.dirname(package), f"{name}-{__version__}.dist-info", "RECORD")
+    out: dict[str, tuple[bytes, int]] = {}
+    try:
+        written = os.stat(record).st_ctime_ns
+        with open(record, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except (OSError, ValueError):
+        return {}, 0
+    prefix = name + "/"
+    for line in lines:
+        parts = line.rsplit(",", 2)  # path (which may hold a comma), hash, size
+        if len(parts) != 3 or not parts[0].startswith(prefix) or not parts[0].endswith(".py"):
+            continue
+        path, hashed, shown = parts
+        algorithm, _, value = hashed.partition("=")
+        try:
+            size = int(shown)
+            sha = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
+        except ValueError:
+            continue
+        if algorithm == "sha256" and len(sha) == 32:
+            out[path[len(prefix) :]] = (sha, size)
+    return out, written
 
 
 def _sources(package: str) -> list[str]:
