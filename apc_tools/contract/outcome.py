@@ -83,7 +83,8 @@ class Outcome:
             "u": self.unread,
             "f": self.in_full,
         }
-        return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        # ASCII JSON: a name that is not UTF-8 (surrogate escapes) is stored as \udcff escapes
+        return json.dumps(data, separators=(",", ":")).encode("ascii")
 
     @classmethod
     def from_bytes(cls, rel: str, kind: str, path: str, raw: bytes) -> Outcome | None:

@@ -566,7 +566,8 @@ def to_bytes(found: Validation) -> bytes:
         "a": [_finding_out(f) for f in found.allowed],
         "p": None if found.probes is None else [list(p) for p in found.probes],
     }
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    # ASCII JSON: a name that is not UTF-8 (surrogate escapes) is stored as \udcff escapes
+    return json.dumps(data, separators=(",", ":")).encode("ascii")
 
 
 def from_bytes(raw: bytes) -> Validation | None:
