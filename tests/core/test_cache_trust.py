@@ -454,3 +454,50 @@ def test_two_runs_at_once_share_the_cache(xdg: Path, tmp_path: Path) -> None:
     assert db.execute("SELECT count(*) FROM entries").fetchone()[0] == rows
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
     db.close()
+
+
+# --------------------------------------------------------------------------- the docs' recipe
+
+
+def gitlab_recipe() -> dict[str, object]:
+    import re
+
+    from ruamel.yaml import YAML
+
+    from tests.conftest import REPO_ROOT
+
+    text = (REPO_ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    [block] = [b for b in re.findall(r"```yaml\n(.*?)```", text, re.S) if ".apc-cache" in b]
+    return YAML(typ="safe").load("apc:\n" + block)["apc"]  # type: ignore[no-any-return]
+
+
+def test_the_gitlab_recipe_keeps_the_cache_ignored_and_refuses_a_committed_one(
+    tmp_path: Path,
+) -> None:
+    """docs/ci.md's GitLab recipe, run in a real clone as the job runs it: the cache in the
+    project folder is used (ignored by the before_script line, though the merge request's
+    .gitignore says nothing), and a merge request that commits a database there is not."""
+    import subprocess
+
+    recipe = gitlab_recipe()
+    folder = str(recipe["variables"]["XDG_CACHE_HOME"])  # type: ignore[index]
+    assert recipe["cache"]["paths"] == [".apc-cache/"]  # type: ignore[index]
+    origin = init(tmp_path / "origin")
+    base = commit(origin, {"README.md": "hello\n"}, "base")
+    commit(origin, {SESSION: CLAUDE}, "a session")
+    project = tmp_path / "builds" / "project"
+    git(tmp_path, "clone", "-q", str(origin), str(project))
+    env = {**os.environ, "CI_PROJECT_DIR": str(project)}
+    for line in recipe["before_script"]:  # type: ignore[index]
+        subprocess.run(["sh", "-c", line], cwd=project, env=env, check=True)
+    xdg = {"XDG_CACHE_HOME": folder.replace("$CI_PROJECT_DIR", str(project))}
+    for _ in range(2):
+        done = run_apc(project, "check", "--range", f"{base}..HEAD", env=xdg)
+        assert done.returncode == 1 and "result cache" not in done.stderr, done.stderr
+    assert database_in(project).is_file()
+    assert git(project, "status", "--porcelain") == ""  # ignored: nothing to commit
+    # the merge request commits a database there: refused, and the session still found
+    git(project, "add", "-f", INSIDE)
+    git(project, "commit", "-q", "-m", "a cache")
+    done = run_apc(project, "check", "--range", f"{base}..HEAD", env=xdg)
+    assert done.returncode == 1 and "not a cache" in done.stderr, done.stderr
