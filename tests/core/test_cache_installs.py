@@ -5,7 +5,6 @@ rebuilt CI image hits what the last one stored). A real wheel, real venvs, real 
 from __future__ import annotations
 
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -15,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.boundary.helpers import CLAUDE, commit, init
-from tests.conftest import REPO_ROOT, git
+from tests.test_packaging import build
 
 PIP = [sys.executable, "-m", "pip"]
 FILES = {"logs/session.jsonl": CLAUDE, "AGENTS.md": "# Agents\n", ".apc/project.json": "{}\n"}
@@ -23,21 +22,7 @@ FILES = {"logs/session.jsonl": CLAUDE, "AGENTS.md": "# Agents\n", ".apc/project.
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tmp = tmp_path_factory.mktemp("wheel")
-    src = tmp / "src"
-    for rel in git(REPO_ROOT, "ls-files", "-z").split("\0"):
-        source = REPO_ROOT / rel
-        if rel and source.is_file() and not source.is_symlink():
-            (src / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, src / rel)
-    done = subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "-o", str(tmp / "dist"), str(src)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    [built] = (tmp / "dist").glob("apc_tools-*.whl")
+    [built] = build("wheel", tmp_path_factory.mktemp("wheel")).glob("apc_tools-*.whl")
     return built
 
 
