@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from apc_tools.core.allow import SAME_CAUSE
 from apc_tools.core.selection import Selection
 from apc_tools.findings import CannotRun, Finding, Result, changed
 
@@ -43,12 +44,6 @@ if TYPE_CHECKING:
 
 # A cause both halves report -> (boundary rule family prefix, validate rules of that cause,
 # whether the same line is required: a transcript is a cause of the whole file).
-SAME_CAUSE: tuple[tuple[str, frozenset[str], bool], ...] = (
-    ("BSC", frozenset({"AGM004", "MCP003", "MEM002"}), True),
-    ("BLP", frozenset({"MCP004", "MEM003"}), True),
-    ("BMK", frozenset({"AGM005", "MEM004"}), True),
-    ("BTR", frozenset({"MEM004"}), False),
-)
 
 
 @dataclass(frozen=True)
@@ -87,20 +82,21 @@ def run_check(
 
     if options.write_baseline and options.rev_range is not None:
         raise CannotRun("--write-baseline accepts the findings of the tree: drop --range")
-    root = repository_root(options.cwd)
+    root = repository_root(options.cwd, options.paths)
     scope = scope_of(root, options.cwd, options.paths)
-    if options.config is None and options.rev_range is not None:
+    at_base: frozenset[str] | None = None
+    if options.rev_range is not None:
+        # the contract of the range's head commit, read from git objects (whatever branch or
+        # edits the work tree holds), judged by the policy of its base (or --config)
         with tempfile.TemporaryDirectory(prefix="apc-check-") as tmp:
-            config = base_policy(root, options.rev_range, Path(tmp))
-            validated = validate_tree(root, config, options)
+            config = options.config
+            if config is None:
+                config = base_policy(root, options.rev_range, Path(tmp))
+            validated = head_validation(root, options.rev_range, config, options, Path(tmp))
             at_base = base_findings(root, options.rev_range, config, options, Path(tmp))
     else:
         own = options.config if options.config is not None else root_policy(root)
         validated = validate_tree(root, own, options)
-        at_base = None
-        if options.rev_range is not None:
-            with tempfile.TemporaryDirectory(prefix="apc-check-") as tmp:
-                at_base = base_findings(root, options.rev_range, own, options, Path(tmp))
     mode = "range" if options.rev_range is not None else "tracked"
     scanned = scan(
         Options(
@@ -138,6 +134,8 @@ def run_check(
         [*contract, *gate, *stale],
         max(validated.result.files, scanned.result.files),
         strict=validated.result.strict or scanned.result.strict,
+        compared=at_base is not None,
+        old_fails=leak_rules() if at_base is not None else None,
     )
     return CheckOutcome(result)
 
@@ -154,6 +152,34 @@ def validate_tree(root: Path, config: Path | None, options: CheckOptions) -> Val
         selection=options.selection,
         cache=options.cache,
     )
+
+
+def leak_rules() -> frozenset[str]:
+    """The validate rules whose findings fail `apc check --range` even when the base has them
+    too: a secret or runtime state in a contract file (basis ``leak``) stays in the repository
+    whoever committed it. Every other preexisting finding is reported and fails nothing (the
+    pull request did not introduce it); the boundary half reads only the range's commits."""
+    from apc_tools.contract.rules import BASIS
+    from apc_tools.findings import Basis
+
+    return frozenset(rule for rule, (basis, _) in BASIS.items() if basis is Basis.LEAK)
+
+
+def head_validation(
+    root: Path, rev_range: str, config: Path | None, options: CheckOptions, folder: Path
+) -> Validation:
+    """The validation of the tree of the range's head commit (``B`` of ``A..B``), written to
+    ``folder`` from git objects as the base is (:func:`base_findings`): `apc check --range`
+    judges what the range leads to, not the checked-out files (another branch, edits)."""
+    from apc_tools.core import git
+
+    repo = git.open_repo(root)
+    head = range_head(repo, rev_range)
+    tree = folder / "head"
+    tree.mkdir()
+    write_tree_at(repo, head, tree)
+    with git_stops_at(folder):
+        return validate_tree(tree, config, replace(options, cache=False))
 
 
 def base_findings(
@@ -250,9 +276,10 @@ def stale_validate_entries(
     """BPL001 for each validate entry of the baseline (the boundary half reports its own)
     that matches no validate finding of the tree any more."""
     from apc_tools.boundary.policy import STALE, is_boundary_rule
+    from apc_tools.boundary.trusted import baseline_name
 
     matched = {f.fingerprint for f in found}
-    name = baseline_name(root, options)
+    name = baseline_name(root, options.config)
     out = []
     for entry in accepted:
         if is_boundary_rule(entry.rule) or entry.fingerprint in matched:
@@ -275,44 +302,39 @@ def write_check_baseline(
     """Accept every error and warning of the validate half too: its entries replace the
     validate entries of the baseline the boundary half has just written (whose own entries
     replaced only the boundary ones)."""
-    from apc_tools.boundary.policy import BaselineEntry, baseline_path, is_boundary_rule
-    from apc_tools.boundary.policy import write_baseline as write_entries
+    from apc_tools.boundary.policy import baseline_path, is_boundary_rule
+    from apc_tools.boundary.trusted import baseline_name, write_baseline
 
-    entries = [
-        BaselineEntry(f.fingerprint, f.rule, f.path)
-        for f in contract
-        if f.severity.value in ("error", "warning") and not is_boundary_rule(f.rule)
-    ]
-    target = scanned.baseline_written or baseline_path(root, baseline_name(root, options))
-    try:
-        write_entries(target, entries, replace=lambda rule: not is_boundary_rule(rule))
-    except OSError as exc:
-        raise CannotRun(f"{target}: cannot write the baseline: {exc.strerror or exc}") from None
-    total = scanned.baseline_entries + len(entries)
-    return CheckOutcome(Result.of([], scanned.result.files), target, total)
+    target = scanned.baseline_written or baseline_path(root, baseline_name(root, options.config))
+    count = write_baseline(target, contract, lambda rule: not is_boundary_rule(rule))
+    return CheckOutcome(
+        Result.of([], scanned.result.files), target, scanned.baseline_entries + count
+    )
 
 
-def baseline_name(root: Path, options: CheckOptions) -> str:
-    """The baseline file the policy names (``boundary.baseline``, default .apc-baseline.json)."""
-    from apc_tools.boundary.policy import BASELINE_FILE, parse_settings
-    from apc_tools.core.policy import POLICY_FILE
-
-    source = options.config if options.config is not None else root / POLICY_FILE
-    if not source.is_file():  # the empty policy's name, without loading the YAML parser
-        return BASELINE_FILE
-    return parse_settings(str(source), source.read_text("utf-8", "replace")).baseline
-
-
-def repository_root(cwd: Path) -> Path:
+def repository_root(cwd: Path, paths: Sequence[Path] = ()) -> Path:
+    """The top level of the work tree holding ``cwd``; CannotRun, with the way out, when there
+    is none (a PATH inside a clone named from outside it: ``-C`` that clone)."""
     from apc_tools.core import git
 
     if not cwd.is_dir():
         raise CannotRun(f"{cwd}: no such folder")
     top = git.toplevel(cwd)
     if top is None:
+        hint = "run it inside a clone (or `apc check -C DIR`)"
+        for path in paths:
+            folder = cwd / path
+            folder = folder if folder.is_dir() else folder.parent
+            inner = git.toplevel(folder) if folder.is_dir() else None
+            if inner is not None:
+                hint = (
+                    f"{path} is in the clone {inner}: run `apc check -C {inner}` with PATHs "
+                    "relative to it, or run apc check from inside it"
+                )
+                break
         raise CannotRun(
-            f"{cwd}: not inside a git work tree (apc check scans git objects; run it in a "
-            "clone, or use `apc validate` for a plain folder)"
+            f"{cwd}: not inside a git work tree (apc check scans git objects): {hint}; "
+            "`apc validate` checks a plain folder"
         )
     return top.resolve()
 
@@ -349,31 +371,6 @@ def baseline_entries(root: Path, options: CheckOptions) -> tuple[BaselineEntry, 
     return gate_inputs(repo, base, options.config, rules=lambda rule: True)[1]
 
 
-def accept_baseline(result: Result, root: Path, config: Path | None) -> Result:
-    """``apc validate``: ``result`` without the validate findings the baseline accepts (the
-    file the policy names at ``root``, written by ``apc check --write-baseline``), so the
-    pre-commit hook and `apc check` agree. A missing baseline accepts nothing."""
-    from apc_tools.boundary.policy import baseline_path, is_boundary_rule, parse_baseline
-
-    try:
-        name = baseline_name(root, CheckOptions(cwd=root, config=config))
-        target = baseline_path(root, name)
-    except CannotRun:
-        return result  # a policy that names an outside baseline: validate reports as before
-    if not target.is_file():
-        return result
-    try:
-        text = target.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CannotRun(f"{target}: cannot read the baseline: {exc}") from None
-    entries = parse_baseline(str(target), text, rules=lambda rule: not is_boundary_rule(rule))
-    if not entries:
-        return result
-    taken = {e.fingerprint for e in entries}
-    kept = [f for f in result.findings if f.fingerprint not in taken]
-    return Result.of(kept, result.files, strict=result.strict, skipped=result.skipped)
-
-
 def twin_accepted(contract: Finding, accepted: Sequence[BaselineEntry]) -> bool:
     """A validate finding whose boundary twin (the same cause at the same path: the same
     secret value, for a secret) is in the baseline: ``apc boundary --write-baseline`` adopts
@@ -394,12 +391,23 @@ def range_base(repo: Repo, rev_range: str) -> str:
     """The base commit of ``A..B`` (CannotRun on another form or an unknown commit)."""
     from apc_tools.core import git
 
+    return git.resolve_commit(repo, range_sides(rev_range)[0])
+
+
+def range_head(repo: Repo, rev_range: str) -> str:
+    """The head commit of ``A..B`` (CannotRun on another form or an unknown commit)."""
+    from apc_tools.core import git
+
+    return git.resolve_commit(repo, range_sides(rev_range)[1])
+
+
+def range_sides(rev_range: str) -> tuple[str, str]:
     if ".." not in rev_range or "..." in rev_range:
         raise CannotRun(f"--range {rev_range!r}: expected BASE..HEAD (two commits, two dots)")
     left, right = rev_range.split("..", 1)
     if not left.strip() or not right.strip():
         raise CannotRun(f"--range {rev_range!r}: BASE and HEAD must both be named (one is empty)")
-    return git.resolve_commit(repo, left)
+    return left, right
 
 
 def scope_of(root: Path, cwd: Path, paths: Sequence[Path]) -> tuple[str, ...]:

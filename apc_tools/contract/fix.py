@@ -27,6 +27,7 @@ import os
 import re
 import stat
 import tempfile
+import textwrap
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -43,6 +44,7 @@ from apc_tools.contract.validate import (
     _run_scan,
     _select,
     check_project,
+    in_cursor_rules,
     parse_doc,
 )
 from apc_tools.core import detect
@@ -50,6 +52,7 @@ from apc_tools.core import files as io
 from apc_tools.core.gitignore import SAFE_DEFAULTS, missing_defaults
 from apc_tools.core.parse import _patch_line, resolve_plain
 from apc_tools.core.policy import Policy
+from apc_tools.core.selection import Selection
 from apc_tools.findings import Finding
 
 # A file with one of these findings is not fixed: apc could not read it the way its tools do.
@@ -85,10 +88,12 @@ class FileFix:
     notes: dict[str, list[str]] = field(default_factory=dict)  # rule -> what the user must do
     bom_removed: bool = False
 
-    def diff(self) -> str:
-        """The unified diff of the fix, with every removed secret redacted."""
-        old = (self.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
-        new = self.after.decode("utf-8", "replace").splitlines(keepends=True)
+    def diff(self) -> bytes:
+        """The unified diff of the fix, byte for byte what ``git apply`` and ``patch`` take
+        (CRLF line ends and a byte-order mark kept as they are in the file; lines cut at LF
+        only), with every removed secret redacted."""
+        old = _lines(self.before or b"")
+        new = _lines(self.after)
         lines = difflib.unified_diff(
             old,
             new,
@@ -99,7 +104,16 @@ class FileFix:
         for line in lines:
             text = line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
             out.append(detect.redact_secrets(text, self.secrets))
-        return "".join(out)
+        return "".join(out).encode("utf-8", "surrogateescape")
+
+
+def _lines(data: bytes) -> list[str]:
+    """``data`` as lines cut after each LF only (a CR, a form feed or U+2028 inside a line is
+    part of it, as for git), undecodable bytes kept by surrogate escapes."""
+    text = data.decode("utf-8", "surrogateescape")
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    return [*lines, parts[-1]] if parts[-1] else lines
 
 
 @dataclass
@@ -166,6 +180,9 @@ def _renderings(value: str, original: str) -> list[str]:
     """``value`` as YAML scalars, the style of ``original`` first where it can hold it, then
     double-quoted (JSON's escapes are YAML's): the caller keeps the first that reads back."""
     out = []
+    block = _block(value, original)
+    if block is not None:
+        out.append(block)
     if original.startswith("'") and not any(c < " " or c in "\x7f\x85" for c in value):
         out.append("'" + value.replace("'", "''") + "'")
     plain = not original.startswith(("'", '"')) and bool(_PLAIN_OK.match(value))
@@ -174,6 +191,50 @@ def _renderings(value: str, original: str) -> list[str]:
         out.append(value)
     out.append(json.dumps(value, ensure_ascii=False))
     return out
+
+
+_BLOCK_HEADER = re.compile(r"^([|>])([+-]?)[ \t]*(?:#.*)?$")
+_BLOCK_WIDTH = 80  # a folded block's lines are wrapped near this (folding joins them again)
+
+
+def _block(value: str, original: str) -> str | None:
+    """``value`` in the block style of ``original`` (``>`` folded or ``|`` literal, with its
+    chomping indicator and indentation), or None when ``original`` is no block scalar apc can
+    write again. The caller reads the result back, so any doubt falls to the next style."""
+    lines = original.split("\n")
+    header = _BLOCK_HEADER.match(lines[0].rstrip("\r"))
+    body = [line.rstrip("\r") for line in lines[1:] if line.strip()]
+    if header is None or not body:
+        return None
+    indent = body[0][: len(body[0]) - len(body[0].lstrip(" "))]
+    if not indent:
+        return None
+    style, chomp = header.groups()
+    text = value
+    if chomp != "-":  # clip and keep end the value with a line break
+        if not text.endswith("\n"):
+            return None
+        text = text[:-1]
+    if "\n" in text and chomp == "+":
+        return None
+    eol = "\r\n" if "\r\n" in original else "\n"
+    rows: list[str] = []
+    for number, paragraph in enumerate(text.split("\n")):
+        if style == ">":
+            if number:
+                rows.append("")  # one line break in a folded value is a blank line
+            wrapped = textwrap.wrap(
+                paragraph,
+                width=max(_BLOCK_WIDTH - len(indent), 20),
+                break_long_words=False,
+                break_on_hyphens=False,
+                drop_whitespace=True,
+            )
+            rows += wrapped or [""]
+        else:
+            rows.append(paragraph)
+    rendered = [style + chomp] + [indent + row if row else "" for row in rows]
+    return eol.join(rendered)
 
 
 def _quoted_end(text: str, start: int, limit: int) -> int | None:
@@ -279,7 +340,7 @@ def fix_lenient(doc: Doc, text: str, project: Project, found: list[Finding]) -> 
     """YML005: the value quoted exactly as the tools read it; an `.apc/rules` globs string as
     a list of the same patterns; Cursor's own `globs` in `.cursor/rules` left alone."""
     starts = _line_starts(text)
-    cursor = doc.rel.startswith(".cursor/rules/") or "/.cursor/rules/" in doc.rel
+    cursor = in_cursor_rules(doc.rel)
     out = text
     change: dict[str, Any] = {}
     for finding in sorted(found, key=lambda f: -(f.line or 0)):
@@ -349,15 +410,105 @@ def fix_skill_name(doc: Doc, text: str, project: Project, found: list[Finding]) 
 def fix_description_length(
     doc: Doc, text: str, project: Project, found: list[Finding]
 ) -> Edit | None:
-    """SKL005 (a description over 1,024 characters): cut at 1,024."""
+    """SKL005 (a description over 1,024 characters): cut to at most 1,024 at the end of its
+    last whole sentence (or word) that fits, in the value's own style (a folded block stays
+    folded)."""
     description = doc.data.get("description")
     if not isinstance(description, str) or len(description) <= SKILL_DESCRIPTION_LIMIT:
         return None
-    cut = description[:SKILL_DESCRIPTION_LIMIT].rstrip()
+    ending = "\n" if description.endswith("\n") else ""
+    cut = cut_at_boundary(description.rstrip("\n"), SKILL_DESCRIPTION_LIMIT - len(ending))
+    cut += ending
     out = _set_scalar(doc, text, project, "description", cut)
     if out is None:
         return None
     note = f"description cut from {len(description)} to {len(cut)} characters: check its end"
+    return out, [note], []
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s)")
+
+
+def cut_at_boundary(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters: after the last sentence that fits when that
+    keeps at least half of the limit, else at the last word boundary, else at the limit."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit + 1]  # the character after the limit tells whether a word ends there
+    sentences = [m.end() for m in _SENTENCE_END.finditer(head) if m.end() <= limit]
+    if sentences and sentences[-1] >= limit // 2:
+        return text[: sentences[-1]].rstrip()
+    space = max(head.rfind(" "), head.rfind("\n"), head.rfind("\t"))
+    if space > 0:
+        return text[:space].rstrip()
+    return text[:limit].rstrip()
+
+
+def fix_unknown_keys(doc: Doc, text: str, project: Project, found: list[Finding]) -> Edit | None:
+    """SKL006: each reported top-level key with a one-line scalar value moves under
+    ``metadata:`` as a string (the spec's place for custom data: a map of string to string),
+    into the existing block mapping or a new one at the end of the frontmatter. Keys with
+    lists, mappings, several lines or a comment, and names ``metadata`` already holds, are
+    left for you."""
+    meta, data = doc.meta, doc.data
+    if meta is None or not doc.has_frontmatter:
+        return None
+    old_meta = data.get("metadata")
+    if old_meta is not None and not isinstance(old_meta, dict):
+        return None
+    at_line = {
+        pos.line: path[0] for path, pos in meta.keys.items() if len(path) == 1 and pos.column == 1
+    }
+    lines = text.split("\n")
+    moved: dict[str, str] = {}
+    drop: set[int] = set()
+    for finding in found:
+        key = at_line.get(finding.line or 0)
+        value = data.get(key) if key is not None else None
+        if key is None or key == "metadata" or key in moved:
+            continue
+        if isinstance(value, bool | int | float) or (isinstance(value, str) and value):
+            if (old_meta and key in old_meta) or _continues(doc, text, finding.line or 0):
+                continue
+            span = _scalar_span(doc, text, key)
+            line = lines[(finding.line or 1) - 1]
+            if span is None or _COMMENT.search(line) or text[span[0] : span[0] + 1] in "|>":
+                continue
+            moved[key] = value if isinstance(value, str) else text[span[0] : span[1]]
+            drop.add((finding.line or 1) - 1)
+    if not moved:
+        return None
+    eol = "\r" if lines[0].endswith("\r") else ""
+    fence = doc.body_line - 2  # the index of the closing fence's line
+    if old_meta:
+        children = [p for path, p in meta.keys.items() if len(path) == 2 and path[0] == "metadata"]
+        if not children or any(p.line <= meta.keys[("metadata",)].line for p in children):
+            return None  # a flow mapping: left alone
+        indent = " " * (children[0].column - 1)
+        last = max(p.line for p in children) - 1
+        while last + 1 < fence and lines[last + 1][:1] in (" ", "\t") and lines[last + 1].strip():
+            last += 1
+        after, header = last, []
+    elif "metadata" in data:
+        return None  # `metadata:` with no value, or an empty flow mapping
+    else:
+        indent, after, header = "  ", fence - 1, [f"metadata:{eol}"]
+    added = header + [
+        f"{indent}{k}: {json.dumps(v, ensure_ascii=False)}{eol}" for k, v in moved.items()
+    ]
+    out_lines: list[str] = []
+    for index, line in enumerate(lines):
+        if index not in drop:
+            out_lines.append(line)
+        if index == after:
+            out_lines += added
+    out = "\n".join(out_lines)
+    change: dict[str, Any] = {key: _GONE for key in moved}
+    change["metadata"] = {**(old_meta or {}), **moved}
+    if not _expect(doc, out, project, change):
+        return None
+    names = ", ".join(moved)
+    note = f"moved under metadata: {names} (a tool that read them at the top level no longer does)"
     return out, [note], []
 
 
@@ -474,6 +625,7 @@ def fix_gitignore(doc: Doc, text: str, project: Project, found: list[Finding]) -
 FIXERS: dict[str, Fixer] = {
     "YML005": fix_lenient,
     "SKL007": fix_closing_fence,
+    "SKL006": fix_unknown_keys,
     "AGT004": fix_agent_name,
     "SKL004": fix_skill_name,
     "SKL005": fix_description_length,
@@ -486,7 +638,8 @@ FIXERS: dict[str, Fixer] = {
 FMT002 (the BOM) and GIG002 (a missing .apc/.gitignore) are whole-file fixes of
 :func:`_plan_doc` and :func:`_plan_gitignore`."""
 
-FILE_FIXES = ("FMT002", "GIG002")
+BOM = "FMT002"
+FILE_FIXES = (BOM, "GIG002")
 
 
 # --------------------------------------------------------------------------- planning
@@ -713,12 +866,16 @@ def plan_fixes(
     profile: str | None = None,
     config_path: Path | None = None,
     cwd: Path | None = None,
+    selection: Selection | None = None,
 ) -> FixOutcome:
     """Every fix for the findings `apc validate PATHS` reports (safe ones; unsafe ones too with
-    ``unsafe``), planned and verified but not written (see :func:`write_fixes`)."""
+    ``unsafe``), planned and verified but not written (see :func:`write_fixes`). ``selection``
+    (``--select``/``--ignore``) limits the fixes exactly as it limits the report, as ruff's."""
     from apc_tools.contract.validate import start_run
 
     cwd, _, scans, policy = start_run(paths, profile, config_path, cwd)
+    if selection is not None:
+        policy = policy.selected(selection)
     profile = profile or policy.profile or "default"
     kinds = _kinds(unsafe)
     rules = fix_kinds()
@@ -729,7 +886,7 @@ def plan_fixes(
         selected = policy.apply(_select(scan, cwd, profile)[0], root_display)
         if not unsafe:
             outcome.unsafe_left += sum(1 for f in selected if rules.get(f.rule) == "unsafe")
-        boms = frozenset(f.path for f in scan.found if f.rule == "FMT002")
+        boms = frozenset(f.path for f in scan.found if f.rule == BOM)
         for project in scan.projects:
             outcome.files += plan_project(
                 project, selected, policy, root_display, kinds, outcome, boms
@@ -790,9 +947,17 @@ def fix_paths(
     profile: str | None = None,
     config_path: Path | None = None,
     cwd: Path | None = None,
+    selection: Selection | None = None,
 ) -> FixOutcome:
     """Plan the fixes and (``write``) write them: what `apc validate --fix` does."""
-    outcome = plan_fixes(paths, unsafe=unsafe, profile=profile, config_path=config_path, cwd=cwd)
+    outcome = plan_fixes(
+        paths,
+        unsafe=unsafe,
+        profile=profile,
+        config_path=config_path,
+        cwd=cwd,
+        selection=selection,
+    )
     rooted(outcome, cwd)
     if write:
         failed = write_fixes(outcome)
