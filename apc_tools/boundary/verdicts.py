@@ -65,12 +65,10 @@ def context(
 def judged(repo: Repo, mode: str, rev_range: str | None) -> Judged:
     """What a scan in ``mode`` judges, for :func:`apc_tools.core.cache.refusal`: the work
     tree, and the commits of a range (after ``--end-of-options``: a range is never an option
-    of git's) or of the history."""
+    of git's; the history's commits, every ref's, are asked in every mode)."""
     revs: tuple[str, ...] = ()
     if mode == "range" and rev_range:
         revs = ("--end-of-options", rev_range)
-    elif mode == "history":
-        revs = ("--all",)
     return Judged((repo.root,), revs)
 
 

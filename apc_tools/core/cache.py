@@ -425,10 +425,10 @@ def refusal(folder: Path, judged: Judged) -> str | None:
     ``judged``, or None when it may be. Refused: a folder that is a symlink, or is not a folder
     of this user closed to others' writes; one inside the git folder of a judged repository;
     one inside a judged tree unless git ignores it there and neither the index, nor HEAD, nor a
-    commit the run judges holds anything under it (a pull request that commits a forged
-    database would otherwise decide its own verdict); one inside a judged folder that is not a
-    git work tree. Asked once per process and folder; never raises (a question git cannot
-    answer refuses)."""
+    commit of the clone's refs or of the judged range holds anything under it (a pull request
+    that commits a forged database would otherwise decide its own verdict); one inside a
+    judged folder that is not a git work tree. Asked once per process and folder; never raises
+    (a question git cannot answer refuses)."""
     token = (os.path.realpath(folder), judged)
     if token not in _verdicts:
         try:
@@ -505,6 +505,9 @@ def _inside(real: Path, top: Path, revs: Sequence[str]) -> str | None:
         ("git tracks", [*safe, "ls-files", "-z", "--", rel]),
         ("HEAD holds", [*safe, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", rel]),
     ]
+    # a commit of the clone's history (or of the judged range) that held one: a checkout of it
+    # put the file there, and a CI cache saved after it may have brought it back since
+    asked.append(("a commit of this clone adds", [*safe, "rev-list", "-1", "--all", "--", rel]))
     if revs:
         asked.append(("commits this run judges add", [*safe, "rev-list", "-1", *revs, "--", rel]))
     for what, args in asked:

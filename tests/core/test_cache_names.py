@@ -38,6 +38,10 @@ def test_a_name_that_is_not_utf8_in_every_command(xdg: Path, tmp_path: Path) -> 
     write(root, b"logs/more-" + BAD + b".jsonl", CLAUDE)
     write(root, b".claude/agents/" + BAD + b"2.md", AGENT)
     git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "more")  # what the range adds
+    write(root, b"logs/staged-" + BAD + b".jsonl", CLAUDE)
+    write(root, b".claude/agents/" + BAD + b"3.md", AGENT)
+    git(root, "add", "-A")
     commands = [
         ["validate"],
         ["check"],

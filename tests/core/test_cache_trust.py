@@ -501,3 +501,14 @@ def test_the_gitlab_recipe_keeps_the_cache_ignored_and_refuses_a_committed_one(
     git(project, "commit", "-q", "-m", "a cache")
     done = run_apc(project, "check", "--range", f"{base}..HEAD", env=xdg)
     assert done.returncode == 1 and "not a cache" in done.stderr, done.stderr
+    for line in recipe["after_script"]:  # type: ignore[index]
+        subprocess.run(["sh", "-c", line], cwd=project, env=env, check=True)
+    assert not (project / INSIDE).exists()  # GitLab saves no committed cache
+    # deleted from git by the next commit, and back on disk (a CI cache restored it): a commit
+    # of the clone held it, so a --tracked scan still refuses it
+    git(project, "checkout", "-q", "HEAD", "--", INSIDE)
+    git(project, "rm", "-rq", "--cached", INSIDE)
+    git(project, "commit", "-q", "-m", "no cache")
+    assert database_in(project).is_file()
+    done = run_apc(project, "boundary", "--tracked", env=xdg)
+    assert done.returncode == 1 and "a commit of this clone adds" in done.stderr, done.stderr
