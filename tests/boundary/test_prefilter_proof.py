@@ -44,7 +44,7 @@ from apc_tools.boundary.rules import RULES
 from apc_tools.report.json_out import render_json
 from tests.boundary.cases import build_boundary_case
 from tests.boundary.helpers import init, run, token
-from tests.conftest import GIT_ENV, git, needs_shared
+from tests.conftest import GIT_ENV, git, needs_shared, write_tree
 
 CASES = Path(__file__).parents[1] / "cases"
 TRANSCRIPTS = Path(__file__).parents[2] / ".." / "shared" / "corpus" / "transcripts"
@@ -520,3 +520,32 @@ def test_the_fast_matcher_agrees_with_the_plain_one() -> None:
     samples += [b"", b"def f():\n    return 1\n", bytes(range(1, 256)) * 3, b'"sessio"n"']
     for data in samples:
         assert fast(data) == prefilter.plain_matcher(data), data
+
+
+def test_stores_and_sessions_by_content_are_the_same_in_every_mode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.boundary import test_content_rules as shapes
+
+    db = shapes.database(tmp_path, shapes.CRUSH_SCHEMA, wal=True)
+    files: dict[str, str | bytes] = {
+        "data/agent.db": db[""],
+        "data/agent.db-wal": db["-wal"],
+        "data/agent.db-shm": db["-shm"],
+        "state/graph.pckl": shapes._langgraph_pickle(True),
+        "notes/goose.jsonl": shapes.GOOSE,
+        "history/fluux.jsonl": shapes.FLUUX,
+        "export/thread.json": shapes.ZED_THREAD,
+        "docs/logs.json": shapes.PROMPT_LOG,
+        "chats/session.json": shapes._gemini_chat(2600),
+        "tests/fixtures/request.json": shapes.REQUEST,
+    }
+    root = init(tmp_path / "repo")
+    write_tree(root, files)
+    commit_all(root)
+    report = same_everywhere(root, monkeypatch)
+    at = {(f["rule"], f["path"]) for f in findings_of(report)}
+    for path in files:
+        if path != "tests/fixtures/request.json":
+            assert {"BDB001", "BTR001"} & {r for r, p in at if p == path}, path
+    check_needles(root, report)
