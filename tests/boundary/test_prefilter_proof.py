@@ -209,6 +209,16 @@ def disguised() -> Iterator[tuple[str, bytes]]:
     import yaml
 
     yield "src/session.yaml", yaml.safe_dump(records).encode()
+    # issue 30 items 9-14: members, layers, damage, a late notebook output, a YAML list
+    yield "src/members.py", gzip.compress(b"\n" * 5000) + gzip.compress(data)
+    yield "src/streams.py", bz2.compress(b"\n" * 5000) + bz2.compress(data)
+    yield "src/layers.py", gzip.compress(gzip.compress(gzip.compress(data)))
+    crc = bytearray(gzip.compress(data))
+    crc[-8] ^= 0xFF
+    yield "src/crc.py", bytes(crc)
+    late = [{"text": f"{n}\n"} for n in range(4999)] + [{"text": SESSION}]
+    yield "src/late.ipynb", json.dumps({"cells": [{"outputs": late}], "nbformat": 4}).encode()
+    yield "src/yaml_list.py", "".join(f"- {json.dumps(r)}\n" for r in records).encode()
     for codec in ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"):
         yield f"src/{codec}.py", SESSION.encode(codec)
     # a BOM, then 9000 bytes of text with no NUL and no ASCII literal, then the session
@@ -258,6 +268,10 @@ def test_disguised_sessions_and_stores(tmp_path: Path, monkeypatch: pytest.Monke
     for path in ("src/gz.py", "src/b64.py", "src/b64gz.py", "src/utf-16-le.py", "src/bom16.py"):
         assert ("BTR001", path) in at, path
     assert ("BTR001", "src/escaped.py") in at
+    for path in ("members", "streams", "layers", "crc", "yaml_list"):
+        assert ("BTR001", f"src/{path}.py") in at, path
+    assert ("BIO007", "src/crc.py") in at
+    assert ("BTR001", "src/late.ipynb") in at
     assert ("BDB001", "data/app.db") in at
     assert ("BIO001", "src/big.py") in at
     assert ("BIO003", "src/lfs.bin") in at
@@ -411,6 +425,8 @@ DECLARED: dict[str, tuple[bytes, ...] | None] = {
     "BDB": None,  # binary: a NUL in the head (stores.NEEDLES holds one)
     "BIO001": None,  # the read part (above the limit)
     "BIO005": None,  # binary (compressed)
+    "BIO006": WRAPPED,  # compressed (binary), nested, a notebook (always read)
+    "BIO007": WRAPPED,  # compressed (binary), or base64 of gzip
 }
 PATH_ONLY = ("BPA", "BIO002", "BPL")
 
