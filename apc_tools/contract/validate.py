@@ -55,7 +55,7 @@ from apc_tools.contract.project import (
 )
 from apc_tools.core import detect
 from apc_tools.core import files as io
-from apc_tools.core.cache import Cache
+from apc_tools.core.cache import Cache, Judged
 from apc_tools.core.cache import key as cache_key
 from apc_tools.core.cache import keyer as cache_keyer
 from apc_tools.core.parse import (
@@ -631,7 +631,8 @@ def _run_scan(
             layouts, scan.found = given[0], list(given[1])
         else:
             layouts, scan.found = _layout(scan.root, layout.cwd, policy, extra)
-        with Cache.open("validate", enabled=use_cache) as store:
+        judged = Judged((scan.root,))
+        with Cache.open("validate", enabled=use_cache, judged=judged) as store:
             run = _run_digest(policy, profile) if store.enabled else ""
             loaded, problems = _load_batch(layouts, profile, store, run, gathered)
             scan.found += problems
