@@ -690,8 +690,9 @@ Read = tuple[bytes, "os.stat_result | None", "os.stat_result | None"]
 def _read_in(root: Path, path: Path) -> Read | None:
     """``path``'s bytes, read through its folder opened from ``root`` without following a
     link (:func:`apc_tools.core.files.open_below`), with the identities of that folder and of
-    the file; None when a folder of the path or the file is a link, or not what it should be."""
-    if not io.BY_DESCRIPTOR:  # no dir_fd here (not POSIX): by path
+    the file; None when a folder of the path or the file is a link, or not what it should be.
+    An editor's buffer (plan_fixes with texts: planned, never written here) is read as given."""
+    if not io.BY_DESCRIPTOR or io.overlay_bytes(path) is not None:  # no dir_fd, or a buffer
         raw = _read_raw(path)
         return (raw, None, None) if raw is not None and io.folder_inside(root, path) else None
     try:
