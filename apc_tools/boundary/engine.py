@@ -50,6 +50,7 @@ class Options:
     write_baseline: bool = False
     selection: Selection = field(default_factory=Selection)  # --select / --ignore (CLI wins)
     cache: bool = True  # False: --no-cache (neither read nor write the result cache)
+    tags: tuple[str, ...] = ()  # range mode: tags scanned too (--tag: what a push sends)
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,9 @@ def _scan_with(repo: Repo, options: Options, progress: Progress | None, listing:
     partial = gitio.is_partial_clone(repo)
     head = _merkle_head(repo, options, scope, partial)
     if head is None:
-        source = sources.read_source(repo, options.mode, scope, options.rev_range, listing)
+        source = sources.read_source(
+            repo, options.mode, scope, options.rev_range, listing, options.tags
+        )
     else:  # the entries come from the subtree cache's listing (below)
         source = sources.Source([], commit=head[0])
     scope.check(source.entries)

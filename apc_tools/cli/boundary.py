@@ -45,6 +45,13 @@ def _mode_flags(
 @range_option("Scan the commits of A..B (CI).")
 @click.option("--history", is_flag=True, help="Scan every reachable commit.")
 @click.option(
+    "--tag",
+    "tags",
+    multiple=True,
+    metavar="TAG",
+    help="With --range: also scan tag TAG (its messages, a tree or blob it tags); repeatable.",
+)
+@click.option(
     "--secrets",
     type=click.Choice(["contract", "all"]),
     default=None,
@@ -64,6 +71,7 @@ def boundary(
     tracked: bool,
     rev_range: str | None,
     history: bool,
+    tags: tuple[str, ...],
     secrets: str | None,
     write_baseline: bool,
     no_inline_allow: bool,
@@ -87,6 +95,8 @@ def boundary(
         )
     if fix and write_baseline:
         fail("choose one of --fix and --write-baseline")
+    if tags and mode != "range":
+        fail("--tag works with --range only (--history reads every tag already)")
     options = Options(
         cwd=run.cwd,
         paths=paths,
@@ -94,6 +104,7 @@ def boundary(
         rev_range=rev_range,
         secrets=secrets,
         **run.gate(no_inline_allow, write_baseline),
+        tags=tags,
     )
     large = 0 if mode == "history" else LARGE_SCAN
     outcome = scanned(

@@ -222,8 +222,9 @@ def find_root(start: Path) -> Path:
     start = start.resolve()
     folder = start if start.is_dir() else start.parent
     chain = [folder, *folder.parents]
-    if any((c / ".apc").is_dir() for c in chain):
-        return next(c for c in chain if (c / ".apc").is_dir())
+    for candidate in chain:  # one look each: a folder that goes away meanwhile is no crash
+        if (candidate / ".apc").is_dir():
+            return candidate
     for marker in ROOT_MARKERS[1:]:
         for candidate in chain:
             if (candidate / marker).exists():

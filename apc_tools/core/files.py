@@ -284,3 +284,58 @@ def folder_inside(root: Path, path: Path) -> bool:
     except (OSError, RuntimeError):
         return False
     return parent == base or base in parent.parents
+
+
+# Opening below a root without following a link (`--fix` reads and writes through these)
+BY_DESCRIPTOR = os.name == "posix" and {os.open, os.stat, os.rename, os.link} <= os.supports_dir_fd
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW
+
+
+def open_below(root: Path, folder: Path) -> int:
+    """A descriptor of ``folder``, opened from ``root`` one component at a time, never through a
+    symlink (``O_NOFOLLOW|O_DIRECTORY``): every later step goes through it, so a folder swapped
+    for a link after this is not followed. OSError when a component is a link or not a folder
+    (ELOOP, ENOTDIR); ValueError when ``folder`` is not ``root`` or below it."""
+    parts = folder.relative_to(root).parts
+    fd = os.open(root, _FOLDER_FLAGS)
+    try:
+        for part in parts:
+            below = os.open(part, _FOLDER_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = below
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_at(folder: int, name: str) -> tuple[bytes, os.stat_result] | None:
+    """The first ``MAX_BYTES + 1`` bytes of the regular file ``name`` in the open ``folder``,
+    and its identity (``st_dev``/``st_ino``, mode); None when it is a symlink, not a regular
+    file, or cannot be read."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW, dir_fd=folder)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        parts: list[bytes] = []
+        left = MAX_BYTES + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 16))
+            if not chunk:
+                break
+            parts.append(chunk)
+            left -= len(chunk)
+        return b"".join(parts), info
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def same_file(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
