@@ -79,7 +79,12 @@ def test_readme_from_a_fresh_clone(tmp_path: Path, hook_repo: HookRepo) -> None:
     assert repo["repo"] == str(clone) and repo["rev"] == git(clone, "rev-parse", "HEAD").strip()
     assert re.search(r"^apc boundary \(the whole history\)\.+Passed$", done.stdout, re.M), shown
     log = git(demo, "log", "--format=%s").splitlines()
-    assert log == ["adopt APC"], shown  # the clean commit passed, the leak did not land
-    assert done.returncode == 1, shown  # the README's last command: the refused commit
+    # the clean commit passed, the leak was refused, and after `apc boundary --staged --fix`
+    # the commit went through without it
+    assert log == ["my notes", "adopt APC"], shown
+    assert done.returncode == 0, shown
     assert "BTR001" in shown and "session.jsonl" in shown, shown
+    assert "apc boundary --staged --fix" in shown or "untracked 1 file" in shown, shown
     assert "session.jsonl" not in git(demo, "ls-tree", "-r", "--name-only", "HEAD")
+    assert "/session.jsonl" in git(demo, "show", "HEAD:.gitignore")
+    assert (demo / "session.jsonl").is_file()  # the session itself is kept, untracked
