@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 import subprocess
@@ -466,7 +465,7 @@ def test_cli_unknown_schema_exits_2() -> None:
     assert "no schema 'nope'" in result.output
 
 
-# --- the fast validity check equals jsonschema -------------------------------------------------
+# --- the compiled validator (jsonschema_rs) equals jsonschema ----------------------------------
 
 
 ODD_VALUES = st.sampled_from(
@@ -534,29 +533,40 @@ def object_strategies(
     return [complete, complete, partial]
 
 
+def compiled(name: str) -> Any:
+    from apc_tools.core.schemas import _compiled
+
+    found = _compiled(name)
+    assert found is not None, "jsonschema_rs is a default dependency (pyproject.toml)"
+    return found
+
+
 @pytest.mark.parametrize("name", OURS)
-def test_fast_check_equals_jsonschema(name: str) -> None:
-    from apc_tools.core.schemas import _frozen_schema, _valid
+def test_compiled_validator_equals_jsonschema(name: str) -> None:
+    from apc_tools.core.schemas import _frozen_schema
 
     root = _frozen_schema(name)
+    fast = compiled(name)
 
     @settings(max_examples=min(settings().max_examples, 500))
     @given(instance=instances_for(root, root) | JSON_VALUES)
     def check(instance: Any) -> None:
-        assert _valid(root, root, instance) is validator(name).is_valid(instance)
+        assert fast.is_valid(instance) is validator(name).is_valid(instance)
         assert (schema_errors(name, instance) == []) is validator(name).is_valid(instance)
 
     check()
 
 
 @pytest.mark.parametrize("name", OURS)
-def test_fast_explanation_equals_jsonschema(name: str) -> None:
-    """schema_errors explains a failure without jsonschema where it can (core.schemas._faults):
-    the same errors, messages and order as jsonschema's own explanation, on instances near
-    each schema (mostly valid but for one detail) and odd JSON values."""
-    from apc_tools.core.schemas import _faults, _frozen_schema, _Unsupported, jsonschema_errors
+def test_compiled_explanation_equals_jsonschema(name: str) -> None:
+    """schema_errors explains a failure from jsonschema_rs's errors where it can
+    (core.schemas._faults): the same errors, messages and order as jsonschema's own
+    explanation, on instances near each schema (mostly valid but for one detail) and odd JSON
+    values."""
+    from apc_tools.core.schemas import _faults, _frozen_schema, jsonschema_errors
 
     root = _frozen_schema(name)
+    fast = compiled(name)
     explained = 0
 
     @settings(max_examples=min(settings().max_examples, 500))
@@ -564,14 +574,13 @@ def test_fast_explanation_equals_jsonschema(name: str) -> None:
     def check(instance: Any) -> None:
         nonlocal explained
         assert schema_errors(name, instance) == jsonschema_errors(name, instance)
-        with contextlib.suppress(_Unsupported):
-            explained += bool(list(_faults(root, root, instance, (), ())))
+        explained += bool(_faults(root, instance, fast.iter_errors(instance)))
 
     check()
-    assert explained  # the fast explanation did the work, not only the fallback
+    assert explained  # jsonschema_rs's errors did the work, not only the fallback
 
 
-def test_fast_explanation_on_the_corpus_documents() -> None:
+def test_compiled_explanation_on_the_corpus_documents() -> None:
     """Every front matter and JSON document of the corpus that fails a schema is explained
     the same with and without jsonschema (the corpus holds a skill description over the limit
     and a project.json without its spec version)."""
