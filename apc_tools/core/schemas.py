@@ -609,8 +609,9 @@ def _at(instance: Any, path: tuple[PathPart, ...]) -> Any:
     for part in path:
         if not isinstance(instance, Mapping | list):
             return _MISSING
+        holder: Any = instance
         try:
-            instance = instance[part]
+            instance = holder[part]
         except (KeyError, IndexError, TypeError):
             return _MISSING
     return instance
