@@ -254,14 +254,19 @@ def test_ctrl_c_stops_the_workers_and_goes_on_as_in_a_serial_run(
     """Ctrl-C while the caller computes its chunk and the workers are busy with theirs: the
     interrupt goes on, and the workers are killed (not waited for) and reaped."""
     parent = os.getpid()
-    never, survived = signals(), signals()
+    never, survived, busy = signals(), signals(), signals()
+    workers: set[int] = set()
 
     def work(i: int) -> int:
         if os.getpid() == parent:
+            while len(workers) < 2:  # both workers are busy with a chunk of their own
+                assert select.select([busy.reading], [], [], GUARD)[0], "a worker never started"
+                workers.update(int(pid) for pid in os.read(busy.reading, 4096).split())
             os.kill(parent, signal.SIGINT)  # raises KeyboardInterrupt here (checked at once)
             time.sleep(GUARD)  # a bound only: the interrupt has been raised
         else:
             # busy until killed: a worker holds its chunk, so chunks are left for the caller
+            os.write(busy.writing, f"{os.getpid()}\n".encode())
             if not never.wait(GUARD):
                 survived.send()  # reached only if the pool waited for it instead of killing it
         return i
@@ -273,8 +278,10 @@ def test_ctrl_c_stops_the_workers_and_goes_on_as_in_a_serial_run(
             pool.map_items(work, 30)
     finally:
         signal.signal(signal.SIGINT, kept)
-    with pytest.raises(ChildProcessError):  # stopped and reaped, none left behind
-        os.waitpid(-1, os.WNOHANG)
+    assert len(workers) == 2
+    for pid in workers:  # stopped and reaped, none left behind
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
     assert not survived.sent()
 
 
