@@ -9,6 +9,7 @@ stand-in npm writes the tree the installer checks for, after the test lets it go
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -16,6 +17,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from subprocess import PIPE
 
 import pytest
 
@@ -85,16 +87,9 @@ def test_two_installers_at_once_install_once(tmp_path: Path) -> None:
     }
     command = [sys.executable, "-m", "tests.conformance.installer"]
 
-    def start() -> subprocess.Popen[str]:
-        return subprocess.Popen(
-            command,
-            cwd=REPO_ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-
+    start = functools.partial(
+        subprocess.Popen, command, cwd=REPO_ROOT, env=env, stdout=PIPE, stderr=PIPE, text=True
+    )
     first = start()
     until(log.exists, "the first installer never ran npm")
     second = start()  # while the first one's npm install is under way

@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -580,16 +581,11 @@ def test_compiled_explanation_equals_jsonschema(name: str) -> None:
     assert explained  # jsonschema_rs's errors did the work, not only the fallback
 
 
-def test_compiled_explanation_on_the_corpus_documents() -> None:
-    """Every front matter and JSON document of the corpus that fails a schema is explained
-    the same with and without jsonschema (the corpus holds a skill description over the limit
-    and a project.json without its spec version)."""
+def corpus_documents(corpus: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """Each front matter and JSON document (a mapping) of the corpus's agent files."""
     from apc_tools.core.parse import load_frontmatter_yaml, load_json, split_frontmatter
-    from apc_tools.core.schemas import jsonschema_errors
 
-    needs_shared(CORPUS)
-    failed = 0
-    for path in sorted(CORPUS.rglob("*")):
+    for path in sorted(corpus.rglob("*")):
         if not path.is_file() or path.suffix not in (".md", ".mdc", ".json"):
             continue
         text = path.read_text("utf-8", errors="replace")
@@ -602,8 +598,19 @@ def test_compiled_explanation_on_the_corpus_documents() -> None:
                 if front.yaml is None
                 else load_frontmatter_yaml(front.yaml, line_offset=0).data
             )
-        if not isinstance(data, dict):
-            continue
+        if isinstance(data, dict):
+            yield path, data
+
+
+def test_compiled_explanation_on_the_corpus_documents() -> None:
+    """Every front matter and JSON document of the corpus that fails a schema is explained
+    the same with and without jsonschema (the corpus holds a skill description over the limit
+    and a project.json without its spec version)."""
+    from apc_tools.core.schemas import jsonschema_errors
+
+    needs_shared(CORPUS)
+    failed = 0
+    for path, data in corpus_documents(CORPUS):
         for name in OURS:
             expected = jsonschema_errors(name, data)
             assert schema_errors(name, data) == expected, (path, name)

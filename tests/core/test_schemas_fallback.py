@@ -29,23 +29,13 @@ import sys
 from pathlib import Path
 from hypothesis import given, settings, HealthCheck
 from apc_tools.core import schemas
-from apc_tools.core.parse import load_frontmatter_yaml, load_json, split_frontmatter
 from tests.core import test_schemas as t
 
 print("compiled:", schemas._compiled("agent") is not None)
 documents = [(name, doc) for name, doc in t.VALID] + [(name, doc) for name, doc, _ in t.INVALID]
 corpus = Path(sys.argv[1])
-for path in sorted(corpus.rglob("*")) if corpus.is_dir() else ():
-    if not path.is_file() or path.suffix not in (".md", ".mdc", ".json"):
-        continue
-    text = path.read_text("utf-8", errors="replace")
-    if path.suffix == ".json":
-        data = load_json(text).data
-    else:
-        front = split_frontmatter(text)
-        data = None if front.yaml is None else load_frontmatter_yaml(front.yaml, line_offset=0).data
-    if isinstance(data, dict):
-        documents += [(name, data) for name in t.OURS]
+for _, data in t.corpus_documents(corpus) if corpus.is_dir() else ():
+    documents += [(name, data) for name in t.OURS]
 for name in t.OURS:
     root = schemas._frozen_schema(name)
     made = []
