@@ -276,9 +276,10 @@ def stale_validate_entries(
     """BPL001 for each validate entry of the baseline (the boundary half reports its own)
     that matches no validate finding of the tree any more."""
     from apc_tools.boundary.policy import STALE, is_boundary_rule
+    from apc_tools.boundary.trusted import baseline_name
 
     matched = {f.fingerprint for f in found}
-    name = baseline_name(root, options)
+    name = baseline_name(root, options.config)
     out = []
     for entry in accepted:
         if is_boundary_rule(entry.rule) or entry.fingerprint in matched:
@@ -301,32 +302,14 @@ def write_check_baseline(
     """Accept every error and warning of the validate half too: its entries replace the
     validate entries of the baseline the boundary half has just written (whose own entries
     replaced only the boundary ones)."""
-    from apc_tools.boundary.policy import BaselineEntry, baseline_path, is_boundary_rule
-    from apc_tools.boundary.policy import write_baseline as write_entries
+    from apc_tools.boundary.policy import baseline_path, is_boundary_rule
+    from apc_tools.boundary.trusted import baseline_name, write_baseline
 
-    entries = [
-        BaselineEntry(f.fingerprint, f.rule, f.path)
-        for f in contract
-        if f.severity.value in ("error", "warning") and not is_boundary_rule(f.rule)
-    ]
-    target = scanned.baseline_written or baseline_path(root, baseline_name(root, options))
-    try:
-        write_entries(target, entries, replace=lambda rule: not is_boundary_rule(rule))
-    except OSError as exc:
-        raise CannotRun(f"{target}: cannot write the baseline: {exc.strerror or exc}") from None
-    total = scanned.baseline_entries + len(entries)
-    return CheckOutcome(Result.of([], scanned.result.files), target, total)
-
-
-def baseline_name(root: Path, options: CheckOptions) -> str:
-    """The baseline file the policy names (``boundary.baseline``, default .apc-baseline.json)."""
-    from apc_tools.boundary.policy import BASELINE_FILE, parse_settings
-    from apc_tools.core.policy import POLICY_FILE
-
-    source = options.config if options.config is not None else root / POLICY_FILE
-    if not source.is_file():  # the empty policy's name, without loading the YAML parser
-        return BASELINE_FILE
-    return parse_settings(str(source), source.read_text("utf-8", "replace")).baseline
+    target = scanned.baseline_written or baseline_path(root, baseline_name(root, options.config))
+    count = write_baseline(target, contract, lambda rule: not is_boundary_rule(rule))
+    return CheckOutcome(
+        Result.of([], scanned.result.files), target, scanned.baseline_entries + count
+    )
 
 
 def repository_root(cwd: Path) -> Path:
@@ -373,31 +356,6 @@ def baseline_entries(root: Path, options: CheckOptions) -> tuple[BaselineEntry, 
     repo = git.open_repo(root)
     base = range_base(repo, options.rev_range) if options.rev_range is not None else None
     return gate_inputs(repo, base, options.config, rules=lambda rule: True)[1]
-
-
-def accept_baseline(result: Result, root: Path, config: Path | None) -> Result:
-    """``apc validate``: ``result`` without the validate findings the baseline accepts (the
-    file the policy names at ``root``, written by ``apc check --write-baseline``), so the
-    pre-commit hook and `apc check` agree. A missing baseline accepts nothing."""
-    from apc_tools.boundary.policy import baseline_path, is_boundary_rule, parse_baseline
-
-    try:
-        name = baseline_name(root, CheckOptions(cwd=root, config=config))
-        target = baseline_path(root, name)
-    except CannotRun:
-        return result  # a policy that names an outside baseline: validate reports as before
-    if not target.is_file():
-        return result
-    try:
-        text = target.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CannotRun(f"{target}: cannot read the baseline: {exc}") from None
-    entries = parse_baseline(str(target), text, rules=lambda rule: not is_boundary_rule(rule))
-    if not entries:
-        return result
-    taken = {e.fingerprint for e in entries}
-    kept = [f for f in result.findings if f.fingerprint not in taken]
-    return Result.of(kept, result.files, strict=result.strict, skipped=result.skipped)
 
 
 def twin_accepted(contract: Finding, accepted: Sequence[BaselineEntry]) -> bool:

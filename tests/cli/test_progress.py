@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from apc_tools.cli import LARGE_SCAN, ProgressLine, progress_line
+from apc_tools.cli.common import LARGE_SCAN, ProgressLine, progress_line
 
 
 def test_flags_and_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
