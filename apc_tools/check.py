@@ -82,7 +82,7 @@ def run_check(
 
     if options.write_baseline and options.rev_range is not None:
         raise CannotRun("--write-baseline accepts the findings of the tree: drop --range")
-    root = repository_root(options.cwd)
+    root = repository_root(options.cwd, options.paths)
     scope = scope_of(root, options.cwd, options.paths)
     at_base: frozenset[str] | None = None
     if options.rev_range is not None:
@@ -312,16 +312,29 @@ def write_check_baseline(
     )
 
 
-def repository_root(cwd: Path) -> Path:
+def repository_root(cwd: Path, paths: Sequence[Path] = ()) -> Path:
+    """The top level of the work tree holding ``cwd``; CannotRun, with the way out, when there
+    is none (a PATH inside a clone named from outside it: ``-C`` that clone)."""
     from apc_tools.core import git
 
     if not cwd.is_dir():
         raise CannotRun(f"{cwd}: no such folder")
     top = git.toplevel(cwd)
     if top is None:
+        hint = "run it inside a clone (or `apc check -C DIR`)"
+        for path in paths:
+            folder = cwd / path
+            folder = folder if folder.is_dir() else folder.parent
+            inner = git.toplevel(folder) if folder.is_dir() else None
+            if inner is not None:
+                hint = (
+                    f"{path} is in the clone {inner}: run `apc check -C {inner}` with PATHs "
+                    "relative to it, or run apc check from inside it"
+                )
+                break
         raise CannotRun(
-            f"{cwd}: not inside a git work tree (apc check scans git objects; run it in a "
-            "clone, or use `apc validate` for a plain folder)"
+            f"{cwd}: not inside a git work tree (apc check scans git objects): {hint}; "
+            "`apc validate` checks a plain folder"
         )
     return top.resolve()
 

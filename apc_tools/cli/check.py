@@ -60,7 +60,8 @@ def check(
 
         where = run.cwd
         try:
-            own = run.config if run.config is not None else root_policy(repository_root(where))
+            root = repository_root(where, paths)
+            own = run.config if run.config is not None else root_policy(root)
         except CannotRun as exc:
             fail(str(exc))
         run_fixes(paths, fix, unsafe_fixes, diff, None, own, run.fmt, where)

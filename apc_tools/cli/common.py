@@ -489,6 +489,9 @@ def scanned(
     try:
         outcome = run(bar)
     except CannotRun as exc:
+        if bar is not None:
+            bar.close()  # the error starts a line of its own
+            bar = None
         fail(str(exc))
     finally:
         if bar is not None:
