@@ -11,7 +11,10 @@
 #   push:          merge-base(before, after)..after; a new branch (all-zero before) from its merge
 #                  base with the default branch; a branch with no history in common with either
 #                  (an orphan branch, a force push of unrelated history): every commit of after;
-#                  a branch deletion scans nothing
+#                  a branch deletion scans nothing; a tag (ref refs/tags/NAME): the same for the
+#                  commit it tags, ending at the tag, so its messages are read (a tag of a
+#                  commit the default branch holds: the messages only); a tag of a tree or a
+#                  blob: the tag and what it tags, scanned by `apc boundary` (nothing to validate)
 #   merge_group:   base_sha..head_sha
 #   anything else: the tree at HEAD
 #
@@ -19,9 +22,10 @@
 # its parents (no commit of it on the shallow boundary, .git/shallow). The script deepens a
 # shallow checkout until then (side branches included), and unshallows it as a last resort. It
 # exits 2, saying why, when the range cannot be made whole (`fetch: false` on a shallow checkout,
-# a fetch that fails), when a pull request or merge group has no merge base, and when an event
-# value is not a commit id. Event values reach git only after they match SHA_RE, and every git
-# call ends its options (--end-of-options, or --) before a revision.
+# a fetch that fails), when a pull request or merge group has no merge base, when an event
+# value is not a commit id, and when the event file is not one JSON object. Event values reach
+# git only after they match SHA_RE, and every git call ends its options (--end-of-options, or
+# --) before a revision.
 set -uo pipefail
 
 PYTHON="${APC_PYTHON:-python3}"
@@ -55,24 +59,20 @@ refuse() {
 
 # event_field KEY.PATH: sets FIELD to one string from the event payload ("" when absent or not
 # a string), exactly: a trailing newline is kept (a sentinel stops $(...) from stripping it),
-# and a NUL, which no shell variable can hold, is spelled out
+# and a NUL, which no shell variable can hold, is spelled out. An event file that is not one
+# JSON object (truncated, a byte-order mark, an array, a key given twice, nested past the
+# parser's depth) exits 2 with the reason (apc_tools.hooks event-field), never a guess.
 FIELD=""
 event_field() {
   FIELD=""
   [[ -f "$EVENT_FILE" ]] || return 0
-  local value
-  value=$("$PYTHON" - "$EVENT_FILE" "$1" <<'PY'
-import json, sys
-try:
-    value = json.load(open(sys.argv[1], encoding="utf-8"))
-except (OSError, ValueError):
-    value = None
-for key in sys.argv[2].split("."):
-    value = value.get(key) if isinstance(value, dict) else None
-value = value if isinstance(value, str) else ""
-sys.stdout.write((repr(value) if "\0" in value else value) + ".")
-PY
-  ) || return 0
+  local value status
+  value=$("$PYTHON" -m apc_tools.hooks event-field "$EVENT_FILE" "$1")
+  status=$?
+  if ((status != 0)); then
+    [[ $status == 2 && -n "$value" ]] || value="cannot read the event file $EVENT_FILE (exit $status)"
+    refuse "$value"
+  fi
   FIELD=${value%.}
 }
 
@@ -164,14 +164,14 @@ empty_root() {
     git hash-object -t commit -w --stdin
 }
 
-# whole_history HEAD WHY: prints EMPTY..HEAD and the summary's scope once every commit of HEAD
-# is present
+# whole_history HEAD WHY [END]: prints EMPTY..END (END: HEAD, or the tag pushed) and the
+# summary's scope once every commit of HEAD is present
 whole_history() {
   local root
   note "$1: $2: scanning every commit of it"
   complete "$1" -- "$1"
   root=$(empty_root) || refuse "cannot write the empty base commit"
-  printf '%s..%s\n%s\n' "$root" "$1" "every commit of \`$1\` (its whole history: $2)"
+  printf '%s..%s\n%s\n' "$root" "${3:-$1}" "every commit of \`$1\` (its whole history: $2)"
 }
 
 # default_tip: origin's default branch tip for a new branch, or nothing
@@ -192,9 +192,10 @@ default_tip() {
 }
 
 # scan_range: prints BASE..HEAD for the event (and, on a second line, how the step summary names
-# it when that is not plain BASE..HEAD), or nothing for a scan of the tree at HEAD
+# it when that is not plain BASE..HEAD; on a third, `boundary` when there is nothing to validate,
+# a tag of a tree or a blob), or nothing for a scan of the tree at HEAD
 scan_range() {
-  local base head tip
+  local base head tip tag=""
   case "$EVENT" in
     pull_request | pull_request_target)
       base=$(event_sha pull_request.base.sha) || exit 2
@@ -215,6 +216,19 @@ scan_range() {
     push)
       head=$(event_sha after) || exit 2
       base=$(event_sha before) || exit 2
+      event_field ref
+      if [[ "$FIELD" == refs/tags/* ]]; then
+        tag=$(pushed_tag "$FIELD" "$head") || exit 2
+        head=$(git rev-parse --verify -q --end-of-options "$tag^{}") || refuse "cannot peel $FIELD"
+        if [[ "$(git cat-file -t --end-of-options "$head")" != commit ]]; then
+          # a tag of a tree or a blob: no commits; the tag and what it tags, from the default
+          # branch (its policy), or from an empty root when the event names none
+          base=$(default_tip) || exit 2
+          [[ -n "$base" ]] || base=$(empty_root) || refuse "cannot write the empty base commit"
+          printf '%s..%s\n%s\nboundary\n' "$base" "$tag" "the tag \`${FIELD#refs/tags/}\` (its messages and the $(git cat-file -t --end-of-options "$head") it tags)"
+          return 0
+        fi
+      fi
       fetch_commits "$head"
       if [[ "$base" == "$ZERO" ]]; then
         local branch
@@ -222,27 +236,49 @@ scan_range() {
         branch=$FIELD
         event_field ref
         if [[ -n "$branch" && "$FIELD" == "refs/heads/$branch" ]]; then
-          whole_history "$head" "the default branch is created"
+          whole_history "$head" "the default branch is created" "$tag"
           return 0
         fi
         base=$(default_tip) || exit 2
         [[ -n "$base" ]] || {
-          whole_history "$head" "a new branch, and the event names no default branch"
+          whole_history "$head" "a new branch, and the event names no default branch" "$tag"
           return 0
         }
       fi
       fetch_commits "$base"
       tip=$(merge_base "$base" "$head") || exit 2
       if [[ -z "$tip" ]]; then
-        whole_history "$head" "it shares no history with $base"
+        whole_history "$head" "it shares no history with $base" "$tag"
         return 0
       fi
       base=$tip
       ;;
     *) return 0 ;;
   esac
+  if [[ -n "$tag" ]]; then # the range ends at the tag: its messages are scanned too
+    printf '%s..%s\n' "$base" "$tag"
+    return 0
+  fi
   [[ "$base" != "$head" ]] || return 0
   printf '%s..%s\n' "$base" "$head"
+}
+
+# pushed_tag REF AFTER: the object refs/tags/NAME names in the clone (fetched from origin when
+# the checkout lacks it), which must be the event's `after` or what that tag peels to
+pushed_tag() {
+  local ref=$1 after=$2 tag peeled
+  [[ "${ref#refs/tags/}" =~ $BRANCH_RE ]] && git check-ref-format "$ref" >/dev/null 2>&1 ||
+    refuse "the push event's ref is not a tag name: $(printf '%q' "$ref")"
+  if ! tag=$(git rev-parse --verify -q --end-of-options "$ref"); then
+    fetching || refuse "the tag $ref is not in the checkout and the action's fetch input is \"false\": check out with \`fetch-depth: 0\` (actions/checkout), or let the action fetch"
+    git fetch --quiet --no-tags --depth=1 --end-of-options origin "+$ref:$ref" >&2 ||
+      refuse "cannot fetch the tag $ref from origin"
+    tag=$(git rev-parse --verify -q --end-of-options "$ref") || refuse "origin has no tag $ref"
+  fi
+  peeled=$(git rev-parse --verify -q --end-of-options "$tag^{}") || refuse "cannot peel $ref"
+  [[ "$after" == "$tag" || "$after" == "$peeled" ]] ||
+    refuse "the push event's after ($after) is neither $ref ($tag) nor what it tags ($peeled) in origin"
+  printf '%s\n' "$tag"
 }
 
 # sarif_path: where the SARIF goes; a path inside the work tree is git-ignored
@@ -276,17 +312,18 @@ main() {
     note "branch deleted: nothing to check"
     return 0
   fi
-  local planned range="" scope="" report status sarif
+  local planned range="" scope="" command="" report status sarif
   planned=$(scan_range) || exit 2
-  { IFS= read -r range; IFS= read -r scope; } <<<"$planned"
+  { IFS= read -r range; IFS= read -r scope; IFS= read -r command; } <<<"$planned"
+  [[ "$command" == boundary ]] || command=check
   sarif=$(sarif_path) || exit 2
   local -a paths=() args=()
   read -r -a paths <<<"${APC_PATHS:-}"
   read -r -a args <<<"${APC_ARGS:-}"
   [[ -n "$range" ]] && args=(--range "$range" "${args[@]}")
   report=$(mktemp)
-  note "apc check ${args[*]} ${paths[*]}"
-  apc check --no-inline-allow --format github --report-file "sarif:$sarif" --report-file "json:$report" \
+  note "apc $command ${args[*]} ${paths[*]}"
+  apc "$command" --no-inline-allow --format github --report-file "sarif:$sarif" --report-file "json:$report" \
     "${args[@]}" -- "${paths[@]}"
   status=$?
   if [[ -s "$report" && -n "${GITHUB_STEP_SUMMARY:-}" ]]; then

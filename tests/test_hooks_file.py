@@ -130,6 +130,7 @@ def test_hook_shapes() -> None:
     assert found["apc-boundary"].get("pass_filenames", True) is True
     assert "files" not in found["apc-boundary"]
     assert found["apc-boundary-push"]["stages"] == ["pre-push"]
+    assert found["apc-boundary-push"]["verbose"] is True  # a warning on a passing push is shown
     assert found["apc-boundary-history"]["stages"] == ["manual"]
     assert found["apc-boundary-history"]["entry"] == "apc boundary --history --"
     # apc-fix: the validate hook with --fix (pre-commit fails the commit when a file changed)

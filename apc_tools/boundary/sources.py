@@ -6,9 +6,10 @@
 - ``tracked`` (the default): every blob of the tree at HEAD.
 - ``range A..B``: every blob (and symlink target) a commit reachable from B and not from A
   adds or modifies (merge commits against their first parent), each with its commit; the
-  message of each of those commits, and of B's tags when B names an annotated tag. A commit of
-  the walk on the shallow boundary (its parents not fetched) stops the scan: part of the range
-  is not in the clone.
+  message of each of those commits, and of B's tags when B names an annotated tag (a tag of a
+  tree or a blob: that tree or blob, and no commit); with ``--tag`` (a push's tags), each
+  tag's messages and the tree or blob it ends at too. A commit of the walk on the shallow
+  boundary (its parents not fetched) stops the scan: part of the range is not in the clone.
 - ``history``: the same over every commit reachable from any ref, plus every annotated tag's
   message and the trees and blobs that are reachable only through a tag.
 
@@ -126,6 +127,11 @@ def commit_range(repo: Repo, spec: str, scope: Scope, listing: Cache | None = No
         # an empty range that would pass with exit 0 on nothing read.
         raise CannotRun(f"--range {spec!r}: BASE and HEAD must both be named (one is empty)")
     base = gitio.resolve_commit(repo, left)
+    if _peeled_kind(repo, right) in ("tree", "blob"):  # a tag of a tree or a blob: no commits
+        messages: list[Entry] = []
+        entries, _ = _tags(repo, _object(repo, right), right, messages, listing)
+        entries = [e for e in entries if scope.covers(e.path)]
+        return Source(entries, base, base, tuple(messages) if scope.whole else ())
     tip = gitio.resolve_commit(repo, right)
     walked = gitio.walk(repo, f"{base}..{tip}")
     boundary = gitio.shallow_commits(repo) if walked else frozenset()
@@ -138,7 +144,7 @@ def commit_range(repo: Repo, spec: str, scope: Scope, listing: Cache | None = No
             f"missing (a merged side branch is cut off): {UNSHALLOW}"
         )
     entries = [e for e in changes_cached(repo, walked, listing) if scope.covers(e.path)]
-    messages: list[Entry] = []
+    messages = []
     if scope.whole:
         messages = [Entry("commit", c.oid, COMMIT_MESSAGE, c.oid) for c in walked]
         named = gitio.run(repo.root, ["rev-parse", "--verify", "-q", right])
@@ -194,6 +200,48 @@ def _tags(
     return entries, kind
 
 
+def _object(repo: Repo, name: str) -> str:
+    """The id of the object ``name`` names (not peeled); CannotRun when there is none."""
+    if name.startswith("-"):
+        raise CannotRun(f"{name!r} is not a revision")
+    try:
+        return gitio.run(repo.root, ["rev-parse", "--verify", "-q", name]).decode().strip()
+    except gitio.GitError:
+        raise CannotRun(f"{name}: no such tag or commit in this repository") from None
+
+
+def _peeled_kind(repo: Repo, name: str) -> str | None:
+    """The type of the object at the end of ``name``'s tag chain (None: not an object)."""
+    if name.startswith("-"):
+        return None
+    try:
+        return gitio.run(repo.root, ["cat-file", "-t", f"{name}^{{}}"]).decode().strip()
+    except gitio.GitError:
+        return None
+
+
+def with_tags(
+    repo: Repo, source: Source, scope: Scope, tags: Sequence[str], listing: Cache | None = None
+) -> Source:
+    """``source`` and the tags ``tags`` (what a push sends beside its commits: ``apc boundary
+    --tag``): each annotated tag's message chain, and the tree or blob a tag ends at."""
+    if not tags:
+        return source
+    entries, messages = list(source.entries), list(source.messages)
+    for name in tags:
+        found, _ = _tags(repo, _object(repo, name), name, messages, listing)
+        entries += [e for e in found if scope.covers(e.path)]
+    unique = list({m.oid: m for m in reversed(messages)}.values())[::-1]  # each message once
+    return Source(
+        entries,
+        source.base,
+        source.tip,
+        tuple(unique) if scope.whole else (),
+        source.commit,
+        source.tree_size,
+    )
+
+
 def _unique(entries: Iterable[Entry]) -> list[Entry]:
     """One entry per path (a conflicted path lists several stages: keep the last)."""
     by_path: dict[str, Entry] = {}
@@ -203,10 +251,16 @@ def _unique(entries: Iterable[Entry]) -> list[Entry]:
 
 
 def read_source(
-    repo: Repo, mode: str, scope: Scope, rev_range: str | None, listing: Cache | None = None
+    repo: Repo,
+    mode: str,
+    scope: Scope,
+    rev_range: str | None,
+    listing: Cache | None = None,
+    tags: Sequence[str] = (),
 ) -> Source:
     """The entries of ``mode``; ``listing`` keeps what diff-tree lists per commit (range and
-    history modes: :func:`.verdicts.changes_cached`)."""
+    history modes: :func:`.verdicts.changes_cached`); range mode adds ``tags``
+    (:func:`with_tags`)."""
     if mode == "staged":
         return staged(repo, scope)
     if mode == "tracked":
@@ -214,7 +268,7 @@ def read_source(
     if mode == "range":
         if not rev_range:
             raise CannotRun("--range needs BASE..HEAD")
-        return commit_range(repo, rev_range, scope, listing)
+        return with_tags(repo, commit_range(repo, rev_range, scope, listing), scope, tags, listing)
     if mode == "history":
         return history(repo, scope, listing)
     raise CannotRun(f"unknown mode {mode!r}; known: {', '.join(MODES)}")

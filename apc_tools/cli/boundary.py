@@ -11,11 +11,8 @@ import click
 from apc_tools.cli.common import (
     LARGE_SCAN,
     Run,
-    cli_selection,
     echo,
-    emit,
     fail,
-    keep_source,
     no_inline_allow_option,
     paths_argument,
     range_option,
@@ -48,6 +45,13 @@ def _mode_flags(
 @range_option("Scan the commits of A..B (CI).")
 @click.option("--history", is_flag=True, help="Scan every reachable commit.")
 @click.option(
+    "--tag",
+    "tags",
+    multiple=True,
+    metavar="TAG",
+    help="With --range: also scan tag TAG (its messages, a tree or blob it tags); repeatable.",
+)
+@click.option(
     "--secrets",
     type=click.Choice(["contract", "all"]),
     default=None,
@@ -67,6 +71,7 @@ def boundary(
     tracked: bool,
     rev_range: str | None,
     history: bool,
+    tags: tuple[str, ...],
     secrets: str | None,
     write_baseline: bool,
     no_inline_allow: bool,
@@ -90,18 +95,16 @@ def boundary(
         )
     if fix and write_baseline:
         fail("choose one of --fix and --write-baseline")
-    cwd = run.cwd
+    if tags and mode != "range":
+        fail("--tag works with --range only (--history reads every tag already)")
     options = Options(
-        cwd=cwd,
+        cwd=run.cwd,
         paths=paths,
         mode=mode,
         rev_range=rev_range,
         secrets=secrets,
-        config=run.config,
-        inline_allow=not no_inline_allow,
-        write_baseline=write_baseline,
-        selection=cli_selection(),
-        cache=not run.no_cache,
+        **run.gate(no_inline_allow, write_baseline),
+        tags=tags,
     )
     large = 0 if mode == "history" else LARGE_SCAN
     outcome = scanned(
@@ -111,13 +114,11 @@ def boundary(
     if fix:
         outcome, incomplete = boundary_fix(options, outcome, run.fmt)
     from apc_tools.boundary.rules import RULES
-    from apc_tools.core.git import toplevel
 
-    top = toplevel(cwd)
-    if top is not None:
-        keep_source(top, lambda rule: True, "" if mode == "staged" else "HEAD")
+    top = outcome.root
+    source = None if top is None else (top, lambda rule: True, "" if mode == "staged" else "HEAD")
     try:
-        emit(outcome.result, run.fmt, run.no_color, run.strict, registry=Registry.of(RULES))
+        run.emit(outcome.result, registry=Registry.of(RULES), source=source)
     except SystemExit as done:
         if incomplete and done.code == 0:  # untracked, but an ignore line is not written
             raise SystemExit(1) from None

@@ -29,16 +29,19 @@ import stat
 import tempfile
 import textwrap
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from functools import cache
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from pathlib import Path
+from secrets import token_hex
 from typing import Any
 
 from apc_tools.contract.checks.rule_files import split_globs
 from apc_tools.contract.checks.skills import _owner_name
-from apc_tools.contract.project import Doc, Project, classify, display_root
+from apc_tools.contract.listing import Layout, _absolute, report_root
+from apc_tools.contract.project import Doc, Project, classify
 from apc_tools.contract.scaffold import APC_SPEC_VERSION
 from apc_tools.contract.validate import (
     _run_scan,
@@ -53,7 +56,7 @@ from apc_tools.core.gitignore import SAFE_DEFAULTS, missing_defaults
 from apc_tools.core.parse import _patch_line, resolve_plain
 from apc_tools.core.policy import Policy
 from apc_tools.core.selection import Selection
-from apc_tools.findings import Finding
+from apc_tools.findings import CannotRun, Finding
 
 # A file with one of these findings is not fixed: apc could not read it the way its tools do.
 NOT_SAFE_TO_FIX = frozenset(
@@ -87,6 +90,9 @@ class FileFix:
     secrets: list[str] = field(default_factory=list)  # values removed: never shown in a diff
     notes: dict[str, list[str]] = field(default_factory=dict)  # rule -> what the user must do
     bom_removed: bool = False
+    repo: Path | None = None  # the repository being fixed: the write walks down from it
+    folder: os.stat_result | None = None  # the identity of the folder read (st_dev, st_ino)
+    file: os.stat_result | None = None  # and of the file read
 
     def diff(self) -> bytes:
         """The unified diff of the fix, byte for byte what ``git apply`` and ``patch`` take
@@ -123,6 +129,7 @@ class FixOutcome:
     files: list[FileFix] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (display path, why)
     unsafe_left: int = 0  # findings an unsafe fix would repair (without --unsafe-fixes)
+    layout: Layout | None = None  # the run's (display paths are relative to its cwd)
 
     @property
     def applied(self) -> list[Applied]:
@@ -457,7 +464,9 @@ def fix_unknown_keys(doc: Doc, text: str, project: Project, found: list[Finding]
     if old_meta is not None and not isinstance(old_meta, dict):
         return None
     at_line = {
-        pos.line: path[0] for path, pos in meta.keys.items() if len(path) == 1 and pos.column == 1
+        pos.line: str(path[0])
+        for path, pos in meta.keys.items()
+        if len(path) == 1 and pos.column == 1 and isinstance(path[0], str)
     }
     lines = text.split("\n")
     moved: dict[str, str] = {}
@@ -663,6 +672,9 @@ def _kinds(unsafe: bool) -> frozenset[str]:
 
 
 def _read_raw(path: Path) -> bytes | None:
+    given = io.overlay_bytes(path)  # an editor's buffer (plan_fixes with texts)
+    if given is not None:
+        return given[: io.MAX_BYTES + 1]
     try:
         if path.is_symlink() or not path.is_file():
             return None
@@ -670,6 +682,28 @@ def _read_raw(path: Path) -> bytes | None:
             return handle.read(io.MAX_BYTES + 1)
     except OSError:
         return None
+
+
+Read = tuple[bytes, "os.stat_result | None", "os.stat_result | None"]
+
+
+def _read_in(root: Path, path: Path) -> Read | None:
+    """``path``'s bytes, read through its folder opened from ``root`` without following a
+    link (:func:`apc_tools.core.files.open_below`), with the identities of that folder and of
+    the file; None when a folder of the path or the file is a link, or not what it should be.
+    An editor's buffer (plan_fixes with texts: planned, never written here) is read as given."""
+    if not io.BY_DESCRIPTOR or io.overlay_bytes(path) is not None:  # no dir_fd, or a buffer
+        raw = _read_raw(path)
+        return (raw, None, None) if raw is not None and io.folder_inside(root, path) else None
+    try:
+        folder = io.open_below(root, path.parent)
+    except (OSError, ValueError):
+        return None
+    try:
+        read = io.read_at(folder, path.name)
+        return None if read is None else (read[0], os.fstat(folder), read[1])
+    finally:
+        os.close(folder)
 
 
 @dataclass
@@ -690,9 +724,10 @@ def _plan_doc(
 ) -> tuple[FileFix | None, str, str | None]:
     """(the fix, new text, why not) for one doc and its selected findings."""
     abspath = project.root / doc.rel
-    raw = _read_raw(abspath)
-    if raw is None or not io.folder_inside(project.root, abspath):
+    read = _read_in(project.root, abspath)
+    if read is None:
         return None, doc.text, "not a regular file inside the project (a symlink?): not fixed"
+    raw = read[0]
     had_bom = raw.startswith(b"\xef\xbb\xbf")
     if raw[3 if had_bom else 0 :] != doc.text.encode("utf-8"):
         return None, doc.text, "changed while apc read it: not fixed"
@@ -701,7 +736,7 @@ def _plan_doc(
         if rules.get(finding.rule) in kinds:
             by_rule.setdefault(finding.rule, []).append(finding)
     text, current = doc.text, doc
-    fix = FileFix(abspath, project.root, doc.path, raw, raw)
+    fix = FileFix(abspath, project.root, doc.path, raw, raw, folder=read[1], file=read[2])
     for rule_id, fixer in FIXERS.items():
         if rule_id not in by_rule:
             continue
@@ -728,8 +763,16 @@ def _plan_gitignore(project: Project, finding: Finding) -> FileFix | None:
         return None
     if not io.folder_inside(project.root, target):
         return None
+    identity = None
+    if io.BY_DESCRIPTOR:
+        try:
+            fd = io.open_below(project.root, folder)
+        except (OSError, ValueError):
+            return None
+        identity = os.fstat(fd)
+        os.close(fd)
     body = "\n".join(SAFE_DEFAULTS) + "\n"
-    return FileFix(target, project.root, finding.path, None, body.encode())
+    return FileFix(target, project.root, finding.path, None, body.encode(), folder=identity)
 
 
 def _project_findings(
@@ -866,32 +909,70 @@ def plan_fixes(
     profile: str | None = None,
     config_path: Path | None = None,
     cwd: Path | None = None,
+    texts: Mapping[Path, bytes] | None = None,
     selection: Selection | None = None,
 ) -> FixOutcome:
     """Every fix for the findings `apc validate PATHS` reports (safe ones; unsafe ones too with
-    ``unsafe``), planned and verified but not written (see :func:`write_fixes`). ``selection``
-    (``--select``/``--ignore``) limits the fixes exactly as it limits the report, as ruff's."""
+    ``unsafe``), planned and verified but not written (see :func:`write_fixes`). ``texts``:
+    bytes that stand in for the files at those paths (an editor's unsaved buffers), as in
+    :func:`apc_tools.contract.validate.run_validate`. ``selection`` (``--select``/``--ignore``)
+    limits the fixes exactly as it limits the report, as ruff's."""
+    with io.overlaid(texts):
+        return _plan_fixes(paths, unsafe, profile, config_path, cwd, selection)
+
+
+def _plan_fixes(
+    paths: Sequence[Path],
+    unsafe: bool,
+    profile: str | None,
+    config_path: Path | None,
+    cwd: Path | None,
+    selection: Selection | None,
+) -> FixOutcome:
     from apc_tools.contract.validate import start_run
 
-    cwd, _, scans, policy = start_run(paths, profile, config_path, cwd)
+    layout, scans, policy = start_run(paths, profile, config_path, cwd)
+    repos = [_repository(layout.cwd, p) for p in paths] or [layout.report_root().resolve()]
     if selection is not None:
         policy = policy.selected(selection)
     profile = profile or policy.profile or "default"
     kinds = _kinds(unsafe)
     rules = fix_kinds()
-    outcome = FixOutcome()
+    outcome = FixOutcome(layout=layout)
     for scan in scans:
-        _run_scan(scan, cwd, profile, policy)
-        root_display = display_root(scan.root, cwd)
-        selected = policy.apply(_select(scan, cwd, profile)[0], root_display)
+        _run_scan(scan, layout, profile, policy)
+        root_display = layout.display(scan.root)
+        selected = policy.apply(_select(scan, layout, profile)[0], root_display)
         if not unsafe:
             outcome.unsafe_left += sum(1 for f in selected if rules.get(f.rule) == "unsafe")
         boms = frozenset(f.path for f in scan.found if f.rule == BOM)
         for project in scan.projects:
-            outcome.files += plan_project(
-                project, selected, policy, root_display, kinds, outcome, boms
-            )
+            planned = plan_project(project, selected, policy, root_display, kinds, outcome, boms)
+            for fix in planned:
+                fix.repo = next((r for r in repos if _below(r, fix.abspath.parent)), repos[0])
+            outcome.files += planned
     return outcome
+
+
+def _repository(cwd: Path, path: Path) -> Path:
+    """The repository a fix of ``path`` may write in: the git top level (else the project
+    root) around the folders of ``path`` as named, up to the first symlink, never where a link
+    leads. CannotRun when ``path`` resolves outside it (a symlink into another project)."""
+    named = Path(os.path.normpath(cwd / path))
+    anchor = Path(named.anchor)
+    for part in named.parts[1:]:
+        step = anchor / part
+        if step.is_symlink() or not step.is_dir():
+            break
+        anchor = step
+    repo = report_root(anchor).resolve()
+    target = _absolute(cwd / path)
+    if not _below(repo, target if target.is_dir() else target.parent):
+        raise CannotRun(
+            f"{path}: resolves to {target}, outside the repository {repo}: --fix writes only "
+            "inside the repository it fixes (run it in that project to fix it there)"
+        )
+    return repo
 
 
 def write_fixes(outcome: FixOutcome) -> list[tuple[str, str]]:
@@ -905,12 +986,98 @@ def write_fixes(outcome: FixOutcome) -> list[tuple[str, str]]:
 
 
 def _write(fix: FileFix) -> str | None:
+    """Write one fix. Its folder is opened from the repository root one component at a time,
+    never through a link, and must be the folder the fix read (same ``st_dev``/``st_ino``); the
+    file is re-read, its temporary written and renamed through that descriptor, and the file
+    must still be the one read right before the rename: a folder swapped for a link to
+    elsewhere meanwhile is never written into (issue 30, item 7)."""
+    target = fix.abspath
+    base = fix.repo or fix.root
+    if not _below(base, target.parent):
+        return f"outside the repository being fixed ({base}): not written"
+    if not io.BY_DESCRIPTOR:
+        return _write_by_path(fix)
+    try:
+        folder = io.open_below(base, target.parent)
+    except (OSError, ValueError):
+        return "a folder of its path is a symlink now (or is gone): not written"
+    try:
+        return _write_in(folder, fix)
+    finally:
+        os.close(folder)
+
+
+def _below(root: Path, path: Path) -> bool:
+    return path == root or root in path.parents
+
+
+CHANGED = "changed since apc read it (or became a symlink): not written"
+
+
+def _write_in(folder: int, fix: FileFix) -> str | None:
+    name = fix.abspath.name
+    if fix.folder is not None and not io.same_file(os.fstat(folder), fix.folder):
+        return "its folder was replaced since apc read it: not written"
+    read = None
+    if fix.before is not None:
+        read = io.read_at(folder, name)
+        if read is None or read[0] != fix.before:
+            return CHANGED
+        if fix.file is not None and not io.same_file(read[1], fix.file):
+            return CHANGED
+    mode = stat.S_IMODE(read[1].st_mode) if read is not None else 0o644
+    try:
+        handle, temp = _temporary(folder)
+    except OSError as exc:
+        return f"cannot write in its folder: {exc.strerror or exc}"
+    written: str | None = temp
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(fix.after)
+            out.flush()
+            os.fsync(out.fileno())
+            os.fchmod(out.fileno(), mode)
+        if read is None:
+            try:
+                os.link(temp, name, src_dir_fd=folder, dst_dir_fd=folder)  # never over a file
+            except FileExistsError:
+                return "created by someone else meanwhile: not written"
+        else:
+            now = os.stat(name, dir_fd=folder, follow_symlinks=False)
+            if not io.same_file(now, read[1]):
+                return CHANGED
+            os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+            written = None
+    except OSError as exc:
+        return f"cannot write: {exc.strerror or exc}"
+    finally:
+        if written is not None:
+            with suppress(FileNotFoundError):
+                os.unlink(written, dir_fd=folder)
+    return None
+
+
+def _temporary(folder: int) -> tuple[int, str]:
+    """A new temporary file in the open ``folder`` (never through a link)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    flags |= getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        name = f".apc-fix-{token_hex(6)}.tmp"
+        try:
+            return os.open(name, flags, 0o600, dir_fd=folder), name
+        except FileExistsError:
+            continue
+    raise FileExistsError("no free temporary name")
+
+
+def _write_by_path(fix: FileFix) -> str | None:
+    """:func:`_write` where folders cannot be opened (no ``dir_fd``): by path."""
     target = fix.abspath
     if not io.folder_inside(fix.root, target) or target.parent.is_symlink():
         return "outside the project (a symlinked folder?): not written"
     if fix.before is not None:
         if _read_raw(target) != fix.before:
-            return "changed since apc read it (or became a symlink): not written"
+            return CHANGED
         mode = stat.S_IMODE(os.lstat(target).st_mode)
     else:
         mode = 0o644
@@ -958,7 +1125,7 @@ def fix_paths(
         cwd=cwd,
         selection=selection,
     )
-    rooted(outcome, cwd)
+    rooted(outcome)
     if write:
         failed = write_fixes(outcome)
         if failed:
@@ -968,13 +1135,12 @@ def fix_paths(
     return outcome
 
 
-def rooted(outcome: FixOutcome, cwd: Path | None = None) -> FixOutcome:
-    """``outcome`` with every path relative to the repository root, as `apc validate` reports
-    them (:func:`apc_tools.contract.validate.rooted`), whatever folder apc ran from."""
-    from apc_tools.contract.validate import report_root
-
-    cwd = (cwd or Path.cwd()).resolve()
-    root = report_root(cwd)
+def rooted(outcome: FixOutcome) -> FixOutcome:
+    """``outcome`` with every path relative to its run's report root, as `apc validate`
+    reports them (:func:`apc_tools.contract.validate.rooted`), whatever folder apc ran from."""
+    if outcome.layout is None:
+        return outcome
+    cwd, root = outcome.layout.cwd, outcome.layout.report_root()
 
     def move(path: str) -> str:
         rel = os.path.relpath(os.path.normpath(cwd / path), root)

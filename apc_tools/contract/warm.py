@@ -34,26 +34,27 @@ import os
 import stat
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from apc_tools.contract.listing import (
     Gathered,
+    Layout,
     Validation,
-    _absolute,
     _layout,
     _text_of,
-    _under,
-    find_root,
+    layout_of,
     report_root,
 )
 from apc_tools.contract.project import MARKETPLACE, disk_answer, kinds_of
 from apc_tools.core import files as io
+from apc_tools.core.cache import UNDECODABLE
 from apc_tools.findings import CannotRun, Finding, Result, Severity
 
 if TYPE_CHECKING:  # pragma: no cover
-    from apc_tools.core.cache import Cache
+    from apc_tools.core.cache import Cache, Judged
     from apc_tools.core.selection import Selection
 
 FORMAT = "2"  # the layout of a stored whole-run result (part of the key)
@@ -69,19 +70,18 @@ RACY_NS = 2_000_000_000
 
 
 def gather(
-    paths: Sequence[Path],
+    layout: Layout,
     *,
-    report: Path,
     profile: str | None = None,
     config_path: Path | None = None,
-    cwd: Path | None = None,
     inline_allow: bool = True,
     selection: Selection | None = None,
     store: Cache | None = None,
 ) -> tuple[bytes, Gathered] | None:
-    """The key of the whole run ``run_validate(paths, ...)`` reported from ``report`` (module
-    docstring) and what was listed and read to make it (for the run), or None when the run is
-    not one to answer whole (it would stop: a missing path, a bad policy). With ``store``
+    """The key of the whole run ``run_validate(layout=layout, ...)`` reported from the
+    layout's report root (module docstring) and what was listed and read to make it (for the
+    run), or None when the run is not one to answer whole (it would stop: a bad policy, a path
+    gone since the layout was made). With ``store``
     (an open cache), a contract file whose stat signature is the one its project's memo
     recorded is not read: the memo's digest stands for its bytes (:func:`_signature`)."""
     from apc_tools.core.cache import key as cache_key
@@ -90,23 +90,19 @@ def gather(
     started = time.time_ns()
     limit = started - RACY_NS
     try:
-        here = (cwd or Path.cwd()).resolve()
-        for path in paths:
+        here, targets = layout.cwd, layout.targets
+        for path in layout.paths:
             if not (here / path).exists() and not (here / path).is_symlink():
                 return None
-        targets = [_absolute(here / p) for p in paths] or [find_root(here)]
-        groups: dict[Path, list[Path]] = {}
-        for target in targets:
-            groups.setdefault(find_root(target), []).append(target)
-        policy = load_policy(config_path, next(iter(groups)))
+        policy = load_policy(config_path, layout.groups[0].root)
         if selection is not None:
             policy = policy.selected(selection)
         got = Gathered()
         parts: list[str] = [
             FORMAT,
             os.fspath(here),
-            os.fspath(report),
-            repr([os.fspath(p) for p in paths]),
+            os.fspath(layout.report_root()),
+            repr([os.fspath(p) for p in layout.paths]),
             repr([(os.fspath(t), t.is_dir()) for t in targets]),
             repr(profile),
             repr(None if config_path is None else os.fspath(config_path)),
@@ -115,11 +111,9 @@ def gather(
             _schemas(),
         ]
         scanned: list[tuple[Path, list[Any]]] = []
-        for root, mine in groups.items():
-            extra = [
-                t.relative_to(root).as_posix() for t in mine if not t.is_dir() and _under(t, root)
-            ]
-            layouts, found = _layout(root, here, policy, extra)
+        for group in layout.groups:
+            root = group.root
+            layouts, found = _layout(root, here, policy, group.extra())
             got.layouts[os.fspath(root)] = (layouts, found)
             scanned.append((root, layouts))
             parts += [os.fspath(root), repr(found)]
@@ -216,7 +210,7 @@ def _load_memos(store: Cache | None, tops: Sequence[str]) -> dict[str, dict[str,
     for k, raw in store.get_many(list(keys)).items():
         try:
             data = json.loads(raw)
-        except ValueError:
+        except UNDECODABLE:
             continue
         entries = data.get("e") if isinstance(data, dict) else None
         if isinstance(entries, dict):
@@ -329,47 +323,50 @@ _handed: tuple[tuple[Any, ...], tuple[bytes, Gathered]] | None = None
 def _options(
     profile: str | None,
     config_path: Path | None,
-    cwd: Path | None,
     inline_allow: bool,
     selection: Selection | None,
-    report: Path | None,
 ) -> dict[str, Any]:
-    """The keyword arguments of :func:`gather` for a run from ``cwd`` (default: here),
-    ``report`` defaulting to its :func:`report_root`."""
-    here = (cwd or Path.cwd()).resolve()
+    """The keyword arguments of :func:`gather` but the layout."""
     return {
-        "report": report if report is not None else report_root(here),
         "profile": profile,
         "config_path": config_path,
-        "cwd": here,
         "inline_allow": inline_allow,
         "selection": selection,
     }
 
 
-def _arguments(paths: Sequence[Path], options: dict[str, Any]) -> tuple[Any, ...]:
-    """``paths`` and :func:`_options` as plain values (what a handed-on lookup must match)."""
+def _layout_of(paths: Sequence[Path], cwd: Path | None, report: Path | None) -> Layout:
+    """The run's layout, its report root decided here (:func:`report_root`) when the caller
+    did not know it."""
+    layout = layout_of(paths, cwd, report)
+    if report is None:
+        layout = replace(layout, report=report_root(layout.cwd))
+    return layout
+
+
+def _arguments(layout: Layout, options: dict[str, Any]) -> tuple[Any, ...]:
+    """The layout and :func:`_options` as plain values (what a handed-on lookup must match)."""
     config = options["config_path"]
     return (
-        [os.fspath(p) for p in paths],
+        [os.fspath(p) for p in layout.paths],
         options["profile"],
         None if config is None else os.fspath(config),
-        os.fspath(options["cwd"]),
+        os.fspath(layout.cwd),
         options["inline_allow"],
         repr(options["selection"]),
-        os.fspath(options["report"]),
+        os.fspath(layout.report_root()),
     )
 
 
 def _gather_and_ask(
-    paths: Sequence[Path], options: dict[str, Any]
+    layout: Layout, options: dict[str, Any]
 ) -> tuple[tuple[bytes, Gathered] | None, Validation | None]:
     """What :func:`gather` makes of the run (the cache open for its memos), and the stored
     whole-run result under its key (its memos kept when it is there)."""
     from apc_tools.core.cache import Cache
 
-    with Cache.open(NAMESPACE) as opened:
-        made = gather(paths, **options, store=opened)
+    with Cache.open(NAMESPACE, judged=judged_of(layout)) as opened:
+        made = gather(layout, **options, store=opened)
         hit = _lookup_in(opened, made[0]) if made is not None else None
         if hit is not None and made is not None:
             _keep_memos(opened, made[1])
@@ -394,11 +391,15 @@ def answer(
 
     if disabled_by_env():
         return None
-    options = _options(profile, config_path, cwd, inline_allow, selection, report)
-    made, hit = _gather_and_ask(paths, options)
+    try:
+        layout = _layout_of(paths, cwd, report)
+    except CannotRun:
+        return None  # (the run says why)
+    options = _options(profile, config_path, inline_allow, selection)
+    made, hit = _gather_and_ask(layout, options)
     if made is None or hit is not None:
         return hit
-    _handed = (_arguments(paths, options), made)
+    _handed = (_arguments(layout, options), made)
     return None
 
 
@@ -426,47 +427,57 @@ def validate_tree(
     global _handed
     from apc_tools.core.cache import disabled_by_env
 
-    options = _options(profile, config_path, cwd, inline_allow, selection, report)
     handed, _handed = _handed, None
+    layout = _layout_of(paths, cwd, report)
+    options = _options(profile, config_path, inline_allow, selection)
     made = None
     if cache and not disabled_by_env():
-        if handed is not None and handed[0] == _arguments(paths, options):
+        if handed is not None and handed[0] == _arguments(layout, options):
             made = handed[1]  # asked already (apc_tools.start): a miss
         else:
-            made, hit = _gather_and_ask(paths, options)
+            made, hit = _gather_and_ask(layout, options)
             if hit is not None:
                 return hit
         if made is not None and not settle(made[1]):
-            made = gather(paths, **options)
+            made = gather(layout, **options)
     from apc_tools.contract.validate import rooted, run_validate
 
-    here = options["cwd"]
     found = rooted(
         run_validate(
-            paths,
+            layout.paths,
             profile=profile,
             config_path=config_path,
-            cwd=here,
             inline_allow=inline_allow,
             selection=selection,
             cache=cache,
             gathered=made[1] if made else None,
+            layout=layout,
         ),
-        here,
+        layout,
     )
     if made is not None:
-        store(made[0], found, memo=made[1])
+        store(made[0], found, memo=made[1], judged=judged_of(layout))
     return found
 
 
-def lookup(key: bytes | None, *, enabled: bool = True) -> Validation | None:
+def judged_of(layout: Layout) -> Judged:
+    """What a run of ``layout`` judges (the result cache must stay out of it:
+    :func:`apc_tools.core.cache.refusal`): the report root and each project root."""
+    from apc_tools.core.cache import Judged
+
+    return Judged(tuple(dict.fromkeys([layout.report_root(), *(g.root for g in layout.groups)])))
+
+
+def lookup(
+    key: bytes | None, *, enabled: bool = True, judged: Judged | None = None
+) -> Validation | None:
     """The stored whole-run result under ``key``, when every disk answer it depends on is
     still the same; else None."""
     if key is None:
         return None
     from apc_tools.core.cache import Cache
 
-    with Cache.open(NAMESPACE, enabled=enabled) as opened:
+    with Cache.open(NAMESPACE, enabled=enabled, judged=judged) as opened:
         return _lookup_in(opened, key)
 
 
@@ -484,7 +495,12 @@ def _lookup_in(opened: Cache, key: bytes) -> Validation | None:
 
 
 def store(
-    key: bytes | None, found: Validation, *, enabled: bool = True, memo: Gathered | None = None
+    key: bytes | None,
+    found: Validation,
+    *,
+    enabled: bool = True,
+    memo: Gathered | None = None,
+    judged: Judged | None = None,
 ) -> None:
     """Keep ``found`` (a run made on exactly the data of ``key``: :class:`Gathered`) under
     ``key`` when the run can be answered whole, and the stat memo of ``memo``."""
@@ -492,7 +508,7 @@ def store(
         return
     from apc_tools.core.cache import Cache
 
-    with Cache.open(NAMESPACE, enabled=enabled) as cache:
+    with Cache.open(NAMESPACE, enabled=enabled, judged=judged) as cache:
         if not cache.enabled:
             return
         if found.probes is not None:
@@ -547,7 +563,8 @@ def to_bytes(found: Validation) -> bytes:
         "a": [_finding_out(f) for f in found.allowed],
         "p": None if found.probes is None else [list(p) for p in found.probes],
     }
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    # ASCII JSON: a name that is not UTF-8 (surrogate escapes) is stored as \udcff escapes
+    return json.dumps(data, separators=(",", ":")).encode("ascii")
 
 
 def from_bytes(raw: bytes) -> Validation | None:
@@ -570,5 +587,5 @@ def from_bytes(raw: bytes) -> Validation | None:
             if probes is None
             else tuple((str(r), str(q), str(rel), bool(a)) for r, q, rel, a in probes),
         )
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+    except UNDECODABLE:
         return None

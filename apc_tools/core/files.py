@@ -9,6 +9,9 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,6 +122,57 @@ def check_link(abspath: Path, root: Path, display: str) -> Finding | None:
     return None
 
 
+# Texts that stand in for some files' bytes on disk (an editor's unsaved buffers, apc lsp):
+# absolute path (folders resolved) -> bytes. Read by read_bytes; see :func:`overlaid`.
+_OVERLAY: ContextVar[tuple[Mapping[str, bytes], frozenset[str]] | None] = ContextVar(
+    "apc_overlay", default=None
+)
+
+
+def overlay_key(path: Path | str) -> str:
+    """The key of ``path`` in an overlay: absolute, its folders resolved (the file itself is
+    not: a symlink stays a symlink, and is read from disk as such)."""
+    full = os.path.abspath(path)
+    return os.path.join(os.path.realpath(os.path.dirname(full)), os.path.basename(full))
+
+
+@contextmanager
+def overlaid(texts: Mapping[Path, bytes] | None) -> Iterator[None]:
+    """Within the block, :func:`read_bytes` gives ``texts[path]`` in place of the bytes on disk
+    of each regular file (or missing file) named there, as if the file held them: the same
+    size limit, the same findings. A path that is a symlink or not a file is read from disk."""
+    if not texts:
+        yield
+        return
+    keyed = {overlay_key(path): data for path, data in texts.items()}
+    names = frozenset(os.path.basename(key) for key in keyed)
+    token = _OVERLAY.set((keyed, names))
+    try:
+        yield
+    finally:
+        _OVERLAY.reset(token)
+
+
+def overlay_bytes(abspath: Path | str) -> bytes | None:
+    """The overlay's bytes for ``abspath`` (see :func:`overlaid`), or None: read the disk."""
+    overlay = _OVERLAY.get()
+    if overlay is None:
+        return None
+    texts, names = overlay
+    if os.path.basename(abspath) not in names:  # most files: one set test
+        return None
+    # the callers read the files of a resolved project root: the key is the path as given
+    # (its folders below the root are the project's own, not links: a walk does not follow them)
+    data = texts.get(os.path.abspath(abspath))
+    if data is None:
+        return None
+    try:
+        info = os.lstat(abspath)
+    except OSError:
+        return data  # an unsaved buffer of a file not (or no longer) on disk
+    return data if stat.S_ISREG(info.st_mode) else None
+
+
 def read_text(abspath: Path, root: Path, display: str) -> TextFile | Finding:
     """Read a contract file as UTF-8 text, or return the finding that says why not."""
     data = read_bytes(abspath, root, display)
@@ -130,7 +184,16 @@ def read_bytes(
 ) -> bytes | Finding:
     """The bytes of a contract file (at most :data:`MAX_BYTES`), or the finding that says why
     they cannot be read; :func:`decode` makes them text (one read serves a content hash and
-    the parse). ``stated`` is the file's ``os.lstat`` when the caller just made it."""
+    the parse). ``stated`` is the file's ``os.lstat`` when the caller just made it. Within
+    :func:`overlaid`, a file named there holds the overlay's bytes."""
+    given = overlay_bytes(abspath) if _OVERLAY.get() is not None else None
+    if given is not None:
+        if len(given) > MAX_BYTES:
+            return IO_TOO_LARGE.finding(
+                display,
+                f"file is {len(given)} bytes; the limit is {MAX_BYTES} (1 MiB), so it was not read",
+            )
+        return given
     info = stated
     if info is None:
         try:
@@ -221,3 +284,58 @@ def folder_inside(root: Path, path: Path) -> bool:
     except (OSError, RuntimeError):
         return False
     return parent == base or base in parent.parents
+
+
+# Opening below a root without following a link (`--fix` reads and writes through these)
+BY_DESCRIPTOR = os.name == "posix" and {os.open, os.stat, os.rename, os.link} <= os.supports_dir_fd
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW
+
+
+def open_below(root: Path, folder: Path) -> int:
+    """A descriptor of ``folder``, opened from ``root`` one component at a time, never through a
+    symlink (``O_NOFOLLOW|O_DIRECTORY``): every later step goes through it, so a folder swapped
+    for a link after this is not followed. OSError when a component is a link or not a folder
+    (ELOOP, ENOTDIR); ValueError when ``folder`` is not ``root`` or below it."""
+    parts = folder.relative_to(root).parts
+    fd = os.open(root, _FOLDER_FLAGS)
+    try:
+        for part in parts:
+            below = os.open(part, _FOLDER_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = below
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_at(folder: int, name: str) -> tuple[bytes, os.stat_result] | None:
+    """The first ``MAX_BYTES + 1`` bytes of the regular file ``name`` in the open ``folder``,
+    and its identity (``st_dev``/``st_ino``, mode); None when it is a symlink, not a regular
+    file, or cannot be read."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW, dir_fd=folder)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        parts: list[bytes] = []
+        left = MAX_BYTES + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 16))
+            if not chunk:
+                break
+            parts.append(chunk)
+            left -= len(chunk)
+        return b"".join(parts), info
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def same_file(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from apc_tools.hooks import Refused, github_summary, plan, push_sources
+from apc_tools.hooks import (
+    Refused,
+    git_push_options,
+    github_summary,
+    parse_push,
+    plan,
+    push_sources,
+)
 from tests.conftest import REPO_ROOT, git, write_tree
 
 
@@ -70,6 +77,31 @@ def test_push_command_lines_that_send_several_refs() -> None:
     assert push_sources(["origin", "tag", "v1", "main"]) == (["refs/tags/v1", "main"], ())
     assert push_sources(["origin", "main", "tag"]) == (["main", "tag"], ())  # a ref named tag
     assert push_sources(["--tags", "origin", "main"]) == (["main"], ("refs/tags/",))
+
+
+def test_the_push_command_line_is_read_as_git_reads_it() -> None:
+    """Issue 30 item 17: unique prefixes of long options, `--no-` forms, bundled short options
+    and option values, with the installed git's own list of push options."""
+    options = git_push_options(REPO_ROOT)
+    assert {"all", "mirror", "tags", "follow-tags", "push-option", "no-tags"} <= set(options)
+    for given in (options, None):  # git's list, and the built-in one
+        assert push_sources(["--al", "origin"], given) == ([], ("refs/heads/",))
+        assert push_sources(["origin", "--mirr"], given) == ([], BOTH)
+        assert push_sources(["--tag", "origin", "main"], given) == (["main"], ("refs/tags/",))
+        assert push_sources(["--all", "--no-all", "origin", "a"], given) == (["a"], ())
+        assert push_sources(["--no-al", "--al", "origin"], given) == ([], ("refs/heads/",))
+        assert push_sources(["--push-o", "x", "--rep=r", "origin", "a"], given) == (["a"], ())
+        assert push_sources(["-fo", "v", "-u", "origin", "a"], given) == (["a"], ())
+        assert push_sources(["-uo", "origin", "r", "a"], given) == (["a"], ())  # -o origin
+        assert push_sources(["-ovalue", "origin", "a"], given) == (["a"], ())
+        assert push_sources(["--force-with-lease", "origin", "a"], given) == (["a"], ())
+        assert push_sources(["--end-of-options", "origin", "--all"], given) == (["--all"], ())
+        assert push_sources(["-fd", "origin", "a"], given) == ([], ())
+        assert parse_push(["--follow", "origin"], given).follow_tags is True
+        assert parse_push(["--follow-tags", "--no-follow", "o"], given).follow_tags is False
+        for bad in (["--fo", "origin"], ["--nope", "origin"], ["-x", "origin"]):
+            with pytest.raises(Refused):  # ambiguous or unknown: git would not have pushed
+                push_sources(bad, given)
 
 
 def test_usage_errors_exit_2() -> None:

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -694,3 +697,86 @@ def test_unknown_keys_that_are_no_one_line_scalar_are_left(tmp_path: Path) -> No
     root = project(tmp_path, {".apc/skills/pdf/SKILL.md": skill})
     fix_paths([], unsafe=True, cwd=root)
     assert (root / ".apc/skills/pdf/SKILL.md").read_text() == skill
+
+
+# Swaps ROOT/.apc for a symlink to OUTSIDE and back in a loop until STOP exists (60 s at most),
+# putting back the legacy project.json a fix replaced, so that every run has something to fix.
+SWAPPER = """
+import os, sys, time
+root, outside, stop, legacy = sys.argv[1:5]
+apc, hold = os.path.join(root, ".apc"), os.path.join(root, ".apc-hold")
+deadline = time.monotonic() + 60
+while not os.path.exists(stop) and time.monotonic() < deadline:
+    os.rename(apc, hold)
+    target = os.path.join(hold, "project.json")
+    with open(target, encoding="utf-8") as handle:
+        fixed = handle.read() != legacy
+    if fixed:
+        with open(target + ".new", "w", encoding="utf-8") as handle:
+            handle.write(legacy)
+        os.replace(target + ".new", target)
+    os.symlink(outside, apc)
+    time.sleep(0.0003)
+    os.unlink(apc)
+    os.rename(hold, apc)
+    time.sleep(0.0003)
+"""
+
+
+def test_fix_never_writes_outside_while_the_folder_is_swapped_for_a_symlink(
+    tmp_path: Path,
+) -> None:
+    """Issue 30 item 7: `.apc/` exchanged for a symlink to an outside folder (holding the same
+    bytes) while --fix re-reads and replaces project.json: the outside file is never written
+    (it was in 11 of 20 runs), and no run ends in a traceback."""
+    legacy = PROJECT_JSON.replace('"apc"', '"apf"')
+    root = project(tmp_path, {".apc/project.json": legacy})
+    outside = tmp_path / "outside"
+    shutil.copytree(root / ".apc", outside)
+    before = snapshot(outside)
+    stop = tmp_path / "stop"
+    swapper = subprocess.Popen(
+        [sys.executable, "-c", SWAPPER, str(root), str(outside), str(stop), legacy]
+    )
+    runs = 0
+    try:
+        while runs < 500 and snapshot(outside) == before:
+            fix_paths([], cwd=root)
+            runs += 1
+    finally:
+        stop.touch()
+        swapper.wait(timeout=90)
+    assert swapper.returncode == 0
+    assert snapshot(outside) == before, f"written outside at run {runs}"
+    (root / ".apc/project.json").write_text(legacy, encoding="utf-8")
+    settled = apc("validate", "--fix", cwd=root)  # the same fix, with nothing swapped: written
+    assert "fixed 1 finding in 1 file" in settled.stdout, settled.stdout + settled.stderr
+    assert snapshot(outside) == before
+
+
+def test_fix_refuses_a_path_that_resolves_into_another_repository(tmp_path: Path) -> None:
+    """Issue 30 item 8: `apc validate --fix vendor/lib`, where vendor/lib is a symlink into
+    another project, fixed that project's files. --fix writes only inside the repository it
+    fixes: the path is refused (exit 2, naming it), the other project is left as it was, and
+    validating it (no --fix) still works."""
+    legacy = PROJECT_JSON.replace('"apc"', '"apf"')
+    other = write_tree(tmp_path / "other", {**BASE, ".apc/project.json": legacy})
+    mine = write_tree(tmp_path / "mine", dict(BASE))
+    for repo in (other, mine):
+        git(repo, "init", "-q")
+    (mine / "vendor").mkdir()
+    os.symlink(other, mine / "vendor" / "lib")
+    before = snapshot(other)
+    for args in (("vendor/lib",), ("vendor/lib/.apc/project.json",), ("vendor/lib/.apc",)):
+        done = apc("validate", "--fix", *args, cwd=mine)
+        assert done.returncode == 2, (args, done.stdout + done.stderr)
+        assert "vendor/lib" in done.stderr and "outside the repository" in done.stderr
+        assert "Traceback" not in done.stderr
+        assert snapshot(other) == before
+    whole = apc("validate", "--fix", cwd=mine)  # the repository itself: nothing of other's
+    assert whole.returncode == 0, whole.stdout + whole.stderr
+    assert snapshot(other) == before
+    read = apc("validate", "vendor/lib", cwd=mine)
+    assert read.returncode == 0 and "PRJ003" in read.stdout, read.stdout + read.stderr
+    fixed_there = apc("validate", "--fix", cwd=other)  # from its own folder it is fixed
+    assert "fixed 1 finding in 1 file" in fixed_there.stdout, fixed_there.stdout

@@ -116,10 +116,12 @@ def run_action(
     event_name: str,
     event: dict[str, object],
     tmp_path: Path,
+    raw: bytes | None = None,
     **inputs: str,
 ) -> Run:
+    """The script for ``event`` (or the event file's bytes ``raw``, as they are)."""
     event_file = tmp_path / "event.json"
-    event_file.write_text(json.dumps(event), encoding="utf-8")
+    event_file.write_bytes(json.dumps(event).encode() if raw is None else raw)
     runner_temp = tmp_path / "runner-temp"
     runner_temp.mkdir(exist_ok=True)
     summary, outputs = tmp_path / "summary.md", tmp_path / "output.txt"
@@ -498,3 +500,107 @@ def test_a_sarif_file_inside_the_work_tree_is_git_ignored(tmp_path: Path) -> Non
     assert git(work, "status", "--porcelain") == ""
     git(work, "add", "-A")
     assert git(work, "diff", "--cached", "--name-only") == ""
+
+
+def malformed_events(remote: Remote) -> dict[str, bytes]:
+    push = json.dumps({"before": remote.leak_commit, "after": remote.head})
+    return {
+        "truncated": push[: len(push) // 2].encode(),
+        "byte-order mark": b"\xef\xbb\xbf" + push.encode(),
+        "array": f"[{push}]".encode(),
+        # the scan of the first `after` would find the leak; json.loads keeps the last
+        "duplicate keys": (
+            f'{{"before": "{remote.merge_base}", "after": "{remote.head}", '
+            f'"after": "{remote.merge_base}"}}'
+        ).encode(),
+        "deep nesting": b'{"after": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+        "not UTF-8": push.replace("before", "bef\xf6re").encode("latin-1"),
+    }
+
+
+@pytest.mark.parametrize("event_name", ["push", "pull_request", "workflow_dispatch"])
+def test_a_malformed_event_file_exits_2_with_the_reason(tmp_path: Path, event_name: str) -> None:
+    """Issue 30 item 20: an event file that is not one JSON object (truncated, a UTF-8 BOM, an
+    array, a key given twice, 100,000-deep nesting) gave a traceback, or was read as an event
+    without the key; now it exits 2 naming the file and what is wrong with it."""
+    remote = make_remote(tmp_path)
+    work = shallow_checkout(tmp_path, remote, "refs/heads/feature")
+    reasons = {
+        "truncated": "not valid JSON",
+        "byte-order mark": "byte-order mark",
+        "array": "not an object",
+        "duplicate keys": "'after' is given twice",
+        "deep nesting": "nested too deeply",
+        "not UTF-8": "not UTF-8",
+    }
+    for name, raw in malformed_events(remote).items():
+        run = run_action(work, event_name, {}, tmp_path, raw=raw)
+        shown = run.stdout + run.stderr
+        assert run.code == 2, (name, shown)
+        assert "Traceback" not in shown, (name, shown)
+        assert f"the event file {tmp_path / 'event.json'} is not usable" in run.stderr, name
+        assert reasons[name] in run.stderr, (name, run.stderr)
+        assert run.outputs["exit-code"] == "2", name
+        assert "::error title=apc-tools could not run::" in run.stdout, name
+
+
+def tagged_remote(tmp_path: Path) -> tuple[Remote, dict[str, str]]:
+    """The remote of :func:`make_remote` with tags pushed on main's tip, which the default
+    branch already holds: `v1` (annotated, a session as its message), `v1-clean` (annotated,
+    clean), `vb` (annotated, of a blob holding a session) and `vc` (of a clean blob). Returns
+    each tag's object id, and its peeled id under NAME^{}."""
+    remote = make_remote(tmp_path)
+    dev = tmp_path / "dev"
+    message = tmp_path / "message.txt"
+    message.write_text(CLAUDE_SESSION, encoding="utf-8")
+    git(dev, "tag", "-a", "-F", str(message), "v1", "main")
+    git(dev, "tag", "-a", "-m", "release", "v1-clean", "main")
+    (tmp_path / "session.jsonl").write_text(CLAUDE_SESSION, encoding="utf-8")
+    leaked = git(dev, "hash-object", "-w", str(tmp_path / "session.jsonl")).strip()
+    git(dev, "tag", "-a", "-m", "data", "vb", leaked)
+    (tmp_path / "clean.txt").write_text("plain data\n", encoding="utf-8")
+    clean = git(dev, "hash-object", "-w", str(tmp_path / "clean.txt")).strip()
+    git(dev, "tag", "-a", "-m", "data", "vc", clean)
+    git(dev, "push", "-q", remote.url, "main", "--tags")
+    ids: dict[str, str] = {}
+    for name in ("v1", "v1-clean", "vb", "vc"):
+        ids[name] = git(dev, "rev-parse", name).strip()
+        ids[name + "^{}"] = git(dev, "rev-parse", name + "^{}").strip()
+    return remote, ids
+
+
+def tag_event(name: str, after: str) -> dict[str, object]:
+    return {
+        "ref": f"refs/tags/{name}",
+        "before": ZERO,
+        "after": after,
+        "created": True,
+        "repository": {"default_branch": "main"},
+    }
+
+
+def test_a_tag_push_scans_the_tag_message_and_a_tagged_blob(tmp_path: Path) -> None:
+    """Issue 30 item 19: a tag push event whose `after` is the tagged commit (which the
+    default branch holds) scanned nothing; the tag's message, and a blob it tags, are scanned,
+    whether `after` names the commit or the tag object."""
+    remote, ids = tagged_remote(tmp_path)
+    for name, after in (("v1", ids["v1^{}"]), ("v1", ids["v1"])):
+        work = shallow_checkout(tmp_path, remote, f"refs/tags/{name}")
+        run = run_action(work, "push", tag_event(name, after), tmp_path)
+        assert run.code == 1, (after, run.stdout + run.stderr)
+        leaks = [a for a in annotations(run.stdout) if "BTR001" in a and "tag message" in a]
+        assert leaks, run.stdout
+        assert run.outputs["range"] == f"{ids['v1^{}']}..{ids['v1']}"
+        clean = run_action(work, "push", tag_event("v1-clean", ids["v1-clean^{}"]), tmp_path)
+        assert clean.code == 0, clean.stdout + clean.stderr
+        assert clean.outputs["range"].endswith(f"..{ids['v1-clean']}")
+        subprocess.run(["rm", "-rf", str(work)], check=True)
+    work = shallow_checkout(tmp_path, remote, "refs/heads/main")
+    blob = run_action(work, "push", tag_event("vb", ids["vb"]), tmp_path)
+    assert blob.code == 1, blob.stdout + blob.stderr
+    assert any("BTR001" in a and "(tag " in a for a in annotations(blob.stdout)), blob.stdout
+    assert "the blob it tags" in blob.summary
+    clean_blob = run_action(work, "push", tag_event("vc", ids["vc"]), tmp_path)
+    assert clean_blob.code == 0, clean_blob.stdout + clean_blob.stderr
+    wrong = run_action(work, "push", tag_event("vb", ids["v1"]), tmp_path)  # after is not vb
+    assert wrong.code == 2 and "is neither refs/tags/vb" in wrong.stderr, wrong.stderr

@@ -128,6 +128,17 @@ def add_and_remove_session(project: Project, path: str) -> None:
     assert project.commit("remove them", "--no-verify").returncode == 0
 
 
+def branches_clean_and_leaky(project: Project) -> None:
+    """main pushed; `clean` with a clean commit and `leaky` adding and removing a session, each
+    off main and not pushed."""
+    project.run("git", "checkout", "-q", "-b", "clean", check=True)
+    project.write({"src/ok.py": "ok = 1\n"})
+    assert project.commit("clean", "--no-verify").returncode == 0
+    project.run("git", "checkout", "-q", "-b", "leaky", "main", check=True)
+    add_and_remove_session(project, "notes/s.jsonl")
+    project.run("git", "checkout", "-q", "main", check=True)
+
+
 def test_push_of_an_orphan_branch_scans_its_whole_history(hooked_project: MakeProject) -> None:
     project = hooked_project(PROJECT, ALL_HOOKS)
     remote = remote_for(project)
@@ -186,12 +197,7 @@ def test_two_refs_in_one_push_are_refused_with_what_to_do(hooked_project: MakePr
     project = hooked_project(PROJECT, ALL_HOOKS)
     remote = remote_for(project)
     assert project.run("git", "push", "-q", "origin", "main").returncode == 0
-    project.run("git", "checkout", "-q", "-b", "clean", check=True)
-    project.write({"src/ok.py": "ok = 1\n"})
-    assert project.commit("clean", "--no-verify").returncode == 0
-    project.run("git", "checkout", "-q", "-b", "leaky", "main", check=True)
-    add_and_remove_session(project, "notes/s.jsonl")
-    project.run("git", "checkout", "-q", "main", check=True)
+    branches_clean_and_leaky(project)
     for order in (("clean", "leaky"), ("leaky", "clean")):
         push_refused(
             project, "origin", *order, shows=("pre-commit gives its hooks only the first ref",)
