@@ -139,3 +139,20 @@ def test_the_changelog_has_the_version() -> None:
     changelog = (REPO_ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     assert re.search(rf"^## \[{re.escape(__version__)}\]", changelog, re.M)
     assert "## [Unreleased]" in changelog
+
+
+def test_ci_runs_the_readme_test_command_verbatim() -> None:
+    """The README's test command (the first lines a newcomer reads) is the one CI runs, and it
+    uses every core (pytest-xdist, in the test extra)."""
+    ci = REPO_ROOT / ".ci" / "run"
+    if not ci.is_file():
+        pytest.skip(".ci/run is not in the sdist")
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    (command,) = [
+        line for line in readme[:20] if line.startswith("python3 -m venv") and "pytest" in line
+    ]
+    assert command.endswith("python -m pytest -n auto")
+    assert command in ci.read_text(encoding="utf-8").splitlines()
+    config = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    test_extra = [Requirement(r).name for r in config["project"]["optional-dependencies"]["test"]]
+    assert "pytest-xdist" in test_extra

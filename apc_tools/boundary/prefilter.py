@@ -128,8 +128,8 @@ def plain_matcher(data: bytes) -> bool:
 
 
 def fast_matcher() -> Matcher | None:
-    """Aho-Corasick passes over the bytes (``ahocorasick_rs``, optional), or None: 94 ``in``
-    tests cost more than the detectors they would spare, so without it the detectors run as
+    """Aho-Corasick passes over the bytes (``ahocorasick_rs``, where it has a wheel), or None: 94
+    ``in`` tests cost more than the detectors they would spare, so without it the detectors run as
     before (their own literal tests come first).
 
     The needles are searched in :func:`needle_groups`, one automaton each, leftmost-first: an

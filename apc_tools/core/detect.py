@@ -502,7 +502,7 @@ def find_secrets(text: str) -> list[Hit]:
 
 
 # The token formats' needles and the generic rule's hint words, each set searched in one pass
-# by an Aho-Corasick automaton (``ahocorasick_rs``, the ``fast`` extra) instead of one
+# by an Aho-Corasick automaton (``ahocorasick_rs``, a default dependency) instead of one
 # substring search per needle; without it each detector searches for its own needles.
 _SECRET_NEEDLES = tuple(sorted({n for d in SECRET_DETECTORS if d.prefixed for n in d.needles}))
 Finder = Callable[..., list[tuple[int, int, int]]]

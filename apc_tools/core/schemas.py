@@ -27,10 +27,10 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Hashable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 SUFFIX = ".schema.json"
 PathPart = str | int
@@ -163,20 +163,22 @@ def schema_errors(name: str, instance: Any) -> list[SchemaError]:
     key whose value is also wrong, a value breaking two constraints), the most relevant one
     (jsonschema's ``relevance``, as ``best_match`` uses) is reported. Sorted by location.
 
-    jsonschema (~100 ms to import, in every process that needs it) explains a failure only when
-    the failure lies under a keyword :func:`_faults` does not explain itself (a failing
-    ``anyOf``, ``oneOf`` or ``not``, a keyword the fast check does not know); tests/core/
-    test_schemas.py holds both explanations equal (:func:`jsonschema_errors`).
+    The compiled validator (jsonschema_rs) judges, and explains a failure of the plain
+    keywords itself; jsonschema (~100 ms to import, in every process that needs it) validates
+    where jsonschema_rs is not installed or cannot take the instance, and explains the
+    failures of ``anyOf``, ``oneOf`` and ``not``; tests/core/test_schemas.py holds both
+    explanations equal (:func:`jsonschema_errors`).
     """
-    root = _frozen_schema(name)
-    if _valid(root, root, instance):
-        return []
-    try:
-        faults = list(_faults(root, root, instance, (), ()))
+    compiled = _compiled(name)
+    if compiled is not None and _takes(instance):
+        try:
+            if compiled.is_valid(instance):
+                return []
+            faults = _faults(_frozen_schema(name), instance, compiled.iter_errors(instance))
+        except _UNTAKEN:
+            faults = None
         if faults:
             return _best(faults, _relevance)
-    except (_Unsupported, TypeError):
-        pass  # jsonschema says it (or raises) the way it always did
     return jsonschema_errors(name, instance)
 
 
@@ -380,7 +382,7 @@ def _preferred(
     schema: Mapping[str, Any], instance: Any, path: tuple[PathPart, ...]
 ) -> Iterable[SchemaError]:
     preferred = schema.get("x-apc-preferred")
-    if not isinstance(preferred, Mapping) or _valid(preferred, preferred, instance):
+    if not isinstance(preferred, Mapping) or _holds(preferred, instance):
         return
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import best_match
@@ -402,230 +404,94 @@ def _should_message(schema: Mapping[str, Any], error: Any, path: tuple[PathPart,
     return f"{_label(path)} {described}"
 
 
-# --- fast validity check -----------------------------------------------------------------------
-# jsonschema takes ~0.25 ms per small document (and ~150 ms to import), and nearly every file is
-# valid. _valid() answers "is it valid?" for the keywords the schemas use, with jsonschema's
-# semantics (bool is not a number, 1.0 is an integer, `pattern` is re.search, `format` is an
-# annotation); jsonschema runs only to explain a failure. A keyword it does not know makes it
-# defer to jsonschema. tests/test_schemas.py holds it equal to jsonschema's is_valid.
+# --- the compiled validator -------------------------------------------------------------------
+# jsonschema-rs (``jsonschema_rs``, a default dependency where it has a wheel) answers "is it
+# valid?" with a compiled validator per schema (~1 µs for a small document, against jsonschema's
+# ~160 µs and ~100 ms of import), and its errors (keyword, instance path, schema path) explain a
+# failure in the words jsonschema would (below). Without it, or for an instance it cannot take
+# (a key that is not a string, a value JSON has no form for: NaN, a non-finite float, a
+# structure nested past its limit), jsonschema validates and explains, as it always did.
+# tests/core/test_schemas.py holds both equal; tests/core/test_schemas_fallback.py runs apc
+# where jsonschema_rs cannot be imported.
 
 
-class _Unsupported(Exception):
-    """A schema keyword the fast check does not implement."""
+def _retrieve(uri: str) -> Any:
+    """Never fetch a schema: every reference of the published schemas is local."""
+    raise ValueError(f"apc-tools fetches no schema ({uri})")
 
 
-_ANNOTATIONS = frozenset(
-    {
-        "$schema",
-        "$id",
-        "$defs",
-        "$comment",
-        "title",
-        "description",
-        "examples",
-        "default",
-        "deprecated",
-        "format",
-        "then",
-        "else",
-        "readOnly",
-        "writeOnly",
-    }
-)
-
-
-def _valid(root: Mapping[str, Any], schema: Any, instance: Any) -> bool:
-    """True when ``instance`` is valid; falls back to jsonschema for unknown keywords."""
+def _compile(schema: Mapping[str, Any]) -> Any | None:
+    """A jsonschema_rs validator of ``schema``, or None (not installed, or it refuses it)."""
     try:
-        return _check(root, schema, instance)
-    except _Unsupported:
-        from jsonschema import Draft202012Validator
-
-        return bool(Draft202012Validator(root).evolve(schema=schema).is_valid(instance))
-
-
-def _check(root: Mapping[str, Any], schema: Any, instance: Any) -> bool:
-    if isinstance(schema, bool):
-        return schema
-    for keyword, value in schema.items():
-        check = _CHECKS.get(keyword)
-        if check is not None:
-            if not check(root, value, instance, schema):
-                return False
-        elif keyword not in _ANNOTATIONS and not keyword.startswith("x-"):
-            raise _Unsupported(keyword)
-    return True
-
-
-def _is_type(instance: Any, kind: str) -> bool:
-    if kind == "integer":
-        if isinstance(instance, float):
-            return instance.is_integer()
-        return isinstance(instance, int) and not isinstance(instance, bool)
-    if kind == "number":
-        return isinstance(instance, int | float) and not isinstance(instance, bool)
-    return isinstance(instance, _TYPES[kind])
-
-
-_TYPES: dict[str, type | tuple[type, ...]] = {
-    "object": dict,
-    "array": list,
-    "string": str,
-    "boolean": bool,
-    "null": type(None),
-}
-
-
-def _equal(one: Any, two: Any) -> bool:
-    if isinstance(one, str) or isinstance(two, str):
-        return bool(one == two)
-    if isinstance(one, list | tuple) and isinstance(two, list | tuple):
-        return len(one) == len(two) and all(_equal(a, b) for a, b in zip(one, two, strict=True))
-    if isinstance(one, Mapping) and isinstance(two, Mapping):
-        return one.keys() == two.keys() and all(_equal(one[k], two[k]) for k in one)
-    if isinstance(one, bool) or isinstance(two, bool):
-        return isinstance(one, bool) and isinstance(two, bool) and one == two
-    return bool(one == two)
+        import jsonschema_rs  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        return None
+    try:
+        return jsonschema_rs.Draft202012Validator(
+            cast(Any, schema), validate_formats=False, retriever=_retrieve
+        )
+    except Exception:  # a schema it cannot compile: jsonschema judges it
+        return None
 
 
 @cache
-def _regex(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
+def _compiled(name: str) -> Any | None:
+    """The compiled validator of published schema ``name`` (made once, on first use)."""
+    return _compile(_frozen_schema(name))
 
 
-def _resolve_ref(root: Mapping[str, Any], ref: str) -> Any:
-    if not ref.startswith("#"):
-        raise _Unsupported("$ref")
-    target: Any = root
-    for part in filter(None, ref[1:].split("/")):
-        part = part.replace("~1", "/").replace("~0", "~")
-        if not isinstance(target, Mapping) or part not in target:
-            raise _Unsupported("$ref")
-        target = target[part]
-    return target
+_SUBSCHEMAS: dict[int, tuple[Mapping[str, Any], Any | None]] = {}
 
 
-def _extra_keys(schema: Mapping[str, Any], instance: Mapping[str, Any]) -> Iterator[Any]:
-    declared = schema.get("properties", {})
-    patterns = [_regex(p) for p in schema.get("patternProperties", {})]
-    for key in instance:
-        if key not in declared and not (
-            isinstance(key, str) and any(p.search(key) for p in patterns)
-        ):
-            yield key
+def _compiled_part(schema: Mapping[str, Any]) -> Any | None:
+    """The compiled validator of a subschema of a published schema (an ``x-apc-preferred``),
+    kept by identity (the frozen schemas are never freed)."""
+    kept = _SUBSCHEMAS.get(id(schema))
+    if kept is None or kept[0] is not schema:
+        kept = _SUBSCHEMAS[id(schema)] = (schema, _compile(schema))
+    return kept[1]
 
 
-def _k_type(root: Any, value: Any, instance: Any, schema: Any) -> bool:
-    kinds = [value] if isinstance(value, str) else value
-    return any(_is_type(instance, k) for k in kinds)
+_UNTAKEN = (ValueError, TypeError, OverflowError, RecursionError)
 
 
-def _k_properties(root: Any, value: Any, instance: Any, schema: Any) -> bool:
-    if not isinstance(instance, dict):
-        return True
-    return all(_check(root, sub, instance[k]) for k, sub in value.items() if k in instance)
+def _takes(instance: Any) -> bool:
+    """Can jsonschema_rs judge ``instance`` as jsonschema would? Only JSON's own values: it
+    refuses keys that are not strings, but reads NaN and infinities as other values."""
+    try:
+        json.dumps(instance, allow_nan=False, check_circular=False)
+    except _UNTAKEN:
+        return False
+    return True
 
 
-def _k_pattern_properties(root: Any, value: Any, instance: Any, schema: Any) -> bool:
-    if not isinstance(instance, dict):
-        return True
-    return all(
-        _check(root, sub, v)
-        for pattern, sub in value.items()
-        for k, v in instance.items()
-        if isinstance(k, str) and _regex(pattern).search(k)
-    )
+def _holds(schema: Mapping[str, Any], instance: Any) -> bool:
+    """Is ``instance`` valid under the (standalone) subschema ``schema``?"""
+    compiled = _compiled_part(schema)
+    if compiled is not None and _takes(instance):
+        try:
+            return bool(compiled.is_valid(instance))
+        except _UNTAKEN:
+            pass
+    from jsonschema import Draft202012Validator
+
+    return bool(Draft202012Validator(schema).is_valid(instance))
 
 
-def _k_additional(root: Any, value: Any, instance: Any, schema: Any) -> bool:
-    if not isinstance(instance, dict):
-        return True
-    return all(_check(root, value, instance[k]) for k in _extra_keys(schema, instance))
-
-
-def _k_if(root: Any, value: Any, instance: Any, schema: Any) -> bool:
-    branch = "then" if _check(root, value, instance) else "else"
-    return branch not in schema or _check(root, schema[branch], instance)
-
-
-def _canonical(value: Any) -> Hashable:
-    """A hashable form equal for exactly the values :func:`_equal` calls equal (JSON equality:
-    ``1 == 1.0``, ``true != 1``, key order ignored)."""
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return (type(value).__name__, value)
-    if isinstance(value, int | float):
-        return ("number", value)  # 1 and 1.0 hash and compare equal
-    if isinstance(value, list | tuple):
-        return ("list", tuple(_canonical(v) for v in value))
-    if isinstance(value, Mapping):
-        return ("map", frozenset((k, _canonical(v)) for k, v in value.items()))
-    return ("other", repr(value))
-
-
-def _k_unique(root: Any, value: Any, instance: Any, schema: Any) -> bool:
-    """Set lookups, not pairwise comparison: a policy's `disable` list of 60,000 entries took
-    minutes (quadratic)."""
-    if not value or not isinstance(instance, list):
-        return True
-    return len({_canonical(v) for v in instance}) == len(instance)
-
-
-def _k_items(root: Any, value: Any, instance: Any, schema: Any) -> bool:
-    if "prefixItems" in schema:
-        raise _Unsupported("prefixItems")
-    return not isinstance(instance, list) or all(_check(root, value, v) for v in instance)
-
-
-def _when(kind: str, test: Any) -> Any:
-    """A keyword check that applies only to instances of JSON type ``kind``."""
-    return lambda root, value, instance, schema: (
-        not _is_type(instance, kind) or bool(test(root, value, instance))
-    )
-
-
-_CHECKS: dict[str, Any] = {
-    "type": _k_type,
-    "properties": _k_properties,
-    "patternProperties": _k_pattern_properties,
-    "additionalProperties": _k_additional,
-    "if": _k_if,
-    "uniqueItems": _k_unique,
-    "items": _k_items,
-    "required": _when("object", lambda r, v, i: all(k in i for k in v)),
-    "propertyNames": _when("object", lambda r, v, i: all(_check(r, v, k) for k in i)),
-    "minProperties": _when("object", lambda r, v, i: len(i) >= v),
-    "maxProperties": _when("object", lambda r, v, i: len(i) <= v),
-    "pattern": _when("string", lambda r, v, i: _regex(v).search(i) is not None),
-    "minLength": _when("string", lambda r, v, i: len(i) >= v),
-    "maxLength": _when("string", lambda r, v, i: len(i) <= v),
-    "minItems": _when("array", lambda r, v, i: len(i) >= v),
-    "maxItems": _when("array", lambda r, v, i: len(i) <= v),
-    "minimum": _when("number", lambda r, v, i: i >= v),
-    "maximum": _when("number", lambda r, v, i: i <= v),
-    "enum": lambda r, v, i, s: any(_equal(i, e) for e in v),
-    "const": lambda r, v, i, s: _equal(i, v),
-    "anyOf": lambda r, v, i, s: any(_check(r, sub, i) for sub in v),
-    "allOf": lambda r, v, i, s: all(_check(r, sub, i) for sub in v),
-    "oneOf": lambda r, v, i, s: sum(_check(r, sub, i) for sub in v) == 1,
-    "not": lambda r, v, i, s: not _check(r, v, i),
-    "$ref": lambda r, v, i, s: _check(r, _resolve_ref(r, v), i),
-}
-
-
-# --- fast explanation --------------------------------------------------------------------------
 # What jsonschema's iter_errors yields for the keywords below, as the few attributes
-# schema_errors reads of an error (_pick, _convert, relevance). A keyword whose error is
-# jsonschema's own composition of the errors below it (anyOf, oneOf, not: best_match descends
-# into its context) raises _Unsupported when it fails: jsonschema explains that document.
-# Keywords are visited in the schema's order and subschemas descended as jsonschema does, so
-# the errors of one location come in jsonschema's order (the first most relevant one wins a
-# tie, as in jsonschema's max).
+# schema_errors reads of an error (_pick, _convert, relevance), made from jsonschema_rs's
+# errors. A failing keyword whose error jsonschema composes of the errors below it (anyOf,
+# oneOf, not: best_match descends into its context), or one not listed, leaves the document to
+# jsonschema. The errors of one location are put in jsonschema's order (it visits a schema's
+# keywords in their order, depth first), so that the first most relevant one wins a tie, as in
+# jsonschema's max.
 
 _WEAK = frozenset({"anyOf", "oneOf"})  # jsonschema.exceptions.WEAK_MATCHES (STRONG: none)
 _LEAVES = frozenset(
     {
         "type",
         "required",
+        "additionalProperties",
         "minProperties",
         "maxProperties",
         "pattern",
@@ -652,6 +518,7 @@ class _Fault:
     schema: Mapping[str, Any]
     path: tuple[PathPart, ...]
     schema_path: tuple[PathPart, ...]
+    order: tuple[int, ...]
     context: tuple[()] = ()
 
     @property
@@ -672,6 +539,27 @@ class _Fault:
         return any(_is_type(self.instance, kind) for kind in kinds)
 
 
+def _is_type(instance: Any, kind: str) -> bool:
+    """JSON Schema's types as jsonschema's type checker has them (for relevance only)."""
+    if kind == "integer":
+        if isinstance(instance, float):
+            return instance.is_integer()
+        return isinstance(instance, int) and not isinstance(instance, bool)
+    if kind == "number":
+        return isinstance(instance, int | float) and not isinstance(instance, bool)
+    expected = _TYPES.get(kind)
+    return expected is not None and isinstance(instance, expected)
+
+
+_TYPES: dict[str, type | tuple[type, ...]] = {
+    "object": dict,
+    "array": list,
+    "string": str,
+    "boolean": bool,
+    "null": type(None),
+}
+
+
 def _relevance(fault: _Fault) -> tuple[Any, ...]:
     """``jsonschema.exceptions.relevance`` of a fault."""
     return (
@@ -683,75 +571,93 @@ def _relevance(fault: _Fault) -> tuple[Any, ...]:
     )
 
 
-def _faults(
-    root: Mapping[str, Any],
-    schema: Any,
-    instance: Any,
-    path: tuple[PathPart, ...],
-    at: tuple[PathPart, ...],
-) -> Iterator[_Fault]:
-    """The errors jsonschema's ``iter_errors`` yields for ``instance`` under ``schema`` (at
-    instance path ``path``, schema path ``at``); _Unsupported where it does not know."""
-    if isinstance(schema, bool):
-        if not schema:
-            raise _Unsupported("false")
-        return
-    for keyword, value in schema.items():
-        here = (*at, keyword)
-        if keyword == "required":
-            if isinstance(instance, dict):
-                for key in value:
-                    if key not in instance:
-                        yield _Fault(keyword, value, instance, schema, path, here)
-        elif keyword in _LEAVES:
-            if not _CHECKS[keyword](root, value, instance, schema):
-                yield _Fault(keyword, value, instance, schema, path, here)
-        elif keyword == "properties":
-            if isinstance(instance, dict):
-                for key, sub in value.items():
-                    if key in instance:
-                        yield from _faults(root, sub, instance[key], (*path, key), (*here, key))
-        elif keyword == "patternProperties":
-            if isinstance(instance, dict):
-                for pattern, sub in value.items():
-                    for key, item in instance.items():
-                        if not isinstance(key, str):
-                            raise _Unsupported(keyword)
-                        if _regex(pattern).search(key):
-                            yield from _faults(root, sub, item, (*path, key), (*here, pattern))
-        elif keyword == "additionalProperties":
-            if isinstance(instance, dict):
-                if "patternProperties" in schema and not all(isinstance(k, str) for k in instance):
-                    raise _Unsupported(keyword)
-                extras = list(_extra_keys(schema, instance))
-                if isinstance(value, dict):
-                    for key in extras:
-                        yield from _faults(root, value, instance[key], (*path, key), here)
-                elif not value and extras:
-                    yield _Fault(keyword, value, instance, schema, path, here)
-        elif keyword == "propertyNames":
-            if isinstance(instance, dict):
-                for key in instance:
-                    yield from _faults(root, value, key, path, here)
-        elif keyword == "items":
-            if "prefixItems" in schema or value is False:
-                raise _Unsupported(keyword)
-            if isinstance(instance, list):
-                for index, item in enumerate(instance):
-                    yield from _faults(root, value, item, (*path, index), here)
-        elif keyword == "if":  # jsonschema puts neither "if" nor "$ref" in the schema path
-            if _check(root, value, instance):
-                if "then" in schema:
-                    yield from _faults(root, schema["then"], instance, path, (*at, "then"))
-            elif "else" in schema:
-                yield from _faults(root, schema["else"], instance, path, (*at, "else"))
-        elif keyword == "$ref":
-            yield from _faults(root, _resolve_ref(root, value), instance, path, at)
-        elif keyword == "allOf":
-            for index, sub in enumerate(value):
-                yield from _faults(root, sub, instance, path, (*here, index))
-        elif keyword in _CHECKS:  # anyOf, oneOf, not: explained here only when they hold
-            if not _CHECKS[keyword](root, value, instance, schema):
-                raise _Unsupported(keyword)
-        elif keyword not in _ANNOTATIONS and not keyword.startswith("x-"):
-            raise _Unsupported(keyword)
+def _faults(root: Mapping[str, Any], instance: Any, errors: Iterable[Any]) -> list[_Fault] | None:
+    """jsonschema_rs's ``errors`` of ``instance`` as jsonschema's, in jsonschema's order; None
+    where one of them is not a keyword explained here."""
+    found: list[_Fault] = []
+    for error in errors:
+        key = error.kind.name == "propertyNames"  # jsonschema: the key's own error, at the mapping
+        if key:
+            error = error.kind.error
+        keyword = error.kind.name
+        steps = tuple(error.schema_path)
+        path = tuple(error.instance_path)
+        value = error.instance
+        # jsonschema_rs leaves an empty key out of the instance path: the value must be there
+        there = _at(instance, path)
+        if there is _MISSING or (value not in there if key else there != value):
+            return None
+        if keyword == "falseSchema" and steps[-1:] == ("additionalProperties",) and path:
+            # additionalProperties: false, without properties: the mapping holds an unknown key
+            keyword, path = "additionalProperties", path[:-1]
+            value = _at(instance, path)
+        node = _node(root, steps[:-1])
+        if keyword not in _LEAVES or steps[-1:] != (keyword,) or node is None:
+            return None
+        evaluation = tuple(error.evaluation_path)
+        order = _order(root, evaluation)
+        found.append(_Fault(keyword, node[keyword], value, node, path, evaluation, order))
+    found.sort(key=lambda fault: fault.order)
+    return found
+
+
+_MISSING = object()
+
+
+def _at(instance: Any, path: tuple[PathPart, ...]) -> Any:
+    """The value at instance path ``path``, or :data:`_MISSING`."""
+    for part in path:
+        if not isinstance(instance, Mapping | list):
+            return _MISSING
+        holder: Any = instance
+        try:
+            instance = holder[part]
+        except (KeyError, IndexError, TypeError):
+            return _MISSING
+    return instance
+
+
+def _node(root: Mapping[str, Any], steps: tuple[PathPart, ...]) -> Mapping[str, Any] | None:
+    """The schema node at ``steps`` (a schema path without ``$ref``), or None."""
+    node: Any = root
+    for step in steps:
+        found = _at(node, (step,))
+        if found is _MISSING:
+            return None
+        node = found
+    return node if isinstance(node, Mapping) else None
+
+
+def _order(root: Mapping[str, Any], steps: tuple[PathPart, ...]) -> tuple[int, ...]:
+    """Where jsonschema meets the keyword at evaluation path ``steps``: at each schema node,
+    the place of the step among the node's keys (``then``/``else`` at their ``if``, a
+    ``$ref`` followed to its target)."""
+    node: Any = root
+    out: list[int] = []
+    for step in steps:
+        if isinstance(node, Mapping):
+            keys = list(node)
+            seat = "if" if step in ("then", "else") and "if" in node else step
+            out.append(keys.index(seat) if seat in node else len(keys))
+            node = node.get(step) if isinstance(step, str) else None
+            if step == "$ref" and isinstance(node, str):
+                node = _local(root, node)
+        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+            out.append(step)
+            node = node[step]
+        else:
+            out.append(0)
+    return tuple(out)
+
+
+def _local(root: Mapping[str, Any], ref: str) -> Any:
+    """The target of a local ``$ref`` (``#/$defs/x``), or None."""
+    if not ref.startswith("#"):
+        return None
+    target: Any = root
+    for part in filter(None, ref[1:].split("/")):
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(target, Mapping) or part not in target:
+            return None
+        target = target[part]
+    return target

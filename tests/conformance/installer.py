@@ -3,15 +3,19 @@
 ``npm install --prefix <cache>/<key>`` where the key names every pinned version, so a new pin is a
 new folder and an existing folder is reused across runs (together about 760 MB). Run as a
 program (``python -m tests.conformance.installer``) it installs and prints the folder; the tests
-only look (``installed()``) and never install.
+only look (``installed()``) and never install. Two installers at once (two checkouts, or two CI
+runs on one machine) take turns on a lock file beside the folder: the second finds the first's
+install and reuses it, instead of a second ``npm install`` into the same folder.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,11 +104,31 @@ def binaries(root: Path | None = None) -> Binaries | None:
     return Binaries(claude=claude, codex=codex, gemini=gemini, node=node)
 
 
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (created) until the block ends (POSIX ``flock``)."""
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def install(root: Path | None = None) -> Binaries:
     root = root or cache_dir()
     found = binaries(root)
     if found is not None:
         return found
+    with _locked(root.with_name(root.name + ".lock")):
+        found = binaries(root)  # another installer may have finished while this one waited
+        return found if found is not None else _install(root)
+
+
+def _install(root: Path) -> Binaries:
     npm = shutil.which("npm")
     if npm is None:
         raise SystemExit("conformance: npm is not on PATH; cannot install the pinned CLIs")

@@ -66,10 +66,10 @@ def assert_same(text: str) -> None:
     for detector in EVERY:
         assert list(detect._scan(detector, text)) == list(plain_scan(detector, text)), detector.name
     # each prefixed token format tried only where its needle occurs, found by one automaton
-    # for all needles (ahocorasick_rs, the fast extra) and without it; with it, the generic
+    # for all needles (ahocorasick_rs, a default dependency) and without it; with it, the generic
     # rule searched only in the lines of an ASCII text that hold a hint word
     plain = plain_find_secrets(text)
-    assert detect._fast_finders() is not None, "the test extras install ahocorasick_rs"
+    assert detect._fast_finders() is not None, "ahocorasick_rs: a default dependency"
     assert detect.find_secrets(text) == plain
     assert without_automata(text) == plain
     for detector in (d for d in EVERY if d.prefixed):  # what the needle-led scan relies on

@@ -1,14 +1,19 @@
 """core/pool.py: per-item work on forked processes, results in index order, never lost.
 
 Real processes (the ``fork`` start method); the pool is forced on small batches with the
-internal knobs ``APC_POOL_MIN_ITEMS`` and ``APC_POOL_WORKERS``.
+internal knobs ``APC_POOL_MIN_ITEMS`` and ``APC_POOL_WORKERS``. A test that needs the caller
+and the workers to each compute something synchronises them through pipes (:class:`Meeting`,
+:class:`Signal`), never by sleeping: on a loaded machine a sleep proves nothing about which
+process runs when.
 """
 
 from __future__ import annotations
 
 import os
+import select
 import signal
 import time
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -17,17 +22,82 @@ from apc_tools.core import pool
 pytestmark = pytest.mark.skipif(not pool.fork_available(), reason="needs the fork start method")
 
 
+GUARD = 60.0  # seconds a process waits for another before the test fails (never reached)
+
+
+class Signal:
+    """Bytes through a pipe, from any process (forked workers included) to any other."""
+
+    def __init__(self) -> None:
+        self.reading, self.writing = os.pipe()
+
+    def send(self, count: int = 1) -> None:
+        os.write(self.writing, b"x" * count)
+
+    def wait(self, timeout: float = GUARD) -> bool:
+        """Take one byte; False when none came within ``timeout``."""
+        ready, _, _ = select.select([self.reading], [], [], timeout)
+        return bool(ready) and os.read(self.reading, 1) == b"x"
+
+    def sent(self) -> bool:
+        """Has a byte come (without waiting)?"""
+        return self.wait(0)
+
+    def close(self) -> None:
+        os.close(self.reading)
+        os.close(self.writing)
+
+
+@pytest.fixture
+def signals() -> Iterator[Callable[[], Signal]]:
+    made: list[Signal] = []
+
+    def make() -> Signal:
+        made.append(Signal())
+        return made[-1]
+
+    yield make
+    for one in made:
+        one.close()
+
+
+class Meeting:
+    """Called as each item starts: the caller's first item lets the workers go on and waits
+    until one of them has started an item; a worker's first item waits for the caller's. So
+    the caller and at least one worker each compute items, whatever the machine's load."""
+
+    def __init__(self, make: Callable[[], Signal], helpers: int) -> None:
+        self.parent = os.getpid()
+        self.helpers = helpers
+        self.go, self.started = make(), make()
+        self.met = False  # per process: a forked worker has its own copy
+
+    def __call__(self) -> None:
+        if self.met:
+            return
+        self.met = True
+        if os.getpid() == self.parent:
+            self.go.send(self.helpers)  # one byte for each worker
+            assert self.started.wait(), "no worker started an item"
+        else:
+            assert self.go.wait(), "the caller never started an item"
+            self.started.send()
+
+
 @pytest.fixture
 def forced(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(pool.MIN_ITEMS_ENV, "2")
     monkeypatch.setenv(pool.WORKERS_ENV, "3")
 
 
-def test_results_in_order_and_computed_in_workers(forced: None) -> None:
+def test_results_in_order_and_computed_in_workers(
+    forced: None, signals: Callable[[], Signal]
+) -> None:
     parent = os.getpid()
+    meet = Meeting(signals, helpers=2)
 
     def work(i: int) -> tuple[int, int]:
-        time.sleep(0.004)  # slow enough for every process to take chunks
+        meet()
         return i * i, os.getpid()
 
     out = pool.map_items(work, 300)
@@ -37,16 +107,22 @@ def test_results_in_order_and_computed_in_workers(forced: None) -> None:
     assert len(pids) >= 2  # ... and the workers the others
 
 
-def test_a_slow_process_takes_fewer_chunks(forced: None) -> None:
-    """Chunks are taken, not dealt: the caller, busy with its ``meanwhile`` work for most of
-    the batch's time, computes far fewer items than a fixed third."""
+def test_a_slow_process_takes_fewer_chunks(forced: None, signals: Callable[[], Signal]) -> None:
+    """Chunks are taken, not dealt: the caller, busy with its ``meanwhile`` work until the
+    workers have taken the chunks up to item 250 (they are taken in order), computes far fewer
+    items than a fixed third."""
     parent = os.getpid()
+    far = signals()
 
     def work(i: int) -> int:
-        time.sleep(0.002)
+        if i == 250:
+            far.send()
         return os.getpid()
 
-    out = pool.map_items(work, 300, meanwhile=lambda: time.sleep(0.3))
+    def meanwhile() -> None:
+        assert far.wait(), "the workers never reached item 250"
+
+    out = pool.map_items(work, 300, meanwhile=meanwhile)
     assert len(out) == 300
     assert out.count(parent) < 100
 
@@ -63,16 +139,17 @@ def test_meanwhile_runs_once_in_this_process(items: int, monkeypatch: pytest.Mon
 
 @pytest.mark.parametrize("items", [3, 300])
 def test_prepare_runs_before_the_fork_only_when_there_is_one(
-    items: int, monkeypatch: pytest.MonkeyPatch
+    items: int, monkeypatch: pytest.MonkeyPatch, signals: Callable[[], Signal]
 ) -> None:
     """What ``prepare`` sets up (an import) is there in every worker, set up once; a serial
     batch never pays for it."""
     monkeypatch.setenv(pool.MIN_ITEMS_ENV, "10")
     monkeypatch.setenv(pool.WORKERS_ENV, "2")
     ready: list[int] = []
+    meet = Meeting(signals, helpers=1) if items == 300 else lambda: None
 
     def work(i: int) -> tuple[int, list[int]]:
-        time.sleep(0.002)  # long enough for the worker to take chunks too
+        meet()  # the worker computes items too
         return os.getpid(), list(ready)
 
     out = pool.map_items(work, items, prepare=lambda: ready.append(1))
@@ -171,21 +248,41 @@ def test_chunks_cover_every_item_once_in_order(parts: int) -> None:
     assert pool.chunks([5, 5, 5, 5], 2) == [range(0, 2), range(2, 4)]
 
 
-def test_ctrl_c_stops_the_workers_and_goes_on_as_in_a_serial_run(forced: None) -> None:
+def test_ctrl_c_stops_the_workers_and_goes_on_as_in_a_serial_run(
+    forced: None, signals: Callable[[], Signal]
+) -> None:
+    """Ctrl-C while the caller computes its chunk and the workers are busy with theirs: the
+    interrupt goes on, and the workers are killed (not waited for) and reaped."""
     parent = os.getpid()
+    never, survived, busy = signals(), signals(), signals()
+    workers: set[int] = set()
 
     def work(i: int) -> int:
         if os.getpid() == parent:
-            os.kill(parent, signal.SIGINT)  # Ctrl-C while the caller computes its chunk
-            time.sleep(1)
+            while len(workers) < 2:  # both workers are busy with a chunk of their own
+                assert select.select([busy.reading], [], [], GUARD)[0], "a worker never started"
+                workers.update(int(pid) for pid in os.read(busy.reading, 4096).split())
+            os.kill(parent, signal.SIGINT)  # raises KeyboardInterrupt here (checked at once)
+            time.sleep(GUARD)  # a bound only: the interrupt has been raised
         else:
-            time.sleep(0.05)  # the workers are still busy
+            # busy until killed: a worker holds its chunk, so chunks are left for the caller
+            os.write(busy.writing, f"{os.getpid()}\n".encode())
+            if not never.wait(GUARD):
+                survived.send()  # reached only if the pool waited for it instead of killing it
         return i
 
-    with pytest.raises(KeyboardInterrupt):
-        pool.map_items(work, 30)
-    with pytest.raises(ChildProcessError):  # stopped and reaped, none left behind
-        os.waitpid(-1, os.WNOHANG)
+    # the default handler, whoever ran before (a test runner's worker may ignore SIGINT)
+    kept = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            pool.map_items(work, 30)
+    finally:
+        signal.signal(signal.SIGINT, kept)
+    assert len(workers) == 2
+    for pid in workers:  # stopped and reaped, none left behind
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+    assert not survived.sent()
 
 
 def test_nothing_is_left_frozen_and_a_callers_freeze_is_kept(forced: None) -> None:
@@ -205,13 +302,17 @@ def test_nothing_is_left_frozen_and_a_callers_freeze_is_kept(forced: None) -> No
         gc.unfreeze()
 
 
-def test_results_larger_than_the_pipes_arrive_whole(forced: None) -> None:
+def test_results_larger_than_the_pipes_arrive_whole(
+    forced: None, signals: Callable[[], Signal]
+) -> None:
     """Workers send each chunk's results as they go (frames the caller reads between its own
     chunks): results far larger than a pipe's buffer neither block a worker for good nor lose
     a frame."""
     parent = os.getpid()
+    meet = Meeting(signals, helpers=2)
 
     def work(i: int) -> tuple[int, bytes]:
+        meet()
         return os.getpid(), bytes([i % 251]) * 40_000
 
     out = pool.map_items(work, 300)  # 12 MB of results

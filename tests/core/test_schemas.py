@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -466,7 +466,7 @@ def test_cli_unknown_schema_exits_2() -> None:
     assert "no schema 'nope'" in result.output
 
 
-# --- the fast validity check equals jsonschema -------------------------------------------------
+# --- the compiled validator (jsonschema_rs) equals jsonschema ----------------------------------
 
 
 ODD_VALUES = st.sampled_from(
@@ -534,29 +534,40 @@ def object_strategies(
     return [complete, complete, partial]
 
 
+def compiled(name: str) -> Any:
+    from apc_tools.core.schemas import _compiled
+
+    found = _compiled(name)
+    assert found is not None, "jsonschema_rs is a default dependency (pyproject.toml)"
+    return found
+
+
 @pytest.mark.parametrize("name", OURS)
-def test_fast_check_equals_jsonschema(name: str) -> None:
-    from apc_tools.core.schemas import _frozen_schema, _valid
+def test_compiled_validator_equals_jsonschema(name: str) -> None:
+    from apc_tools.core.schemas import _frozen_schema
 
     root = _frozen_schema(name)
+    fast = compiled(name)
 
     @settings(max_examples=min(settings().max_examples, 500))
     @given(instance=instances_for(root, root) | JSON_VALUES)
     def check(instance: Any) -> None:
-        assert _valid(root, root, instance) is validator(name).is_valid(instance)
+        assert fast.is_valid(instance) is validator(name).is_valid(instance)
         assert (schema_errors(name, instance) == []) is validator(name).is_valid(instance)
 
     check()
 
 
 @pytest.mark.parametrize("name", OURS)
-def test_fast_explanation_equals_jsonschema(name: str) -> None:
-    """schema_errors explains a failure without jsonschema where it can (core.schemas._faults):
-    the same errors, messages and order as jsonschema's own explanation, on instances near
-    each schema (mostly valid but for one detail) and odd JSON values."""
-    from apc_tools.core.schemas import _faults, _frozen_schema, _Unsupported, jsonschema_errors
+def test_compiled_explanation_equals_jsonschema(name: str) -> None:
+    """schema_errors explains a failure from jsonschema_rs's errors where it can
+    (core.schemas._faults): the same errors, messages and order as jsonschema's own
+    explanation, on instances near each schema (mostly valid but for one detail) and odd JSON
+    values."""
+    from apc_tools.core.schemas import _faults, _frozen_schema, jsonschema_errors
 
     root = _frozen_schema(name)
+    fast = compiled(name)
     explained = 0
 
     @settings(max_examples=min(settings().max_examples, 500))
@@ -564,23 +575,17 @@ def test_fast_explanation_equals_jsonschema(name: str) -> None:
     def check(instance: Any) -> None:
         nonlocal explained
         assert schema_errors(name, instance) == jsonschema_errors(name, instance)
-        with contextlib.suppress(_Unsupported):
-            explained += bool(list(_faults(root, root, instance, (), ())))
+        explained += bool(_faults(root, instance, fast.iter_errors(instance)))
 
     check()
-    assert explained  # the fast explanation did the work, not only the fallback
+    assert explained  # jsonschema_rs's errors did the work, not only the fallback
 
 
-def test_fast_explanation_on_the_corpus_documents() -> None:
-    """Every front matter and JSON document of the corpus that fails a schema is explained
-    the same with and without jsonschema (the corpus holds a skill description over the limit
-    and a project.json without its spec version)."""
+def corpus_documents(corpus: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """Each front matter and JSON document (a mapping) of the corpus's agent files."""
     from apc_tools.core.parse import load_frontmatter_yaml, load_json, split_frontmatter
-    from apc_tools.core.schemas import jsonschema_errors
 
-    needs_shared(CORPUS)
-    failed = 0
-    for path in sorted(CORPUS.rglob("*")):
+    for path in sorted(corpus.rglob("*")):
         if not path.is_file() or path.suffix not in (".md", ".mdc", ".json"):
             continue
         text = path.read_text("utf-8", errors="replace")
@@ -593,8 +598,19 @@ def test_fast_explanation_on_the_corpus_documents() -> None:
                 if front.yaml is None
                 else load_frontmatter_yaml(front.yaml, line_offset=0).data
             )
-        if not isinstance(data, dict):
-            continue
+        if isinstance(data, dict):
+            yield path, data
+
+
+def test_compiled_explanation_on_the_corpus_documents() -> None:
+    """Every front matter and JSON document of the corpus that fails a schema is explained
+    the same with and without jsonschema (the corpus holds a skill description over the limit
+    and a project.json without its spec version)."""
+    from apc_tools.core.schemas import jsonschema_errors
+
+    needs_shared(CORPUS)
+    failed = 0
+    for path, data in corpus_documents(CORPUS):
         for name in OURS:
             expected = jsonschema_errors(name, data)
             assert schema_errors(name, data) == expected, (path, name)
