@@ -119,6 +119,12 @@ class Inspector:
     missing: list[Entry] = field(default_factory=list)  # blobs the scan could not read
     results: verdicts.Verdicts | None = None  # the result cache (looked up before reading)
 
+    def flags(self, path: str, hits: Sequence[Detection]) -> bool:
+        """Is the blob at ``path`` judged as a flagged file (secrets scanned whatever the scope)?
+        A path rule's hit, or any file of a committed tool home folder: its shared settings
+        too, where a pasted key is a credential of the tool."""
+        return bool(hits) or paths.in_home(path.casefold(), self.homes)
+
     def path_detections(self, path: str) -> list[Detection]:
         low = path.casefold()
         if paths.no_path_rule(low, self.extra_paths):  # most paths: detect_path finds nothing
@@ -727,7 +733,8 @@ def _must_read(
         return True
     if is_agent_config(path.casefold()) or is_contract(path):
         return True
-    if path_hits if path_hits is not None else inspector.path_detections(path):
+    hits = path_hits if path_hits is not None else inspector.path_detections(path)
+    if inspector.flags(path, hits):
         return True
     extra = inspector.settings.paths
     if not extra:  # most policies: no extra globs
@@ -822,7 +829,7 @@ def _cached(
             if mode == gitio.SYMLINK_MODE:
                 keys[at] = make(link, oid, path)
             else:
-                keys[at] = make(file, oid, path, bool(hits[path]))
+                keys[at] = make(file, oid, path, inspector.flags(path, hits[path]))
     if not out.keys:
         return out
     values = store.get_many(list(keys.values()))
@@ -1001,7 +1008,7 @@ def _at_path(
     if blob.missing:
         inspector.missing.append(entry)
         return
-    out = list(_in_blob(entry, blob, inspector, bool(path_hits)))
+    out = list(_in_blob(entry, blob, inspector, inspector.flags(entry.path, path_hits)))
     _store(inspector, key, out)
     yield from out
 
