@@ -790,10 +790,54 @@ def _needles() -> tuple[tuple[str, HomeFolder, str], ...]:
 
 
 NEEDLES = _needles()
-FOLDER_NEEDLES = tuple(dict.fromkeys(f"{h.folder}/" for h in HOME_FOLDERS))
-# The first segment of each home folder's path: a tree whose path has one (or a dot-folder)
-# is never stored by the subtree cache (:mod:`.subtrees`).
+# The rows by the first segment of their folder (every one a dot-folder: ".claude", ".config"),
+# each with its needles' ranks. A tree whose path has a dot-folder component is never stored by
+# the subtree cache (:mod:`.subtrees`).
 HOME_SEGMENTS = frozenset(h.folder.split("/")[0] for h in HOME_FOLDERS)
+
+
+def _by_segment() -> dict[str, tuple[int, ...]]:
+    out: dict[str, list[int]] = {}
+    for rank, (_, home, _) in enumerate(NEEDLES):
+        out.setdefault(home.folder.split("/")[0], []).append(rank)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+_BY_SEGMENT = _by_segment()
+
+
+def _dot_segments(every: str) -> list[int]:
+    """Where a segment starting with "." starts in the NUL-joined listing, in order (every
+    row's folder starts with one, so every needle occurrence at a segment start is here)."""
+    places = [0] if every.startswith(".") else []
+    for sep in ("/.", "\0."):
+        at = every.find(sep)
+        while at >= 0:
+            places.append(at + 1)
+            at = every.find(sep, at + 1)
+    places.sort()
+    return places
+
+
+_GENERIC = {m: rank for rank, m in enumerate(GENERIC_MARKS, len(NEEDLES))}
+_PARENTS = tuple(f"/{p}" for p in HOME_PARENTS)
+
+
+def _generic(
+    every: str, start: int, stop: int, hits: list[tuple[int, int, str, HomeFolder]]
+) -> None:
+    """The general rule on one path (``every[start:stop]``): its last segment one of
+    :data:`GENERIC_MARKS`, directly in a dot-folder or a folder under a home's config, data,
+    state or cache folder."""
+    cut = every.rfind("/", start, stop)
+    rank = _GENERIC.get(every[cut + 1 : stop]) if cut >= 0 else None
+    if rank is None:
+        return
+    folder = every[start:cut]
+    name = folder.rpartition("/")[2]
+    if name.startswith(".") or ("/" + folder).removesuffix(name).endswith(_PARENTS):
+        home = replace(generic_home(name), found=GENERIC_MARKS[rank - len(NEEDLES)])
+        hits.append((start, rank, folder + "/", home))
 
 
 def home_folders(paths: Iterable[str]) -> dict[str, HomeFolder]:
@@ -805,29 +849,31 @@ def home_folders(paths: Iterable[str]) -> dict[str, HomeFolder]:
     `.local/state/`, `.cache/`) that holds one of :data:`GENERIC_MARKS`."""
     listed = list(paths)
     # One case-folded text of every path, NUL-separated (no path holds a NUL, casefold maps
-    # no character to one): a needle absent from it is absent from every path (most trees).
+    # no character to one): only the places where a dot-folder starts are looked at.
     every = "\0".join(listed).casefold()
     hits: list[tuple[int, int, str, HomeFolder]] = []  # (path start, rank, prefix, row)
-    present = {f for f in FOLDER_NEEDLES if f in every}
-    if present:
-        for rank, (needle, home, mark) in enumerate(NEEDLES):
-            if f"{home.folder}/" in present:
-                _find(every, needle, bool(mark), rank, home, mark, hits)
-    base = len(NEEDLES)
-    for rank, mark in enumerate(GENERIC_MARKS, base):
-        at = every.find("/" + mark)
-        while at >= 0:
-            end = at + 1 + len(mark)
-            if end == len(every) or every[end] == "\0":
-                start = every.rfind("\0", 0, at) + 1
-                folder = every[start:at]
-                name = folder.rpartition("/")[2]
-                if name.startswith(".") or ("/" + folder).endswith(
-                    tuple(f"/{p}{name}" for p in HOME_PARENTS)
-                ):
-                    home = replace(generic_home(name), found=mark)
-                    hits.append((start, rank, folder + "/", home))
-            at = every.find("/" + mark, at + 1)
+    judged = -1  # the end of the last path the general rule looked at
+    for at in _dot_segments(every):
+        stop = every.find("\0", at)
+        stop = len(every) if stop < 0 else stop
+        start = every.rfind("\0", 0, at) + 1
+        if stop != judged:  # the general rule, once per path that has a dot segment
+            judged = stop
+            _generic(every, start, stop, hits)
+        end = every.find("/", at, stop)
+        if end < 0:
+            continue  # a file name, not a folder
+        ranks = _BY_SEGMENT.get(every[at:end])
+        if ranks is None:
+            continue
+        for rank in ranks:
+            needle, home, mark = NEEDLES[rank]
+            if not every.startswith(needle, at, stop):
+                continue
+            after = at + len(needle)
+            # a mark ends its segment (a folder or the file); a folder alone holds a file
+            if (after == stop or every[after] == "/") if mark else after < stop:
+                hits.append((start, rank, every[start:at] + home.folder + "/", _with(home, mark)))
     found: dict[str, HomeFolder] = {}
     for _, _, prefix, home in sorted(hits, key=lambda h: (h[0], h[1])):
         if home.tool == "an agent tool" and any(prefix.startswith(p) for p in found):
@@ -836,36 +882,19 @@ def home_folders(paths: Iterable[str]) -> dict[str, HomeFolder]:
     return found
 
 
-def _find(
-    every: str,
-    needle: str,
-    marked: bool,
-    rank: int,
-    home: HomeFolder,
-    mark: str,
-    hits: list[tuple[int, int, str, HomeFolder]],
-) -> None:
-    """The hits of one row's needle: at a segment start, ending at a segment end (a mark) or
-    followed by more path (the folder alone: a file inside it)."""
-    at = every.find(needle)
-    while at >= 0:
-        end = at + len(needle)
-        boundary = at == 0 or every[at - 1] in "/\0"
-        after = every[end] if end < len(every) else "\0"
-        if boundary and (after in "/\0" if marked else after != "\0"):
-            start = every.rfind("\0", 0, at) + 1
-            hits.append((start, rank, every[start:at] + home.folder + "/", _with(home, mark)))
-        at = every.find(needle, at + 1)
-
-
 @cache
 def _with(home: HomeFolder, mark: str) -> HomeFolder:
     return replace(home, found=mark) if mark else home
 
 
+# Shared in every home: no tool writes a README into its home, and a `.gitignore` there (Crush
+# writes `.crush/.gitignore`, crush@37f36e9) is what keeps the rest out of git.
+EVERY_HOME_SHARES = (".gitignore", "readme.md", "readme", "readme.txt")
+
+
 @cache
 def _shared(home: HomeFolder) -> tuple[tuple[str, ...], ...]:
-    return tuple(_split_rooted(g) for g in home.shared)
+    return tuple(_split_rooted(g) for g in (*EVERY_HOME_SHARES, *home.shared))
 
 
 def _split_rooted(glob: str) -> tuple[str, ...]:

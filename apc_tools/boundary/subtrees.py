@@ -30,9 +30,10 @@ digest. Findings are stored without their commit and restored with the scan's.
 The one rule that reads across paths is a committed tool home folder (:func:`.paths.home_folders`:
 a file under ``X/.claude/`` is flagged when ``X/.claude/projects/`` exists, paths case-folded, so
 ``X/.CLAUDE/projects/`` counts for ``X/.claude/agents/``). Whether ``X/<home>/`` is a home
-depends only on the paths below ``X``, so a tree whose path has no component that case-folds
-to a home folder name (``.claude``, ``.codex``, ``.gemini``) is a function of its own content;
-a tree whose path has one is never stored, so it is listed in full whenever its parent is read
+depends only on the paths below ``X``. Every home folder's path starts with a dot-folder
+(``.claude``, ``.qwen``, ``.config/github-copilot``, the general rule's ``.<tool>``), so a tree
+whose path has no dot-folder component is a function of its own content; a tree whose path has
+one is never stored, so it is listed in full whenever its parent is read
 and the engine's :func:`.paths.home_folders` sees every path that can matter (its blobs still
 use the per-blob cache). The entries read level by level are handed on in the order
 ``ls-tree -r`` gives them: of two nested homes the first found applies.
