@@ -308,7 +308,10 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         "google-oauth-token",
         # An OAuth access token (ya29.) or refresh token (1//) of a Google account: what Gemini
         # CLI, Qwen Code's Google login and other Google OAuth clients keep in oauth_creds.json.
-        _B + r"(?:ya29\.[A-Za-z0-9_-]{30,}|1//0[A-Za-z0-9_-]{30,})" + _E,
+        # Not inside base64 (a "/1//0..." run of an encoded video is no token): no base64
+        # character on either side.
+        r"(?<![A-Za-z0-9_+/=-])(?:ya29\.[A-Za-z0-9_-]{30,}|1//0[A-Za-z0-9_-]{30,})"
+        r"(?![A-Za-z0-9_+/=-])",
         "Google OAuth token (ya29. access token, 1// refresh token)",
         gate=_token_gate(4),
         not_after=_TOKEN_CHARS,
