@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from apc_tools.core.allow import SAME_CAUSE
 from apc_tools.core.selection import Selection
 from apc_tools.findings import CannotRun, Finding, Result, changed
 
@@ -43,12 +44,6 @@ if TYPE_CHECKING:
 
 # A cause both halves report -> (boundary rule family prefix, validate rules of that cause,
 # whether the same line is required: a transcript is a cause of the whole file).
-SAME_CAUSE: tuple[tuple[str, frozenset[str], bool], ...] = (
-    ("BSC", frozenset({"AGM004", "MCP003", "MEM002"}), True),
-    ("BLP", frozenset({"MCP004", "MEM003"}), True),
-    ("BMK", frozenset({"AGM005", "MEM004"}), True),
-    ("BTR", frozenset({"MEM004"}), False),
-)
 
 
 @dataclass(frozen=True)
@@ -89,18 +84,19 @@ def run_check(
         raise CannotRun("--write-baseline accepts the findings of the tree: drop --range")
     root = repository_root(options.cwd)
     scope = scope_of(root, options.cwd, options.paths)
-    if options.config is None and options.rev_range is not None:
+    at_base: frozenset[str] | None = None
+    if options.rev_range is not None:
+        # the contract of the range's head commit, read from git objects (whatever branch or
+        # edits the work tree holds), judged by the policy of its base (or --config)
         with tempfile.TemporaryDirectory(prefix="apc-check-") as tmp:
-            config = base_policy(root, options.rev_range, Path(tmp))
-            validated = validate_tree(root, config, options)
+            config = options.config
+            if config is None:
+                config = base_policy(root, options.rev_range, Path(tmp))
+            validated = head_validation(root, options.rev_range, config, options, Path(tmp))
             at_base = base_findings(root, options.rev_range, config, options, Path(tmp))
     else:
         own = options.config if options.config is not None else root_policy(root)
         validated = validate_tree(root, own, options)
-        at_base = None
-        if options.rev_range is not None:
-            with tempfile.TemporaryDirectory(prefix="apc-check-") as tmp:
-                at_base = base_findings(root, options.rev_range, own, options, Path(tmp))
     mode = "range" if options.rev_range is not None else "tracked"
     scanned = scan(
         Options(
@@ -138,6 +134,8 @@ def run_check(
         [*contract, *gate, *stale],
         max(validated.result.files, scanned.result.files),
         strict=validated.result.strict or scanned.result.strict,
+        compared=at_base is not None,
+        old_fails=leak_rules() if at_base is not None else None,
     )
     return CheckOutcome(result)
 
@@ -154,6 +152,34 @@ def validate_tree(root: Path, config: Path | None, options: CheckOptions) -> Val
         selection=options.selection,
         cache=options.cache,
     )
+
+
+def leak_rules() -> frozenset[str]:
+    """The validate rules whose findings fail `apc check --range` even when the base has them
+    too: a secret or runtime state in a contract file (basis ``leak``) stays in the repository
+    whoever committed it. Every other preexisting finding is reported and fails nothing (the
+    pull request did not introduce it); the boundary half reads only the range's commits."""
+    from apc_tools.contract.rules import BASIS
+    from apc_tools.findings import Basis
+
+    return frozenset(rule for rule, (basis, _) in BASIS.items() if basis is Basis.LEAK)
+
+
+def head_validation(
+    root: Path, rev_range: str, config: Path | None, options: CheckOptions, folder: Path
+) -> Validation:
+    """The validation of the tree of the range's head commit (``B`` of ``A..B``), written to
+    ``folder`` from git objects as the base is (:func:`base_findings`): `apc check --range`
+    judges what the range leads to, not the checked-out files (another branch, edits)."""
+    from apc_tools.core import git
+
+    repo = git.open_repo(root)
+    head = range_head(repo, rev_range)
+    tree = folder / "head"
+    tree.mkdir()
+    write_tree_at(repo, head, tree)
+    with git_stops_at(folder):
+        return validate_tree(tree, config, replace(options, cache=False))
 
 
 def base_findings(
@@ -394,12 +420,23 @@ def range_base(repo: Repo, rev_range: str) -> str:
     """The base commit of ``A..B`` (CannotRun on another form or an unknown commit)."""
     from apc_tools.core import git
 
+    return git.resolve_commit(repo, range_sides(rev_range)[0])
+
+
+def range_head(repo: Repo, rev_range: str) -> str:
+    """The head commit of ``A..B`` (CannotRun on another form or an unknown commit)."""
+    from apc_tools.core import git
+
+    return git.resolve_commit(repo, range_sides(rev_range)[1])
+
+
+def range_sides(rev_range: str) -> tuple[str, str]:
     if ".." not in rev_range or "..." in rev_range:
         raise CannotRun(f"--range {rev_range!r}: expected BASE..HEAD (two commits, two dots)")
     left, right = rev_range.split("..", 1)
     if not left.strip() or not right.strip():
         raise CannotRun(f"--range {rev_range!r}: BASE and HEAD must both be named (one is empty)")
-    return git.resolve_commit(repo, left)
+    return left, right
 
 
 def scope_of(root: Path, cwd: Path, paths: Sequence[Path]) -> tuple[str, ...]:

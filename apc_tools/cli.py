@@ -365,6 +365,22 @@ def fix_options(func: F) -> F:
     )(func)
 
 
+def show_diffs(diffs: list[bytes]) -> None:
+    """--diff: the patch byte for byte when stdout is a file or a pipe (``git apply`` and
+    ``patch`` take it as it is: CRLF, a byte-order mark); on a terminal each line escaped,
+    as every other output (a file's control characters never reach the terminal)."""
+    out = sys.stdout
+    if out.isatty():
+        for data in diffs:
+            for line in data.decode("utf-8", "surrogateescape").split("\n")[:-1]:
+                echo(escape(line))
+        return
+    out.flush()
+    for data in diffs:
+        out.buffer.write(data)
+    out.buffer.flush()
+
+
 def run_fixes(
     paths: tuple[Path, ...],
     fix: bool,
@@ -382,14 +398,18 @@ def run_fixes(
         fail("--unsafe-fixes needs --fix or --diff")
     try:
         outcome = fix_paths(
-            list(paths), unsafe=unsafe, write=not diff, profile=profile, config_path=config, cwd=cwd
+            list(paths),
+            unsafe=unsafe,
+            write=not diff,
+            profile=profile,
+            config_path=config,
+            cwd=cwd,
+            selection=cli_selection(),
         )
     except CannotRun as exc:
         fail(str(exc))
     if diff:
-        for planned in outcome.files:
-            for line in planned.diff().splitlines():
-                echo(escape(line))
+        show_diffs([planned.diff() for planned in outcome.files])
     for line in summary_lines(outcome, wrote=not diff):
         echo(escape(line), err=diff or fmt != "text")
     if diff:

@@ -294,23 +294,48 @@ class Result:
     files: int
     strict: bool = False  # the project's policy asks that warnings fail too
     skipped: int = 0
+    # the findings were compared with a base commit (`apc check --range`): each one is either
+    # ``preexisting`` (found there too) or new (SARIF's baselineState)
+    compared: bool = False
+    # the rules whose preexisting findings still fail the run (a leak stays a leak); the other
+    # preexisting findings are reported and fail nothing: the range did not introduce them
+    old_fails: frozenset[str] | None = None
 
     @classmethod
     def of(
-        cls, findings: Iterable[Finding], files: int, *, strict: bool = False, skipped: int = 0
+        cls,
+        findings: Iterable[Finding],
+        files: int,
+        *,
+        strict: bool = False,
+        skipped: int = 0,
+        compared: bool = False,
+        old_fails: frozenset[str] | None = None,
     ) -> Result:
         unique = {f if f.occurrence == 1 else changed(f, occurrence=1) for f in findings}
         ordered = _number_occurrences(sorted(unique, key=Finding.sort_key))
-        return cls(ordered, files, strict, skipped)
+        return cls(ordered, files, strict, skipped, compared, old_fails)
 
     @property
     def summary(self) -> Summary:
         return Summary.of(self.findings, self.files, self.skipped)
 
     def failed(self, strict: bool = False) -> bool:
-        """True when the run must exit 1: an error, or a warning under ``--strict``."""
+        """True when the run must exit 1: an error, or a warning under ``--strict``, among
+        :meth:`deciding` findings."""
+        return bool(self.deciding(strict))
+
+    def deciding(self, strict: bool = False) -> list[Finding]:
+        """The findings that make the run fail: errors (and warnings under ``--strict``),
+        except preexisting ones of rules not in ``old_fails`` when ``old_fails`` is set."""
         worst = {Severity.ERROR, Severity.WARNING} if strict or self.strict else {Severity.ERROR}
-        return any(f.severity in worst for f in self.findings)
+        held = self.old_fails
+        return [
+            f
+            for f in self.findings
+            if f.severity in worst
+            and not (held is not None and f.preexisting and f.rule not in held)
+        ]
 
 
 def _number_occurrences(findings: list[Finding]) -> tuple[Finding, ...]:

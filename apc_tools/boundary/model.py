@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
+from apc_tools.core.allow import allowed_ids as ids_in
+from apc_tools.core.allow import covers
 from apc_tools.findings import Rule, Severity, rule_family
 
 FAMILY = "boundary"
@@ -21,11 +23,8 @@ rule = rule_family(FAMILY)
 
 # Sniffing: git's own "binary" test looks for a NUL in the first 8000 bytes.
 BINARY_SNIFF = 8000
-# ``apc: allow RULE-ID[, RULE-ID...]`` after a comment opener on the same line. Found by a
-# literal search for "apc:" first (linear), then this pattern anchored there.
-INLINE_ALLOW = re.compile(
-    r"apc:[ \t]*allow[ \t]+(?P<ids>[A-Z]{2,5}[0-9]{3}(?:[ \t]*[, ][ \t]*[A-Z]{2,5}[0-9]{3}){0,20})"
-)
+# ``apc: allow RULE-ID[, RULE-ID...]`` after a comment opener on the same line
+# (apc_tools.core.allow: the phrase, and the twins an allow covers).
 COMMENT_OPENERS = ("#", "//", "<!--", "/*", "--", ";")
 NO_COMMENT_SUFFIXES = (".json", ".jsonl", ".ndjson")
 
@@ -110,7 +109,7 @@ class BlobView:
         """True when the line carries an ``apc: allow RULE-ID`` comment (not in JSON/JSONL)."""
         if line is None or self.binary or self.suffix in NO_COMMENT_SUFFIXES:
             return False
-        return rule_id in allowed_ids(self.line_text(line))
+        return covers(allowed_ids(self.line_text(line)), rule_id)
 
 
 _BOMS = (
@@ -139,14 +138,7 @@ def as_utf8(data: bytes) -> bytes:
 
 def allowed_ids(line: str) -> set[str]:
     """The rule ids an ``apc: allow`` comment on ``line`` names (none without a comment)."""
-    out: set[str] = set()
     openers = [i for i in (line.find(o) for o in COMMENT_OPENERS) if i >= 0]
     if not openers:
-        return out
-    start = line.find("apc:", min(openers))
-    while start >= 0:
-        found = INLINE_ALLOW.match(line, start)
-        if found:
-            out.update(re.split(r"[\s,]+", found.group("ids")))
-        start = line.find("apc:", start + 4)
-    return out
+        return set()
+    return ids_in(line[min(openers) :])

@@ -43,6 +43,7 @@ from apc_tools.contract.validate import (
     _run_scan,
     _select,
     check_project,
+    in_cursor_rules,
     parse_doc,
 )
 from apc_tools.core import detect
@@ -50,6 +51,7 @@ from apc_tools.core import files as io
 from apc_tools.core.gitignore import SAFE_DEFAULTS, missing_defaults
 from apc_tools.core.parse import _patch_line, resolve_plain
 from apc_tools.core.policy import Policy
+from apc_tools.core.selection import Selection
 from apc_tools.findings import Finding
 
 # A file with one of these findings is not fixed: apc could not read it the way its tools do.
@@ -85,10 +87,12 @@ class FileFix:
     notes: dict[str, list[str]] = field(default_factory=dict)  # rule -> what the user must do
     bom_removed: bool = False
 
-    def diff(self) -> str:
-        """The unified diff of the fix, with every removed secret redacted."""
-        old = (self.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
-        new = self.after.decode("utf-8", "replace").splitlines(keepends=True)
+    def diff(self) -> bytes:
+        """The unified diff of the fix, byte for byte what ``git apply`` and ``patch`` take
+        (CRLF line ends and a byte-order mark kept as they are in the file; lines cut at LF
+        only), with every removed secret redacted."""
+        old = _lines(self.before or b"")
+        new = _lines(self.after)
         lines = difflib.unified_diff(
             old,
             new,
@@ -99,7 +103,16 @@ class FileFix:
         for line in lines:
             text = line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
             out.append(detect.redact_secrets(text, self.secrets))
-        return "".join(out)
+        return "".join(out).encode("utf-8", "surrogateescape")
+
+
+def _lines(data: bytes) -> list[str]:
+    """``data`` as lines cut after each LF only (a CR, a form feed or U+2028 inside a line is
+    part of it, as for git), undecodable bytes kept by surrogate escapes."""
+    text = data.decode("utf-8", "surrogateescape")
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    return [*lines, parts[-1]] if parts[-1] else lines
 
 
 @dataclass
@@ -279,7 +292,7 @@ def fix_lenient(doc: Doc, text: str, project: Project, found: list[Finding]) -> 
     """YML005: the value quoted exactly as the tools read it; an `.apc/rules` globs string as
     a list of the same patterns; Cursor's own `globs` in `.cursor/rules` left alone."""
     starts = _line_starts(text)
-    cursor = doc.rel.startswith(".cursor/rules/") or "/.cursor/rules/" in doc.rel
+    cursor = in_cursor_rules(doc.rel)
     out = text
     change: dict[str, Any] = {}
     for finding in sorted(found, key=lambda f: -(f.line or 0)):
@@ -486,7 +499,8 @@ FIXERS: dict[str, Fixer] = {
 FMT002 (the BOM) and GIG002 (a missing .apc/.gitignore) are whole-file fixes of
 :func:`_plan_doc` and :func:`_plan_gitignore`."""
 
-FILE_FIXES = ("FMT002", "GIG002")
+BOM = "FMT002"
+FILE_FIXES = (BOM, "GIG002")
 
 
 # --------------------------------------------------------------------------- planning
@@ -713,12 +727,16 @@ def plan_fixes(
     profile: str | None = None,
     config_path: Path | None = None,
     cwd: Path | None = None,
+    selection: Selection | None = None,
 ) -> FixOutcome:
     """Every fix for the findings `apc validate PATHS` reports (safe ones; unsafe ones too with
-    ``unsafe``), planned and verified but not written (see :func:`write_fixes`)."""
+    ``unsafe``), planned and verified but not written (see :func:`write_fixes`). ``selection``
+    (``--select``/``--ignore``) limits the fixes exactly as it limits the report, as ruff's."""
     from apc_tools.contract.validate import start_run
 
     cwd, _, scans, policy = start_run(paths, profile, config_path, cwd)
+    if selection is not None:
+        policy = policy.selected(selection)
     profile = profile or policy.profile or "default"
     kinds = _kinds(unsafe)
     rules = fix_kinds()
@@ -729,7 +747,7 @@ def plan_fixes(
         selected = policy.apply(_select(scan, cwd, profile)[0], root_display)
         if not unsafe:
             outcome.unsafe_left += sum(1 for f in selected if rules.get(f.rule) == "unsafe")
-        boms = frozenset(f.path for f in scan.found if f.rule == "FMT002")
+        boms = frozenset(f.path for f in scan.found if f.rule == BOM)
         for project in scan.projects:
             outcome.files += plan_project(
                 project, selected, policy, root_display, kinds, outcome, boms
@@ -790,9 +808,17 @@ def fix_paths(
     profile: str | None = None,
     config_path: Path | None = None,
     cwd: Path | None = None,
+    selection: Selection | None = None,
 ) -> FixOutcome:
     """Plan the fixes and (``write``) write them: what `apc validate --fix` does."""
-    outcome = plan_fixes(paths, unsafe=unsafe, profile=profile, config_path=config_path, cwd=cwd)
+    outcome = plan_fixes(
+        paths,
+        unsafe=unsafe,
+        profile=profile,
+        config_path=config_path,
+        cwd=cwd,
+        selection=selection,
+    )
     rooted(outcome, cwd)
     if write:
         failed = write_fixes(outcome)

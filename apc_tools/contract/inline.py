@@ -10,15 +10,11 @@ comment anywhere in the file. JSON has no comments: its findings are accepted in
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 
 from apc_tools.contract.project import MARKDOWN_KINDS, Doc
+from apc_tools.core.allow import allowed_ids, covers
 from apc_tools.findings import Finding
-
-ALLOW = re.compile(
-    r"apc:[ \t]*allow[ \t]+(?P<ids>[A-Z]{2,5}[0-9]{3}(?:[ \t]*[, ][ \t]*[A-Z]{2,5}[0-9]{3}){0,20})"
-)
 
 
 def markdown_comments(line: str) -> list[tuple[int, int]]:
@@ -45,19 +41,6 @@ def yaml_comment(line: str) -> list[tuple[int, int]]:
             return [(at, len(line))]
         at = line.find("#", at + 1)
     return []
-
-
-def allowed_ids(comment: str) -> set[str]:
-    """The rule ids the ``apc: allow`` phrases of one comment name: a literal search for
-    ``apc:`` first, then :data:`ALLOW` anchored there (bounded), as the gate does."""
-    out: set[str] = set()
-    start = comment.find("apc:")
-    while start >= 0:
-        found = ALLOW.match(comment, start)
-        if found:
-            out.update(re.split(r"[\s,]+", found.group("ids")))
-        start = comment.find("apc:", start + 4)
-    return out
 
 
 class Allowances:
@@ -101,11 +84,11 @@ class Allowances:
     def allows(self, finding: Finding) -> bool:
         rule = finding.rule
         if finding.line is None:
-            return any(rule in ids for ids in self.by_line.values())
-        if rule in self.by_line.get(finding.line, ()):
+            return any(covers(ids, rule) for ids in self.by_line.values())
+        if covers(self.by_line.get(finding.line, set()), rule):
             return True
         above = finding.line - 1
-        return above in self.alone and rule in self.by_line[above]
+        return above in self.alone and covers(self.by_line[above], rule)
 
 
 def split_allowed(

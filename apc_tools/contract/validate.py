@@ -61,6 +61,7 @@ from apc_tools.core.cache import key as cache_key
 from apc_tools.core.cache import keyer as cache_keyer
 from apc_tools.core.parse import (
     FM_BOM,
+    YAML_LENIENT,
     YAML_NOT_MAPPING,
     YAML_SYNTAX,
     Located,
@@ -109,10 +110,26 @@ def parse_doc(kind: str, rel: str, text_file: io.TextFile) -> tuple[Doc, list[Fi
     return doc, found
 
 
+def in_cursor_rules(rel: str) -> bool:
+    """A file of Cursor's own rules folder (``.cursor/rules/``, at any depth of the tree)."""
+    return rel.startswith(".cursor/rules/") or "/.cursor/rules/" in rel
+
+
+CURSOR_GLOBS = "'globs' is not strict YAML"
+
+
 def _told(kind: str, rel: str, yaml_text: str, problems: Iterable[Problem]) -> list[Problem]:
     """A YAML syntax error on a Claude Code subagent says what Claude Code does with the file:
-    skips it, or loads it through its line-by-line fallback (issue 16)."""
+    skips it, or loads it through its line-by-line fallback (issue 16). Cursor's own unquoted
+    ``globs: **/*.rs`` in ``.cursor/rules/`` is no finding: Cursor writes and reads it so
+    (quoting it breaks Cursor's matching), so YML005's advice does not apply there."""
     problems = list(problems)
+    if kind == "rule" and in_cursor_rules(rel):
+        problems = [
+            p
+            for p in problems
+            if not (p.rule is YAML_LENIENT and p.message.startswith(CURSOR_GLOBS))
+        ]
     if kind != "claude-agent" or not any(p.rule is YAML_SYNTAX for p in problems):
         return problems
     outcome = claude_yaml_outcome(yaml_text, rel)

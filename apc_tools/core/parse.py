@@ -81,8 +81,9 @@ YAML_LENIENT = _rule(
     "Cursor writes `globs: **/*.ts` unquoted and Claude Code tolerates an unquoted `: ` inside a "
     "description; strict YAML parsers (and many linters) reject both. apc reads the value as the "
     'tools do. For portable YAML write a list (`globs:\\n  - "**/*.ts"`) or quote the '
-    "description; in `.cursor/rules` keep Cursor's own form if quoting breaks matching there. "
-    "Copilot's `applyTo` must stay one string: quote it, never make it a list.",
+    "description. An unquoted `globs` in `.cursor/rules/` is Cursor's own form (quoting breaks "
+    "its matching there): no finding. Copilot's `applyTo` must stay one string: quote it, never "
+    "make it a list.",
     '---\ndescription: "Rules: TypeScript"\nglobs:\n  - "**/*.ts"\n---\n',
     "---\ndescription: Rules: TypeScript\nglobs: **/*.ts\n---\n",
 )

@@ -22,15 +22,17 @@ def render(
     color: bool,
     version: str,
     line_of: Callable[[Finding], str | None] | None = None,
+    width: int | None = None,
 ) -> str:
     """Render ``result`` in ``fmt`` (one of :data:`FORMATS`); the text ends with a newline.
-    ``full`` shows the lines ``line_of`` gives (none without it)."""
+    ``full`` shows the lines ``line_of`` gives (none without it), cut to ``width`` columns
+    (a terminal's) when given."""
     if fmt in ("text", "concise", "full"):
         from apc_tools.report.text import render_text
 
         if fmt != "full":
             return render_text(result, color=color)
-        return render_text(result, color=color, line_of=line_of or _no_line)
+        return render_text(result, color=color, line_of=line_of or _no_line, width=width)
     if fmt == "json":
         from apc_tools.report.json_out import render_json
 

@@ -19,10 +19,16 @@ COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: 
 
 def render_github(result: Result) -> str:
     """An annotation per finding, except the findings an ``apc check --range`` found at the
-    range's base too: those are listed in a collapsed log group, never annotated, so that the
-    annotations GitHub shows (ten per severity) are about what the pull request changed."""
-    lines = [annotation(f) for f in result.findings if not f.preexisting]
-    old = [f for f in result.findings if f.preexisting]
+    range's base too that fail nothing: those are listed in a collapsed log group, never
+    annotated, so that the annotations GitHub shows (ten per severity) are about what the pull
+    request changed and what fails it (an old leak is annotated: it still fails the run)."""
+    held = result.old_fails
+
+    def older(finding: Finding) -> bool:
+        return finding.preexisting and (held is None or finding.rule not in held)
+
+    lines = [annotation(f) for f in result.findings if not older(f)]
+    old = [f for f in result.findings if older(f)]
     if old:
         lines.append(
             f"::group::{len(old)} older {'finding' if len(old) == 1 else 'findings'}"
@@ -33,7 +39,10 @@ def render_github(result: Result) -> str:
         lines.append("::endgroup::")
     summary = summary_line(result.summary, color=False)
     if old:
-        summary += f" ({len(old)} found at the base of the range too, not annotated)"
+        summary += (
+            f" ({len(old)} found at the base of the range too: not annotated, and they fail "
+            "nothing)"
+        )
     lines.append(summary)
     return "\n".join(lines) + "\n"
 

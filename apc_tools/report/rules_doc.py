@@ -194,7 +194,8 @@ def fix_legend(reg: Registry) -> str:
         f"\n\n{fix_counts(reg)}. The Fix column says which: `safe` fixes (the meaning of the "
         "file cannot change) are applied by `apc validate --fix` (and `apc check --fix`); "
         "`unsafe` ones (an identity or a value changes) only with `--unsafe-fixes`; `--diff` "
-        "shows either without writing. The boundary rules marked `safe` are fixed by "
+        "shows either without writing; `--select` and `--ignore` limit the fixes exactly as "
+        "they limit the report. The boundary rules marked `safe` are fixed by "
         "`apc boundary --staged --fix` (the path is untracked and ignored, the file kept)."
     )
 

@@ -67,7 +67,7 @@ def sarif_log(result: Result, registry: Registry, *, version: str) -> Json:
             {
                 "tool": {"driver": driver},
                 "columnKind": "unicodeCodePoints",
-                "results": sarif_results(kept, index),
+                "results": sarif_results(kept, index, compared=result.compared),
                 "properties": {
                     "resultsTotal": len(result.findings),
                     "resultsOmitted": len(result.findings) - len(kept),
@@ -146,8 +146,16 @@ def clip(text: str) -> str:
     return text[: DESCRIPTION_LIMIT - 1].rstrip() + "…"
 
 
-def sarif_results(findings: tuple[Finding, ...], index: dict[str, int]) -> list[Json]:
-    return [sarif_result(f, index[f.rule], sarif_fingerprint(f)) for f in findings]
+def sarif_results(
+    findings: tuple[Finding, ...], index: dict[str, int], *, compared: bool = False
+) -> list[Json]:
+    """The results; ``compared`` (`apc check --range`): each with its ``baselineState``,
+    ``unchanged`` for a finding found at the range's base too, else ``new``."""
+    out = [sarif_result(f, index[f.rule], sarif_fingerprint(f)) for f in findings]
+    if compared:
+        for finding, result in zip(findings, out, strict=True):
+            result["baselineState"] = "unchanged" if finding.preexisting else "new"
+    return out
 
 
 def sarif_result(finding: Finding, rule_index: int, fingerprint_value: str) -> Json:

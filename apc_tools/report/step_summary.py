@@ -44,11 +44,59 @@ def render_step_summary(report: Mapping[str, object], sarif_file: str, scope: st
         lines.append(
             f"{total} finding{'s' if total != 1 else ''} of the table "
             f"{'were' if total != 1 else 'was'} found at the base of the range too: not "
-            "annotated (listed in the log and the SARIF file)."
+            "annotated and failing nothing, unless a leak (listed in the log and the SARIF "
+            "file). Fix them, or accept them once with `apc check --write-baseline` and "
+            "commit the baseline."
         )
         lines.append("")
+    lines += _blocking(report)
     lines += _by_rule(report)
     return "\n".join(lines)
+
+
+BLOCKING_SHOWN = 50  # the errors named in the summary; the log names every one
+
+
+def _blocking(report: Mapping[str, object]) -> list[str]:
+    """The errors that fail the run, each by place, rule and message (the first
+    :data:`BLOCKING_SHOWN`; the log and the report name them all), whatever the annotations
+    show: an error found at the base of the range too fails only when it is a leak."""
+    from apc_tools.contract.rules import BASIS
+    from apc_tools.findings import Basis
+
+    findings = report.get("findings")
+    rows: Sequence[object] = findings if isinstance(findings, list) else []
+    leaks = {rule for rule, (basis, _) in BASIS.items() if basis is Basis.LEAK}
+    errors = [
+        f
+        for f in rows
+        if isinstance(f, Mapping)
+        and f.get("severity") == "error"
+        and (not f.get("preexisting") or f.get("rule") in leaks)
+    ]
+    if not errors:
+        return []
+    count = len(errors)
+    lines = [f"**What fails this run: {count} error{'s' if count != 1 else ''}**", ""]
+    for f in errors[:BLOCKING_SHOWN]:
+        where = str(f.get("path", ""))
+        if f.get("line"):
+            where += f":{f.get('line')}"
+            if f.get("column"):
+                where += f":{f.get('column')}"
+        old = " (at the base too)" if f.get("preexisting") else ""
+        message = _cell(str(f.get("message", "")))
+        lines.append(f"- `{_cell(where)}` `{f.get('rule')}`{old}: {message}")
+    if count > BLOCKING_SHOWN:
+        lines.append(f"- ... and {count - BLOCKING_SHOWN} more: the log lists every one")
+    return [*lines, ""]
+
+
+def _cell(text: str) -> str:
+    """``text`` safe inside one Markdown list item: one line, no backtick run, escaped."""
+    from apc_tools.report.escape import escape
+
+    return escape(text).replace("`", "'").replace("\n", " ").replace("|", "\\|")
 
 
 def _counts(report: Mapping[str, object]) -> dict[str, int]:

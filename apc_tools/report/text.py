@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -40,8 +41,15 @@ DIGITS = re.compile(r"[0-9]+")
 POLICY_FILE = ".apc-tools.yaml"
 
 
-def render_text(result: Result, *, color: bool, line_of: LineOf | None = None) -> str:
-    """The ``text``/``concise`` format, or ``full`` when ``line_of`` gives source lines."""
+def render_text(
+    result: Result, *, color: bool, line_of: LineOf | None = None, width: int | None = None
+) -> str:
+    """The ``text``/``concise`` format, or ``full`` when ``line_of`` gives source lines
+    (cut to fit ``width`` columns, a terminal's, when given).
+
+    An error is never left out: past the first few of a repeated message, its line names the
+    place and says the message is the one above, so every finding that fails the run is named;
+    warnings and info past the first few are counted instead."""
     shown = collapse_versions(result.findings)
     groups = repeated(shown)
     member = {id(f): key for key, found in groups.items() for f in found}
@@ -49,14 +57,17 @@ def render_text(result: Result, *, color: bool, line_of: LineOf | None = None) -
     lines: list[str] = []
     for finding in shown:
         key = member.get(id(finding))
+        again = False
         if key is not None:
             seen[key] += 1
             if seen[key] > COLLAPSE_SHOW:
-                continue
-        lines.append(finding_line(finding, color=color))
+                if finding.severity is not Severity.ERROR:
+                    continue
+                again = True
+        lines.append(finding_line(finding, color=color, again=again))
         if line_of is not None:
-            lines += excerpt(finding, line_of(finding))
-        if key is not None and seen[key] == COLLAPSE_SHOW:
+            lines += excerpt(finding, line_of(finding), width=width)
+        if key is not None and seen[key] == COLLAPSE_SHOW and key[1] != Severity.ERROR.value:
             more = len(groups[key]) - COLLAPSE_SHOW
             lines.append(
                 f"  ... and {more} more {key[0]} {plural_word(more, key[1])} with this "
@@ -65,11 +76,25 @@ def render_text(result: Result, *, color: bool, line_of: LineOf | None = None) -
     lines += advice_section(groups, shown)
     lines += rule_counts(result.findings)
     summary = summary_line(result.summary, color=color)
-    older = sum(1 for f in result.findings if f.preexisting)
-    if older:
-        summary += f" ({older} of them found at the base of the range too)"
+    summary += older_note(result)
     lines.append(summary)
     return "\n".join(lines) + "\n"
+
+
+def older_note(result: Result) -> str:
+    """What the summary says of the findings found at the base of the range too: how many,
+    and that they fail nothing unless they are leaks (``Result.old_fails``)."""
+    older = [f for f in result.findings if f.preexisting]
+    if not older:
+        return ""
+    held = result.old_fails
+    if held is None:
+        return f" ({len(older)} of them found at the base of the range too)"
+    leaks = sum(1 for f in older if f.rule in held)
+    note = f" ({len(older)} of them found at the base of the range too"
+    if leaks:
+        return note + f"; of these only the {leaks} leaks fail the run)"
+    return note + ": they fail nothing)"
 
 
 def plural_word(count: int, word: str) -> str:
@@ -118,8 +143,9 @@ def allow_snippet(
 ) -> tuple[int, list[str]]:
     """``allow:`` lines for the policy that accept findings of ``group`` and no other finding
     of the report, and how many they accept: those in the files where the rule has no other
-    finding. None for an error (better fixed than allowed) or a finding of a commit."""
-    if group[0].severity is Severity.ERROR or any(f.commit for f in group):
+    finding. None for an error (better fixed than allowed), for info (it fails nothing) or a
+    finding of a commit."""
+    if group[0].severity is not Severity.WARNING or any(f.commit for f in group):
         return 0, []
     members = {id(f) for f in group}
     crowded = {f.path for f in findings if f.rule == rule and id(f) not in members}
@@ -138,23 +164,66 @@ def glob_literal(path: str) -> str:
     return "".join(f"[{ch}]" if ch in "*?[" else ch for ch in path)
 
 
-def excerpt(finding: Finding, text: str | None) -> list[str]:
-    """The source line under a finding, with a caret under its column (``full``)."""
+MIN_WINDOW = 20  # the narrowest window a source line is cut to, whatever the terminal
+
+
+def excerpt(finding: Finding, text: str | None, *, width: int | None = None) -> list[str]:
+    """The source line under a finding, with a caret under its column (``full``). A line wider
+    than the room (``width`` less the gutter, else :data:`WINDOW`) is shown as a window around
+    the column, cut with an ellipsis; widths are display widths (a CJK character or an emoji
+    takes two columns, a combining mark none), so the caret stands under the column."""
     if text is None or finding.line is None:
         return []
     number = str(finding.line)
     pad = " " * len(number)
-    column = max((finding.column or 1) - 1, 0)
-    if len(text) > WINDOW:
-        start = max(0, min(column - WINDOW // 2, len(text) - WINDOW))
-        shown = ("…" if start else "") + text[start : start + WINDOW]
-        shown += "…" if start + WINDOW < len(text) else ""
-        column = column - start + (1 if start else 0)
-        text = shown
+    column = min(max((finding.column or 1) - 1, 0), len(text))
+    room = WINDOW if width is None else max(MIN_WINDOW, width - len(number) - 4)
     safe = escape(text)
-    before = len(escape(text[:column]))
+    if display_width(safe) > room:
+        text, column = window(text, column, room)
+        safe = escape(text)
+    before = display_width(escape(text[:column]))
     caret = " " * before + "^" if finding.column is not None else ""
     return [f" {pad} |", f" {number} | {safe}", f" {pad} | {caret}".rstrip(), ""]
+
+
+def window(text: str, column: int, room: int) -> tuple[str, int]:
+    """The part of ``text`` around ``column`` that fits ``room`` display columns once escaped
+    (an ellipsis on each cut side), and the column within it."""
+    widths = [display_width(escape(ch)) for ch in text]
+    start = end = column
+    used = widths[column] if column < len(text) else 1
+    end = min(column + 1, len(text))
+    budget = room - 2  # the ellipses
+    # grow to the left up to half the room, then to the right, then to the left again
+    while start > 0 and used + widths[start - 1] <= budget // 2:
+        start -= 1
+        used += widths[start]
+    while end < len(text) and used + widths[end] <= budget:
+        used += widths[end]
+        end += 1
+    while start > 0 and used + widths[start - 1] <= budget:
+        start -= 1
+        used += widths[start]
+    left = "…" if start else ""
+    right = "…" if end < len(text) else ""
+    return left + text[start:end] + right, column - start + len(left)
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a terminal: two for wide and full-width characters (CJK,
+    most emoji), none for combining marks and zero-width joiners, one for the rest."""
+    total = 0
+    for ch in text:
+        if ch.isascii():
+            total += 1
+        elif unicodedata.combining(ch) or ch in "\u200b\u200c\u200d\ufe0f":
+            continue
+        elif unicodedata.east_asian_width(ch) in ("W", "F"):
+            total += 2
+        else:
+            total += 1
+    return total
 
 
 def collapse_versions(findings: Sequence[Finding]) -> list[Finding]:
@@ -190,12 +259,16 @@ def rule_counts(findings: Sequence[Finding]) -> list[str]:
     return ["by rule:"] + [f"  {n:>{width}} {sev.value} {rule}" for (rule, sev), n in ordered]
 
 
-def finding_line(finding: Finding, *, color: bool) -> str:
+AGAIN = "(the message above, again)"
+
+
+def finding_line(finding: Finding, *, color: bool, again: bool = False) -> str:
     """``path:line:col: severity RULE-ID message`` (missing line/column parts left out); a
-    finding of a commit (boundary range and history modes) ends with ``(commit <12 hex>)``."""
+    finding of a commit (boundary range and history modes) ends with ``(commit <12 hex>)``;
+    ``again``: a repeated message is not written out (:data:`AGAIN`)."""
     where = escape(finding.location())
     severity = finding.severity.value
-    message = escape(finding.message)
+    message = AGAIN if again else escape(finding.message)
     if finding.commit:
         message += f" (commit {escape(finding.commit[:12])})"
     if not color:

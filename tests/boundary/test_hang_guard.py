@@ -49,6 +49,7 @@ SEEDS = (
 PROGRAM = """
 import sys
 from apc_tools.boundary import model, paths, records, secrets, transcripts, markers
+from apc_tools.core import allow
 from apc_tools.boundary.model import BlobView
 
 SEEDS = {seeds!r}
@@ -78,7 +79,7 @@ for seed in SEEDS:
         list(secrets.detect_secrets(BlobView("AGENTS.md", text.encode(), MIB, True)))
     elif family == "inline":
         model.allowed_ids(text)
-        list(model.INLINE_ALLOW.finditer(text))
+        list(allow.ALLOW.finditer(text))
     elif family == "markers":
         list(markers.detect_markers(BlobView("a.md", text.encode(), MIB, True)))
 print("ok")

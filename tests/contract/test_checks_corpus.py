@@ -66,7 +66,8 @@ def test_staged_layout(tmp_path: Path) -> None:
     cursor = [f for f in result.findings if f.path.startswith(".cursor/rules/")]
     assert [f for f in cursor if f.severity is Severity.ERROR] == []
     lenient = Counter(f.rule for f in cursor if f.rule == "YML005")
-    assert lenient["YML005"] == 230  # every unquoted `globs: **/*.x`, a warning at most
+    # the 230 unquoted `globs: **/*.x` are Cursor's own form in Cursor's folder: no finding
+    assert lenient["YML005"] == 0
     assert errors_of_mine(result.findings) == set()
     subagents = [f for f in result.findings if f.path.startswith(".claude/agents/")]
     assert [f for f in subagents if f.severity is Severity.ERROR] == []

@@ -168,7 +168,7 @@ def test_policy_severity_strict_profile_and_exclude(tmp_path: Path) -> None:
         {
             "AGENTS.md": "# A\n",
             "vendor/skills/v/SKILL.md": "---\nname: [\n---\n",
-            ".cursor/rules/a.mdc": "---\ndescription: d\nglobs: **/*.ts\n---\nx\n",
+            ".cursor/rules/a.mdc": "---\ndescription: d: e\nglobs: **/*.ts\n---\nx\n",
             "a.ts": "x\n",
             ".apc-tools.yaml": (
                 "version: 1\nstrict: true\nprofile: agentskills\nseverity:\n  YML005: info\n"

@@ -271,7 +271,7 @@ def test_cursor_globs_stay_as_cursor_writes_them(tmp_path: Path) -> None:
     assert (root / ".cursor/rules/ts.mdc").read_text() == (
         '---\ndescription: "TS: strict"\nglobs: **/*.ts\n---\nUse TS.\n'
     )
-    assert rules_on(root, ".cursor/rules/ts.mdc") == ["YML005"]  # the globs line, kept
+    assert rules_on(root, ".cursor/rules/ts.mdc") == []  # Cursor's own globs: no finding
 
 
 def test_a_file_apc_cannot_parse_is_never_fixed(tmp_path: Path) -> None:
@@ -460,3 +460,164 @@ def test_cli_fix_from_a_subfolder_reports_root_paths(tmp_path: Path) -> None:
         done.stdout
     )
     assert "${env:GITHUB_TOKEN}" in (root / ".apc/mcps.json").read_text()
+
+
+# ------------------------------------------------------------- --select / --ignore limit --fix
+
+
+def selection_project(tmp_path: Path) -> Path:
+    """A BOM (FMT002, safe), an unquoted `: ` value (YML005, safe) and a skill named unlike its
+    folder (SKL004, whose rename is unsafe) in one project."""
+    return project(
+        tmp_path,
+        {
+            ".apc/agents/reviewer.md": b"\xef\xbb\xbf"
+            + AGENT.replace("Reviews code.", "Reviews: code").encode(),
+            ".apc/skills/pdf/SKILL.md": SKILL.replace("name: pdf", "name: pdf-tools"),
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "fixed", "kept"),
+    [
+        (["--ignore", "YML005"], {"FMT002"}, {"YML005"}),
+        (["--ignore", "FMT002"], {"YML005"}, {"FMT002"}),
+        (["--select", "YML"], {"YML005"}, {"FMT002"}),  # FMT002 is not reported: not fixed
+        (["--ignore", "FMT,YML"], set(), {"FMT002", "YML005"}),
+    ],
+)
+def test_select_and_ignore_limit_fix_as_they_limit_the_report(
+    tmp_path: Path, options: list[str], fixed: set[str], kept: set[str]
+) -> None:
+    root = selection_project(tmp_path)
+    agent = ".apc/agents/reviewer.md"
+    before = set(rules_on(root, agent))
+    assert {"FMT002", "YML005"} <= before
+    done = apc("validate", "--fix", *options, cwd=root)
+    assert done.returncode in (0, 1), done.stderr
+    after = set(rules_on(root, agent))
+    assert not fixed & after, done.stdout + done.stderr
+    assert kept <= after
+    raw = (root / agent).read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf") == ("FMT002" in kept)
+
+
+def test_select_limits_the_unsafe_fixes_too(tmp_path: Path) -> None:
+    root = selection_project(tmp_path)
+    skill = ".apc/skills/pdf/SKILL.md"
+    assert "SKL004" in rules_on(root, skill)
+    before = (root / skill).read_text()
+    done = apc("validate", "--fix", "--unsafe-fixes", "--select", "YML,FMT,SKL005", cwd=root)
+    assert done.returncode in (0, 1), done.stderr
+    assert (root / skill).read_text() == before  # SKL004 was not selected: not renamed
+    assert "YML005" not in rules_on(root, ".apc/agents/reviewer.md")
+    done = apc("validate", "--fix", "--unsafe-fixes", "--select", "SKL004", cwd=root)
+    assert "SKL004" not in rules_on(root, skill), done.stdout + done.stderr
+
+
+# ------------------------------------------------------------- --diff applies as it is
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    return {k: v for k, v in snapshot(root).items() if not k.startswith(".git/")}
+
+
+def test_the_diff_applies_with_git_apply_and_patch_to_crlf_and_bom_files(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import apc_env
+
+    crlf = AGENT.replace("Reviews code.", "Reviews: code").replace("\n", "\r\n")
+    files: dict[str, str | bytes] = {
+        ".apc/agents/reviewer.md": crlf.encode(),  # YML005 on a CRLF file
+        ".apc/agents/writer.md": b"\xef\xbb\xbf"  # a BOM (FMT002) and YML005
+        + AGENT.replace("reviewer", "writer").replace("Reviews code.", "Writes: docs").encode(),
+        ".apc/agents/form.md": AGENT.replace("reviewer", "form")
+        .replace("Reviews code.", "Forms: a\x0cb")  # a form feed is not a line end
+        .encode(),
+    }
+    root = project(tmp_path, files)
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "init")
+    before = files_of(root)
+    done = subprocess.run(
+        [sys.executable, "-m", "apc_tools", "validate", "--diff"],
+        cwd=root,
+        env=apc_env(None, no_color=True),
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    patch = done.stdout
+    assert b"\r\n" in patch and b"\\ufeff" not in patch and b"\xef\xbb\xbf" in patch
+    assert files_of(root) == before  # --diff wrote nothing
+    (tmp_path / "fix.patch").write_bytes(patch)
+    fixed = tmp_path / "fixed"
+    fixed.mkdir()
+    fix_paths([], cwd=root, write=False)  # the plan alone writes nothing either
+    assert files_of(root) == before
+    # what --fix writes, in a copy
+    import shutil
+
+    shutil.copytree(root, fixed / "project")
+    assert apc("validate", "--fix", cwd=fixed / "project").returncode in (0, 1)
+    wanted = files_of(fixed / "project")
+    assert wanted != before
+    # git apply
+    git(root, "apply", "--check", str(tmp_path / "fix.patch"))
+    git(root, "apply", str(tmp_path / "fix.patch"))
+    assert files_of(root) == wanted
+    # patch(1), on a fresh copy of the original files
+    git(root, "checkout", "-q", "--", ".")
+    git(root, "clean", "-qfdx")
+    assert files_of(root) == before
+    subprocess.run(
+        ["patch", "-p1", "--quiet", "--binary", "-i", str(tmp_path / "fix.patch")],
+        cwd=root,
+        check=True,
+    )
+    assert files_of(root) == wanted
+
+
+def test_the_diff_on_a_terminal_is_escaped(tmp_path: Path) -> None:
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from tests.conftest import apc_env
+
+    agent = AGENT.replace("Reviews code.", "Reviews: \x1b[31mred").replace("\n", "\r\n")
+    root = project(tmp_path, {".apc/agents/reviewer.md": agent.encode()})
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "apc_tools", "validate", "--diff"],
+            cwd=root,
+            env=apc_env(None, no_color=True),
+            stdout=follower,
+            stderr=subprocess.PIPE,
+            check=False,
+            timeout=120,
+        )
+        os.close(follower)
+        follower = -1
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(leader)
+        if follower != -1:
+            os.close(follower)
+    assert done.returncode == 1, done.stderr
+    assert b"+++ b/.apc/agents/reviewer.md" in shown
+    assert b"\x1b[31m" not in shown  # the file's escape sequence never reaches the terminal

@@ -60,7 +60,9 @@ def test_a_pull_request_touching_one_file_annotates_only_what_it_introduced(
     assert "| warning | 13 | 1 | 12 |" in summary
     assert "12 findings of the table were found at the base of the range too" in summary
     text = apc("check", "--range", f"{base}..{head}", "--no-color", cwd=repo).stdout
-    assert text.splitlines()[-1].endswith("(12 of them found at the base of the range too)")
+    assert text.splitlines()[-1].endswith(
+        "(12 of them found at the base of the range too: they fail nothing)"
+    )
     # without --range every finding is annotated as before
     plain = apc("check", "--format", "github", cwd=repo)
     assert len(annotations(plain.stdout)) == 13
@@ -219,3 +221,93 @@ def test_the_base_tree_is_validated_as_a_plain_folder_inside_another_work_tree(
     done = apc("check", "--range", f"{base}..{head}", "--format", "github", cwd=repo, env=env)
     assert len(annotations(done.stdout)) == 1, done.stdout + done.stderr
     assert list((outer / "tmp").iterdir()) == []  # the temporary tree is removed
+
+
+# ------------------------------------------------------- what fails a range, and says so
+
+
+def bad_agent(name: str) -> str:
+    """An APC agent whose name is not its slug: AGT error, not a leak."""
+    return f"---\nname: Other {name}\nmodel: inherit\ndescription: Does {name}.\n---\nBody\n"
+
+
+def test_old_errors_fail_nothing_in_a_range_and_the_summary_says_what_blocks(
+    git_repo: Callable[..., Path],
+) -> None:
+    """A branch that only edits README.md in a repository with five old errors: green, and
+    the log, the summary and SARIF say which findings are old; a new error is what fails."""
+    agents = {f".apc/agents/a{i}.md": bad_agent(f"a{i}") for i in range(5)}
+    repo = git_repo({**PROJECT, **agents})
+    assert apc("check", cwd=repo).returncode == 1  # the tree itself has errors
+    base = git(repo, "rev-parse", "HEAD").strip()
+    write_tree(repo, {"README.md": "# Read me\n"})
+    head = commit_all(repo, "readme")
+    done = apc("check", "--range", f"{base}..{head}", "--no-color", cwd=repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    listed = [line for line in done.stdout.splitlines() if line.startswith(".apc/agents/a")]
+    assert len(listed) == 5  # every old error is still named
+    assert done.stdout.splitlines()[-1].endswith(
+        "found at the base of the range too: they fail nothing)"
+    )
+    data = report("--range", f"{base}..{head}", cwd=repo)
+    summary = render_step_summary(data, "apc.sarif", f"{base}..{head}")
+    assert "What fails this run" not in summary and "--write-baseline" in summary
+    sarif = json.loads(
+        apc("check", "--range", f"{base}..{head}", "--format", "sarif", cwd=repo).stdout
+    )
+    states = [r["baselineState"] for r in sarif["runs"][0]["results"]]
+    assert states == ["unchanged"] * 5
+    # a new error fails the range, and is named in the summary and annotated
+    write_tree(repo, {".apc/agents/new.md": bad_agent("new")})
+    head = commit_all(repo, "a new agent")
+    done = apc("check", "--range", f"{base}..{head}", "--format", "github", cwd=repo)
+    assert done.returncode == 1
+    assert [a for a in annotations(done.stdout) if a.startswith("::error")] == [
+        a for a in annotations(done.stdout) if "file=.apc/agents/new.md" in a
+    ]
+    data = report("--range", f"{base}..{head}", cwd=repo)
+    summary = render_step_summary(data, "apc.sarif", f"{base}..{head}")
+    assert "**What fails this run: 1 error**" in summary
+    assert "`.apc/agents/new.md:2:7`" in summary or "`.apc/agents/new.md" in summary
+    sarif = json.loads(
+        apc("check", "--range", f"{base}..{head}", "--format", "sarif", cwd=repo).stdout
+    )
+    states = sorted(r["baselineState"] for r in sarif["runs"][0]["results"])
+    assert states == ["new"] + ["unchanged"] * 5
+    # without --range there is no base: no baselineState
+    plain = json.loads(apc("check", "--format", "sarif", cwd=repo).stdout)
+    assert all("baselineState" not in r for r in plain["runs"][0]["results"])
+
+
+def test_an_old_leak_still_fails_a_range(git_repo: Callable[..., Path]) -> None:
+    token = "ghp_" + "Zq8Lm2Xv7Rt4Np1Wk9Hs3Jd6Fb0Yc5Ge8Ua2"
+    agents_md = f"# Demo\n\nDeploy with token {token}\n"
+    repo = git_repo({**PROJECT, "AGENTS.md": agents_md})
+    base = git(repo, "rev-parse", "HEAD").strip()
+    write_tree(repo, {"README.md": "# Read me\n"})
+    head = commit_all(repo, "readme")
+    done = apc("check", "--range", f"{base}..{head}", "--format", "github", cwd=repo)
+    assert done.returncode == 1, done.stdout
+    assert any("file=AGENTS.md" in a for a in annotations(done.stdout))  # annotated, though old
+    assert token not in done.stdout
+    data = report("--range", f"{base}..{head}", cwd=repo)
+    summary = render_step_summary(data, "apc.sarif", f"{base}..{head}")
+    assert "**What fails this run: 1 error**" in summary and "(at the base too)" in summary
+
+
+def test_a_range_validates_the_head_commit_not_the_checked_out_branch(
+    git_repo: Callable[..., Path],
+) -> None:
+    """Run from another branch (or with edits in the work tree), `check --range A..B` judges
+    the contract of B, read from git objects."""
+    repo = old_warnings_repo(git_repo)
+    base = git(repo, "rev-parse", "HEAD").strip()
+    write_tree(repo, {".apc/agents/new.md": bad_agent("new")})
+    head = commit_all(repo, "a bad agent")
+    git(repo, "checkout", "-q", base)  # another commit checked out
+    write_tree(repo, {".apc/agents/local.md": bad_agent("local")})  # and an untracked edit
+    done = apc("check", "--range", f"{base}..{head}", "--format", "json", cwd=repo)
+    found = json.loads(done.stdout)["findings"]
+    paths = {f["path"] for f in found if f["severity"] == "error"}
+    assert paths == {".apc/agents/new.md"}, done.stdout
+    assert done.returncode == 1

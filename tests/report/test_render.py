@@ -216,3 +216,79 @@ def test_text_is_one_line_per_finding_plus_summary(result: Result, color: bool) 
     if not color:
         assert ESC not in text
     text.encode("utf-8")
+
+
+# --- what a long report never hides ------------------------------------------------------------
+def test_every_error_is_named_and_a_repeated_message_is_written_once() -> None:
+    errors = [MISSING.finding(f"agents/a{i}.md", "agent has no name", 1, 1) for i in range(7)]
+    warnings = [LEGACY.finding(f"p{i}.json", "prefer apc", 2, 1) for i in range(7)]
+    text = out(Result.of(errors + warnings, files=14), "text")
+    lines = text.splitlines()
+    for i in range(7):  # each error's place is in the output...
+        assert any(line.startswith(f"agents/a{i}.md:1:1: error TST001") for line in lines)
+    # ...its message in full three times, then said to be the same
+    assert text.count("error TST001 agent has no name") == 3
+    assert text.count("error TST001 (the message above, again)") == 4
+    assert "more TST001" not in text
+    # warnings past the first few are still counted, not listed
+    assert sum(1 for line in lines if line.startswith("p") and "TST002" in line) == 3
+    assert "... and 4 more TST002 warnings with this message" in text
+
+
+def test_the_allow_snippet_is_offered_for_warnings_only() -> None:
+    infos = [EXTENSION.finding(f"a{i}.md", "extension field role") for i in range(6)]
+    warnings = [LEGACY.finding(f"p{i}.json", "prefer apc", 2, 1) for i in range(6)]
+    assert "to accept exactly" not in out(Result.of(infos, files=6), "text")
+    assert "to accept exactly these" in out(Result.of(warnings, files=6), "text")
+
+
+def full_lines(finding: Finding, line: str, width: int | None = None) -> list[str]:
+    from apc_tools.report.text import render_text
+
+    text = render_text(
+        Result.of([finding], files=1), color=False, line_of=lambda f: line, width=width
+    )
+    return text.splitlines()
+
+
+def caret_column(lines: list[str]) -> tuple[str, int]:
+    """The shown source line (after its gutter) and the display column of the caret in it."""
+    from apc_tools.report.text import display_width
+
+    source = next(line for line in lines if line.startswith(" 1 | "))[5:]
+    caret = next(line for line in lines if line.strip().endswith("^"))
+    return source, display_width(caret[5:]) - 1
+
+
+@pytest.mark.parametrize(
+    "before",
+    ["説明文です", "👍👍", "é" * 3, "e\u0301e\u0301", "ascii "],
+    ids=["cjk", "emoji", "latin", "combining", "ascii"],
+)
+def test_the_caret_stands_under_the_column_after_wide_text(before: str) -> None:
+    from apc_tools.report.text import display_width
+
+    line = f"name: {before}X rest"
+    column = line.index("X") + 1
+    lines = full_lines(MISSING.finding("a.md", "bad", 1, column), line)
+    source, at = caret_column(lines)
+    assert source == line
+    assert at == display_width(line[: column - 1])  # the caret is under the X on screen
+
+
+def test_a_long_line_is_cut_around_the_column_to_fit_the_terminal() -> None:
+    from apc_tools.report.text import display_width
+
+    line = "description: " + "説明" * 40 + "X" + " tail" * 30
+    column = line.index("X") + 1
+    lines = full_lines(MISSING.finding("a.md", "bad", 1, column), line, width=60)
+    source, at = caret_column(lines)
+    assert display_width(" 1 | " + source) <= 60
+    assert source.startswith("…") and source.endswith("…")
+    # the caret is under the X of the cut line
+    x = source.index("X")
+    assert at == display_width(source[:x])
+    assert all(len(row) <= 60 + 40 for row in lines)  # (byte length: wide characters)
+    # without a width the old 120-column window applies
+    wide, _ = caret_column(full_lines(MISSING.finding("a.md", "bad", 1, column), line))
+    assert display_width(wide) > 60
