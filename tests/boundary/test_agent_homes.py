@@ -142,7 +142,10 @@ HOMES = [
             ".crush/logs/crush.log": '{"level": "info"}\n',
             ".local/share/crush/crush.json": '{"providers": {}}\n',
         },
-        {".crush/commands/review.md": "Review the diff.\n", ".crush/.gitignore": "# written by crush\n"},
+        {
+            ".crush/commands/review.md": "Review the diff.\n",
+            ".crush/.gitignore": "# written by crush\n",
+        },
         {".crush.json": '{"lsp": {}}\n', "crush.json": '{"lsp": {}}\n'},
     ),
     Home(
