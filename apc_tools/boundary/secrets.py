@@ -156,14 +156,19 @@ def _named_values(value: Any) -> Iterator[tuple[str, str]]:
             queue.extend((child, False) for child in node if isinstance(child, dict | list))
 
 
+def _parsed(text: str) -> Any:
+    """The JSON document ``text`` (None when it is not one: nothing is found in it)."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
 def _config_hits(text: str) -> Iterator[detect.Hit]:
     """Literal credentials in the env/headers blocks of a JSON agent config (by name)."""
     if not any(f'"{key}"' in text for key in ENV_BLOCKS):
         return
-    try:
-        parsed = json.loads(text)
-    except (ValueError, RecursionError):
-        return
+    parsed = _parsed(text)
     for name, value in _named_values(parsed):
         why = detect.literal_secret(name, value)
         if why is None:
@@ -228,11 +233,7 @@ def _shape_hits(text: str) -> Iterator[detect.Hit]:
     """Tokens of OAuth credential files, judged by the document's shape, not their format."""
     if len(text) > _SHAPE_MAX or not any(w in text for w in _SHAPE_WORDS):
         return
-    try:
-        parsed = json.loads(text)
-    except (ValueError, RecursionError):
-        return
-    for what, value in _credential_values(parsed):
+    for what, value in _credential_values(_parsed(text)):
         if len(value) < 16 or detect.is_placeholder(value) or detect.is_sequential(value):
             continue
         quoted = json.dumps(value)[1:-1]
