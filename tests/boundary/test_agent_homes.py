@@ -248,6 +248,31 @@ HOMES = [
         {".config/Cursor/User/settings.json": "{}\n"},
     ),
     Home(
+        "Amazon Q Developer CLI, Kiro CLI, Goose",
+        "the data.sqlite3 of amazon-q / kiro-cli (conversations, auth_kv); block/goose app dirs",
+        {
+            ".local/share/amazon-q/data.sqlite3": SQLITE,
+            ".local/share/kiro-cli/data.sqlite3": SQLITE,
+            ".local/share/goose/sessions/20260101_1.jsonl": '{"role": "user"}\n',
+            ".local/state/goose/logs/cli/goose.log": "INFO\n",
+            ".config/goose/secrets.yaml": "OPENAI_API_KEY: x\n",
+        },
+        {".config/goose/config.yaml": "GOOSE_PROVIDER: openai\n"},
+        {".config/goose/config.yaml": "GOOSE_PROVIDER: openai\n", ".goosehints": "Be brief.\n"},
+    ),
+    Home(
+        "Aider and Cline CLI homes",
+        "aider 0.86 main.py/analytics.py (~/.aider); cline 4.x CLI (~/.cline)",
+        {
+            ".aider/analytics.json": '{"uuid": "1b2c"}\n',
+            ".aider/caches/model_prices.json": "{}\n",
+            ".cline/data/state.json": "{}\n",
+            ".cline/tasks/1740470400000/ui_messages.json": "[]\n",
+        },
+        {".aider/CONVENTIONS.md": "Use type hints.\n", ".cline/rules/a.md": "a\n"},
+        {".aider.conf.yml": "model: sonnet\n", ".clinerules/a.md": "a\n"},
+    ),
+    Home(
         "Claude Code plugins",
         "qwen-code@013e660 storage.ts (~/.claude/plugins/installed_plugins.json); "
         "812lcl/dotfiles@25f62d4",
