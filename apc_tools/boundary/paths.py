@@ -896,13 +896,14 @@ def home_folders(paths: Iterable[str]) -> dict[str, HomeFolder]:
     # no character to one): only the places where a dot-folder starts are looked at.
     every = "\0".join(listed).casefold()
     hits: list[tuple[int, int, str, HomeFolder]] = []  # (path start, rank, prefix, row)
-    judged = -1  # the end of the last path the general rule looked at
+    start = stop = -1  # the path the last place was in (each path's bounds found once)
+    taken: set[int] = set()  # the ranks found in that path: each needle counts once a path
     for at in _dot_segments(every):
-        stop = every.find("\0", at)
-        stop = len(every) if stop < 0 else stop
-        start = every.rfind("\0", 0, at) + 1
-        if stop != judged:  # the general rule, once per path that has a dot segment
-            judged = stop
+        if at > stop:  # a new path: its bounds, and the general rule on it
+            stop = every.find("\0", at)
+            stop = len(every) if stop < 0 else stop
+            start = every.rfind("\0", 0, at) + 1
+            taken = set()
             _generic(every, start, stop, hits)
         end = every.find("/", at, stop)
         if end < 0:
@@ -912,11 +913,12 @@ def home_folders(paths: Iterable[str]) -> dict[str, HomeFolder]:
             continue
         for rank in ranks:
             needle, home, mark = NEEDLES[rank]
-            if not every.startswith(needle, at, stop):
+            if rank in taken or not every.startswith(needle, at, stop):
                 continue
             after = at + len(needle)
             # a mark ends its segment (a folder or the file); a folder alone holds a file
             if (after == stop or every[after] == "/") if mark else after < stop:
+                taken.add(rank)  # (the first place in the path: the outermost home)
                 hits.append((start, rank, every[start:at] + home.folder + "/", _with(home, mark)))
     found: dict[str, HomeFolder] = {}
     for _, _, prefix, home in sorted(hits, key=lambda h: (h[0], h[1])):

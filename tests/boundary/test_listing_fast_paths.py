@@ -70,10 +70,11 @@ def _slow_homes(listed: list[str]) -> dict[str, paths.HomeFolder]:
         parts = path.casefold().split("/")
         for rank, (needle, home, mark) in enumerate(paths.NEEDLES):
             want = needle.rstrip("/").split("/")
-            for at in range(len(parts)):
+            for at in range(len(parts)):  # the first place in the path only
                 if parts[at : at + len(want)] == want and (mark or at + len(want) < len(parts)):
                     prefix = "/".join(parts[:at] + home.folder.split("/")) + "/"
                     hits.append((i, rank, prefix, replace(home, found=mark)))
+                    break
         for rank, mark in enumerate(paths.GENERIC_MARKS, len(paths.NEEDLES)):
             if len(parts) >= 2 and parts[-1] == mark:
                 folder, name = "/".join(parts[:-1]), parts[-2]
