@@ -82,7 +82,7 @@ def run_check(
 
     if options.write_baseline and options.rev_range is not None:
         raise CannotRun("--write-baseline accepts the findings of the tree: drop --range")
-    root = repository_root(options.cwd)
+    root = repository_root(options.cwd, options.paths)
     scope = scope_of(root, options.cwd, options.paths)
     at_base: frozenset[str] | None = None
     if options.rev_range is not None:
@@ -276,9 +276,10 @@ def stale_validate_entries(
     """BPL001 for each validate entry of the baseline (the boundary half reports its own)
     that matches no validate finding of the tree any more."""
     from apc_tools.boundary.policy import STALE, is_boundary_rule
+    from apc_tools.boundary.trusted import baseline_name
 
     matched = {f.fingerprint for f in found}
-    name = baseline_name(root, options)
+    name = baseline_name(root, options.config)
     out = []
     for entry in accepted:
         if is_boundary_rule(entry.rule) or entry.fingerprint in matched:
@@ -301,44 +302,39 @@ def write_check_baseline(
     """Accept every error and warning of the validate half too: its entries replace the
     validate entries of the baseline the boundary half has just written (whose own entries
     replaced only the boundary ones)."""
-    from apc_tools.boundary.policy import BaselineEntry, baseline_path, is_boundary_rule
-    from apc_tools.boundary.policy import write_baseline as write_entries
+    from apc_tools.boundary.policy import baseline_path, is_boundary_rule
+    from apc_tools.boundary.trusted import baseline_name, write_baseline
 
-    entries = [
-        BaselineEntry(f.fingerprint, f.rule, f.path)
-        for f in contract
-        if f.severity.value in ("error", "warning") and not is_boundary_rule(f.rule)
-    ]
-    target = scanned.baseline_written or baseline_path(root, baseline_name(root, options))
-    try:
-        write_entries(target, entries, replace=lambda rule: not is_boundary_rule(rule))
-    except OSError as exc:
-        raise CannotRun(f"{target}: cannot write the baseline: {exc.strerror or exc}") from None
-    total = scanned.baseline_entries + len(entries)
-    return CheckOutcome(Result.of([], scanned.result.files), target, total)
+    target = scanned.baseline_written or baseline_path(root, baseline_name(root, options.config))
+    count = write_baseline(target, contract, lambda rule: not is_boundary_rule(rule))
+    return CheckOutcome(
+        Result.of([], scanned.result.files), target, scanned.baseline_entries + count
+    )
 
 
-def baseline_name(root: Path, options: CheckOptions) -> str:
-    """The baseline file the policy names (``boundary.baseline``, default .apc-baseline.json)."""
-    from apc_tools.boundary.policy import BASELINE_FILE, parse_settings
-    from apc_tools.core.policy import POLICY_FILE
-
-    source = options.config if options.config is not None else root / POLICY_FILE
-    if not source.is_file():  # the empty policy's name, without loading the YAML parser
-        return BASELINE_FILE
-    return parse_settings(str(source), source.read_text("utf-8", "replace")).baseline
-
-
-def repository_root(cwd: Path) -> Path:
+def repository_root(cwd: Path, paths: Sequence[Path] = ()) -> Path:
+    """The top level of the work tree holding ``cwd``; CannotRun, with the way out, when there
+    is none (a PATH inside a clone named from outside it: ``-C`` that clone)."""
     from apc_tools.core import git
 
     if not cwd.is_dir():
         raise CannotRun(f"{cwd}: no such folder")
     top = git.toplevel(cwd)
     if top is None:
+        hint = "run it inside a clone (or `apc check -C DIR`)"
+        for path in paths:
+            folder = cwd / path
+            folder = folder if folder.is_dir() else folder.parent
+            inner = git.toplevel(folder) if folder.is_dir() else None
+            if inner is not None:
+                hint = (
+                    f"{path} is in the clone {inner}: run `apc check -C {inner}` with PATHs "
+                    "relative to it, or run apc check from inside it"
+                )
+                break
         raise CannotRun(
-            f"{cwd}: not inside a git work tree (apc check scans git objects; run it in a "
-            "clone, or use `apc validate` for a plain folder)"
+            f"{cwd}: not inside a git work tree (apc check scans git objects): {hint}; "
+            "`apc validate` checks a plain folder"
         )
     return top.resolve()
 
@@ -373,31 +369,6 @@ def baseline_entries(root: Path, options: CheckOptions) -> tuple[BaselineEntry, 
     repo = git.open_repo(root)
     base = range_base(repo, options.rev_range) if options.rev_range is not None else None
     return gate_inputs(repo, base, options.config, rules=lambda rule: True)[1]
-
-
-def accept_baseline(result: Result, root: Path, config: Path | None) -> Result:
-    """``apc validate``: ``result`` without the validate findings the baseline accepts (the
-    file the policy names at ``root``, written by ``apc check --write-baseline``), so the
-    pre-commit hook and `apc check` agree. A missing baseline accepts nothing."""
-    from apc_tools.boundary.policy import baseline_path, is_boundary_rule, parse_baseline
-
-    try:
-        name = baseline_name(root, CheckOptions(cwd=root, config=config))
-        target = baseline_path(root, name)
-    except CannotRun:
-        return result  # a policy that names an outside baseline: validate reports as before
-    if not target.is_file():
-        return result
-    try:
-        text = target.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CannotRun(f"{target}: cannot read the baseline: {exc}") from None
-    entries = parse_baseline(str(target), text, rules=lambda rule: not is_boundary_rule(rule))
-    if not entries:
-        return result
-    taken = {e.fingerprint for e in entries}
-    kept = [f for f in result.findings if f.fingerprint not in taken]
-    return Result.of(kept, result.files, strict=result.strict, skipped=result.skipped)
 
 
 def twin_accepted(contract: Finding, accepted: Sequence[BaselineEntry]) -> bool:

@@ -38,7 +38,7 @@ FLAGS = {
 FORMATS = ("text", "concise", "full", "json", "sarif", "github", "gitlab")  # report.FORMATS
 PROFILES = ("default", "agentskills")
 VALUES = ("--format", "--profile", "--config")
-# the names check.accept_baseline looks for without --config (core.policy.POLICY_FILE,
+# the names boundary.trusted.accept_baseline looks for without --config (core.policy.POLICY_FILE,
 # boundary.policy.BASELINE_FILE; a test holds them equal)
 POLICY_FILE = ".apc-tools.yaml"
 BASELINE_FILE = ".apc-baseline.json"
@@ -234,12 +234,12 @@ def answered(options: dict[str, Any]) -> None:
 
 
 def _accept_baseline(result: Result, root: Path, config: Path | None) -> Result:
-    """``check.accept_baseline`` (imported only when a policy or a baseline file is there: with
-    neither it accepts nothing)."""
+    """``boundary.trusted.accept_baseline`` (imported only when a policy or a baseline file is
+    there: with neither it accepts nothing)."""
     policy = config is not None or (root / POLICY_FILE).is_file()
     if not policy and not (root / BASELINE_FILE).is_file():
         return result
-    from apc_tools.check import accept_baseline
+    from apc_tools.boundary.trusted import accept_baseline
 
     return accept_baseline(result, root, config)
 
@@ -280,7 +280,7 @@ def _output(
 
 
 def _use_color(no_color: bool, stream: Any) -> bool:
-    """``cli.use_color``."""
+    """``cli.common.use_color``."""
     if no_color or os.environ.get("NO_COLOR"):
         return False
     if os.environ.get("FORCE_COLOR"):
@@ -291,7 +291,7 @@ def _use_color(no_color: bool, stream: Any) -> bool:
 def _write(out: list[str], err: list[str], report: str, code: int) -> NoReturn:
     """Write as click.echo does (each line, then a flush), then exit ``code``. A reader gone
     away (EPIPE) exits 1 quietly, as click's main does; another failure to write the report is
-    cli.echo's ``apc: error:`` line and exit 2."""
+    cli.common.echo's ``apc: error:`` line and exit 2."""
     import errno
 
     try:
@@ -329,7 +329,7 @@ def _error(message: str) -> str:
 
 
 def _discard_stdout() -> None:
-    """``cli._discard_stdout``: the text still buffered for stdout is dropped at exit."""
+    """``cli.common._discard_stdout``: the text still buffered for stdout is dropped at exit."""
     null = os.open(os.devnull, os.O_WRONLY)
     try:
         os.dup2(null, 1)

@@ -108,7 +108,7 @@ def run_case(case: Path, tmp_path: Path) -> list[Finding]:
 def _repair_project(work: Path, home: Path, spec: dict[str, object]) -> list[Finding]:
     """``apc repair --project work --all``, with the case's session files placed in the agents'
     stores under ``home`` (outside the project), quiet (an old mtime)."""
-    from apc_tools.cli import repair_all
+    from apc_tools.cli.repair import repair_all
     from apc_tools.runtime.sessions.discover import claude_slug
 
     sessions = spec.get("sessions", {})

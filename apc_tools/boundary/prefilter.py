@@ -2,7 +2,7 @@
 
 Every content detector declares the literals it cannot match without (:data:`DECLARED`: the
 modules' ``NEEDLES``). A text blob that holds none of them, at a path no rule reads whatever
-the content (:func:`must_read` in the engine: contract files, agent configuration, a path a
+the content (``_must_read`` in :mod:`.blobs`: contract files, agent configuration, a path a
 path rule flags, the policy's BTR/BDB globs, notebooks, Markdown/text/HTML exports, symlinks),
 yields nothing but its path findings, so it is never read into Python.
 

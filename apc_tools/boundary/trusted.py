@@ -9,19 +9,27 @@ them, for ``apc boundary`` and for both halves of ``apc check``.
 
 A file that is in the base commit's tree but whose blob this clone does not hold (a partial
 clone) is exit 2: the defaults are never used in place of a policy that exists.
+
+The baseline file holds both halves' entries (``apc check --write-baseline``): this module
+also reads it for ``apc validate`` (:func:`accept_baseline`: the validate entries, so the
+pre-commit hook and ``apc check`` agree) and writes each half's entries
+(:func:`write_baseline`). It starts no git process unless a commit's file is asked for
+(:func:`blob_at`): `apc validate` reads the baseline without loading the gate.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from apc_tools.boundary import policy
-from apc_tools.boundary.policy import BaselineEntry, Settings
-from apc_tools.core import git as gitio
-from apc_tools.core.git import Repo
+from apc_tools.boundary.policy import BASELINE_FILE, BaselineEntry, Settings
 from apc_tools.core.policy import MAX_POLICY_BYTES, POLICY_FILE
-from apc_tools.findings import CannotRun
+from apc_tools.findings import CannotRun, Finding, Result
+
+if TYPE_CHECKING:
+    from apc_tools.core.git import Repo
 
 MAX_BASELINE_BYTES = 64 << 20
 
@@ -64,6 +72,8 @@ def gate_inputs(
 def blob_at(repo: Repo, commit: str, path: str, limit: int) -> bytes | None:
     """Up to ``limit`` bytes of the blob at ``path`` in ``commit``'s tree; None when the tree
     has no blob there. CannotRun when it has one that this clone cannot read."""
+    from apc_tools.core import git as gitio
+
     try:
         found = gitio.path_entries(repo, commit, [path]).get(path)
     except gitio.GitError as exc:
@@ -80,6 +90,47 @@ def blob_at(repo: Repo, commit: str, path: str, limit: int) -> bytes | None:
             "(`git fetch --refetch --no-filter origin`)"
         )
     return blob.data
+
+
+def baseline_name(root: Path, config: Path | None) -> str:
+    """The baseline file the policy names (``boundary.baseline``, default .apc-baseline.json):
+    the policy ``config``, else the one at ``root``."""
+    source = config if config is not None else root / POLICY_FILE
+    if not source.is_file():  # the empty policy's name, without loading the YAML parser
+        return BASELINE_FILE
+    return policy.parse_settings(str(source), source.read_text("utf-8", "replace")).baseline
+
+
+def accept_baseline(result: Result, root: Path, config: Path | None) -> Result:
+    """``apc validate``: ``result`` without the validate findings the baseline accepts (the
+    file the policy names at ``root``, written by ``apc check --write-baseline``), so the
+    pre-commit hook and `apc check` agree. A missing baseline accepts nothing."""
+    try:
+        target = policy.baseline_path(root, baseline_name(root, config))
+    except CannotRun:
+        return result  # a policy that names an outside baseline: validate reports as before
+    entries = _baseline_file(target, rules=lambda rule: not policy.is_boundary_rule(rule))
+    if not entries:
+        return result
+    taken = {e.fingerprint for e in entries}
+    kept = [f for f in result.findings if f.fingerprint not in taken]
+    return Result.of(kept, result.files, strict=result.strict, skipped=result.skipped)
+
+
+def write_baseline(target: Path, findings: Iterable[Finding], rules: Callable[[str], bool]) -> int:
+    """Accept every error and warning of ``findings`` whose rule ``rules`` takes (one half's):
+    their entries replace that half's in the baseline file ``target``, the other half's are
+    kept. The number of entries written; CannotRun when the file cannot be written."""
+    entries = [
+        BaselineEntry(f.fingerprint, f.rule, f.path)
+        for f in findings
+        if f.severity.value in ("error", "warning") and rules(f.rule)
+    ]
+    try:
+        policy.write_baseline(target, entries, replace=rules)
+    except OSError as exc:
+        raise CannotRun(f"{target}: cannot write the baseline: {exc.strerror or exc}") from None
+    return len(entries)
 
 
 def _settings_file(path: Path, optional: bool = False) -> Settings:

@@ -2,14 +2,15 @@
 and what ``diff-tree`` lists for a commit, kept between runs.
 
 A git object id names its content, so a verdict keyed by it never goes stale. The key of a
-blob's verdict (:meth:`Verdicts.key`) holds everything else the content detectors read
-(audited in ``Inspector.content``, ``_at_path``, ``_link``, ``_messages``, ``keep`` and the
-detectors): the kind of entry (file, symlink, commit or tag message), the blob id, the path
-(whatever the detectors derive from it: contract file, agent configuration, the policy's BTR
-and BDB globs, suffix, name, folders, and the names of wrapped content), whether a path rule
-hit it, and for the whole scan (:func:`context`) the secret scope, inline allow comments, the
-read limit, the policy's extra globs of the content families, the zstd decompressor found and
-the Python version; :func:`apc_tools.core.cache.key` adds apc's version and code digest.
+blob's verdict (:meth:`Verdicts.key`) holds everything else the content detectors read (audited
+in :mod:`.blobs`: ``Inspector.content``, ``_at_path``, ``_link_target``, ``judge_messages``,
+``keep``, and the detectors): the kind of entry (file, symlink, commit or tag message), the blob
+id, the path (whatever the detectors derive from it: contract file, agent configuration, the
+policy's BTR and BDB globs, suffix, name, folders, and the names of wrapped content), whether a
+path rule hit it, and for the whole scan (:func:`context`) the secret scope, inline allow
+comments, the read limit, the policy's extra globs of the content families, the zstd
+decompressor found and the Python version; :func:`apc_tools.core.cache.key` adds apc's version
+and code digest.
 
 What is stored is what a :class:`~apc_tools.findings.Finding` keeps: rule, severity, message
 (which never quotes content), line, column and the *hash* of the matched content (never the
@@ -24,10 +25,15 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from apc_tools.core.cache import Cache, keyer, text_keyer
-from apc_tools.core.git import Commit, Entry, Repo
-from apc_tools.findings import Finding, Severity
+from apc_tools.core.git import SUBMODULE_MODE, SYMLINK_MODE, Commit, Entry, Repo
+from apc_tools.findings import Finding, Severity, changed
+
+if TYPE_CHECKING:
+    from apc_tools.boundary.model import Detection
 
 BLOBS = "boundary-blob"
 LISTING = "boundary-listing"
@@ -304,3 +310,105 @@ def _is_target(text: str) -> bool:
     if len(parts) != 3 or parts[1] not in _KINDS or len(parts[0]) not in (40, 64):
         return False
     return not parts[0].strip("0123456789abcdef")
+
+
+# --------------------------------------------------------------------------- a scan's lookup
+
+
+@dataclass
+class Cached:
+    """The verdicts found in the cache: per (oid, path), and the oids needing no read."""
+
+    keys: dict[tuple[str, str], bytes] = field(default_factory=dict)
+    found: dict[tuple[str, str], list[Finding]] = field(default_factory=dict)
+    whole: set[str] = field(default_factory=set)
+    quiet: set[str] = field(default_factory=set)  # of whole: nothing found, no path rule hit
+
+    def get(self, entry: Entry) -> tuple[bytes | None, list[Finding] | None]:
+        at = (entry.oid, entry.path)
+        found = self.found.get(at)
+        if found:  # loaded once per (oid, path); the commit is this entry's
+            found = [changed(f, commit=entry.commit) for f in found]
+        return self.keys.get(at), found
+
+
+def cached_under(
+    by_oid: Mapping[str, list[Entry]],
+    entries: Sequence[Entry],
+    keyed: tuple[str, ...] | None,
+    absent: set[str],
+    hits: Mapping[str, list[Detection]],
+    results: Verdicts | None,
+    flagged: Callable[[str, list[Detection]], bool] | None = None,
+) -> Cached:
+    """The cached verdicts of the files under ``keyed`` (None: of every file) in the result
+    cache ``results``, looked up before any blob is read (``hits``: the path rules'
+    detections of each path; ``flagged``: whether a path's blob is judged as flagged, by
+    default when it has a hit); a blob also at a path outside them is read (its verdict there
+    is not kept per blob)."""
+    if keyed is None:
+        return _cached(by_oid, absent, hits, results, flagged)
+    if not keyed:
+        return Cached()
+    some: dict[str, list[Entry]] = {}
+    for entry in entries:
+        if entry.path.startswith(keyed):
+            some.setdefault(entry.oid, []).append(entry)
+    out = _cached(some, absent, hits, results, flagged)
+    partly = {o for o, group in some.items() if len(group) != len(by_oid[o])}
+    out.whole -= partly
+    out.quiet -= partly
+    return out
+
+
+def _cached(
+    by_oid: Mapping[str, list[Entry]],
+    absent: set[str],
+    hits: Mapping[str, list[Detection]],
+    store: Verdicts | None,
+    flagged: Callable[[str, list[Detection]], bool] | None = None,
+) -> Cached:
+    out = Cached()
+    if store is None or not store.enabled:
+        return out
+    make, keys = store.key, out.keys
+    link, file = LINK, FILE
+    loud: set[str] = set()  # blobs with a path rule hit, a submodule, or a finding
+    for oid, group in by_oid.items():
+        if oid in absent:  # never answered from the cache: a missing blob is exit 2
+            continue
+        for entry in group:
+            path, mode = entry.path, entry.mode
+            at = (oid, path)
+            if mode == SUBMODULE_MODE:
+                loud.add(oid)
+                continue
+            if at in keys:
+                continue
+            if hits[path]:
+                loud.add(oid)
+            if mode == SYMLINK_MODE:
+                keys[at] = make(link, oid, path)
+            else:
+                hit = flagged(path, hits[path]) if flagged else bool(hits[path])
+                keys[at] = make(file, oid, path, hit)
+    if not out.keys:
+        return out
+    values = store.get_many(list(keys.values()))
+    found, missed = out.found, set()
+    empty: list[Finding] = []  # shared by every blob stored empty (never changed in place)
+    for at, k in keys.items():
+        value = values.get(k)
+        if value == b"[]":  # most blobs
+            found[at] = empty
+            continue
+        listed = None if value is None else load(value, Entry("", at[0], at[1]))
+        if listed is None:
+            missed.add(at[0])
+        else:
+            found[at] = listed
+            if listed:
+                loud.add(at[0])
+    out.whole = {at[0] for at in keys if at[0] not in missed}  # every path of it answered
+    out.quiet = out.whole - loud
+    return out

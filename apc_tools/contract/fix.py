@@ -27,6 +27,7 @@ import os
 import re
 import stat
 import tempfile
+import textwrap
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -179,6 +180,9 @@ def _renderings(value: str, original: str) -> list[str]:
     """``value`` as YAML scalars, the style of ``original`` first where it can hold it, then
     double-quoted (JSON's escapes are YAML's): the caller keeps the first that reads back."""
     out = []
+    block = _block(value, original)
+    if block is not None:
+        out.append(block)
     if original.startswith("'") and not any(c < " " or c in "\x7f\x85" for c in value):
         out.append("'" + value.replace("'", "''") + "'")
     plain = not original.startswith(("'", '"')) and bool(_PLAIN_OK.match(value))
@@ -187,6 +191,50 @@ def _renderings(value: str, original: str) -> list[str]:
         out.append(value)
     out.append(json.dumps(value, ensure_ascii=False))
     return out
+
+
+_BLOCK_HEADER = re.compile(r"^([|>])([+-]?)[ \t]*(?:#.*)?$")
+_BLOCK_WIDTH = 80  # a folded block's lines are wrapped near this (folding joins them again)
+
+
+def _block(value: str, original: str) -> str | None:
+    """``value`` in the block style of ``original`` (``>`` folded or ``|`` literal, with its
+    chomping indicator and indentation), or None when ``original`` is no block scalar apc can
+    write again. The caller reads the result back, so any doubt falls to the next style."""
+    lines = original.split("\n")
+    header = _BLOCK_HEADER.match(lines[0].rstrip("\r"))
+    body = [line.rstrip("\r") for line in lines[1:] if line.strip()]
+    if header is None or not body:
+        return None
+    indent = body[0][: len(body[0]) - len(body[0].lstrip(" "))]
+    if not indent:
+        return None
+    style, chomp = header.groups()
+    text = value
+    if chomp != "-":  # clip and keep end the value with a line break
+        if not text.endswith("\n"):
+            return None
+        text = text[:-1]
+    if "\n" in text and chomp == "+":
+        return None
+    eol = "\r\n" if "\r\n" in original else "\n"
+    rows: list[str] = []
+    for number, paragraph in enumerate(text.split("\n")):
+        if style == ">":
+            if number:
+                rows.append("")  # one line break in a folded value is a blank line
+            wrapped = textwrap.wrap(
+                paragraph,
+                width=max(_BLOCK_WIDTH - len(indent), 20),
+                break_long_words=False,
+                break_on_hyphens=False,
+                drop_whitespace=True,
+            )
+            rows += wrapped or [""]
+        else:
+            rows.append(paragraph)
+    rendered = [style + chomp] + [indent + row if row else "" for row in rows]
+    return eol.join(rendered)
 
 
 def _quoted_end(text: str, start: int, limit: int) -> int | None:
@@ -362,15 +410,105 @@ def fix_skill_name(doc: Doc, text: str, project: Project, found: list[Finding]) 
 def fix_description_length(
     doc: Doc, text: str, project: Project, found: list[Finding]
 ) -> Edit | None:
-    """SKL005 (a description over 1,024 characters): cut at 1,024."""
+    """SKL005 (a description over 1,024 characters): cut to at most 1,024 at the end of its
+    last whole sentence (or word) that fits, in the value's own style (a folded block stays
+    folded)."""
     description = doc.data.get("description")
     if not isinstance(description, str) or len(description) <= SKILL_DESCRIPTION_LIMIT:
         return None
-    cut = description[:SKILL_DESCRIPTION_LIMIT].rstrip()
+    ending = "\n" if description.endswith("\n") else ""
+    cut = cut_at_boundary(description.rstrip("\n"), SKILL_DESCRIPTION_LIMIT - len(ending))
+    cut += ending
     out = _set_scalar(doc, text, project, "description", cut)
     if out is None:
         return None
     note = f"description cut from {len(description)} to {len(cut)} characters: check its end"
+    return out, [note], []
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s)")
+
+
+def cut_at_boundary(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters: after the last sentence that fits when that
+    keeps at least half of the limit, else at the last word boundary, else at the limit."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit + 1]  # the character after the limit tells whether a word ends there
+    sentences = [m.end() for m in _SENTENCE_END.finditer(head) if m.end() <= limit]
+    if sentences and sentences[-1] >= limit // 2:
+        return text[: sentences[-1]].rstrip()
+    space = max(head.rfind(" "), head.rfind("\n"), head.rfind("\t"))
+    if space > 0:
+        return text[:space].rstrip()
+    return text[:limit].rstrip()
+
+
+def fix_unknown_keys(doc: Doc, text: str, project: Project, found: list[Finding]) -> Edit | None:
+    """SKL006: each reported top-level key with a one-line scalar value moves under
+    ``metadata:`` as a string (the spec's place for custom data: a map of string to string),
+    into the existing block mapping or a new one at the end of the frontmatter. Keys with
+    lists, mappings, several lines or a comment, and names ``metadata`` already holds, are
+    left for you."""
+    meta, data = doc.meta, doc.data
+    if meta is None or not doc.has_frontmatter:
+        return None
+    old_meta = data.get("metadata")
+    if old_meta is not None and not isinstance(old_meta, dict):
+        return None
+    at_line = {
+        pos.line: path[0] for path, pos in meta.keys.items() if len(path) == 1 and pos.column == 1
+    }
+    lines = text.split("\n")
+    moved: dict[str, str] = {}
+    drop: set[int] = set()
+    for finding in found:
+        key = at_line.get(finding.line or 0)
+        value = data.get(key) if key is not None else None
+        if key is None or key == "metadata" or key in moved:
+            continue
+        if isinstance(value, bool | int | float) or (isinstance(value, str) and value):
+            if (old_meta and key in old_meta) or _continues(doc, text, finding.line or 0):
+                continue
+            span = _scalar_span(doc, text, key)
+            line = lines[(finding.line or 1) - 1]
+            if span is None or _COMMENT.search(line) or text[span[0] : span[0] + 1] in "|>":
+                continue
+            moved[key] = value if isinstance(value, str) else text[span[0] : span[1]]
+            drop.add((finding.line or 1) - 1)
+    if not moved:
+        return None
+    eol = "\r" if lines[0].endswith("\r") else ""
+    fence = doc.body_line - 2  # the index of the closing fence's line
+    if old_meta:
+        children = [p for path, p in meta.keys.items() if len(path) == 2 and path[0] == "metadata"]
+        if not children or any(p.line <= meta.keys[("metadata",)].line for p in children):
+            return None  # a flow mapping: left alone
+        indent = " " * (children[0].column - 1)
+        last = max(p.line for p in children) - 1
+        while last + 1 < fence and lines[last + 1][:1] in (" ", "\t") and lines[last + 1].strip():
+            last += 1
+        after, header = last, []
+    elif "metadata" in data:
+        return None  # `metadata:` with no value, or an empty flow mapping
+    else:
+        indent, after, header = "  ", fence - 1, [f"metadata:{eol}"]
+    added = header + [
+        f"{indent}{k}: {json.dumps(v, ensure_ascii=False)}{eol}" for k, v in moved.items()
+    ]
+    out_lines: list[str] = []
+    for index, line in enumerate(lines):
+        if index not in drop:
+            out_lines.append(line)
+        if index == after:
+            out_lines += added
+    out = "\n".join(out_lines)
+    change: dict[str, Any] = {key: _GONE for key in moved}
+    change["metadata"] = {**(old_meta or {}), **moved}
+    if not _expect(doc, out, project, change):
+        return None
+    names = ", ".join(moved)
+    note = f"moved under metadata: {names} (a tool that read them at the top level no longer does)"
     return out, [note], []
 
 
@@ -487,6 +625,7 @@ def fix_gitignore(doc: Doc, text: str, project: Project, found: list[Finding]) -
 FIXERS: dict[str, Fixer] = {
     "YML005": fix_lenient,
     "SKL007": fix_closing_fence,
+    "SKL006": fix_unknown_keys,
     "AGT004": fix_agent_name,
     "SKL004": fix_skill_name,
     "SKL005": fix_description_length,

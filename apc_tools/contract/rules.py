@@ -186,10 +186,18 @@ FIX: dict[str, tuple[str, str]] = {
         "sets `name` to the folder name (the file name for a flat skill); the folder is never "
         "renamed",
     ),
+    "SKL006": (
+        "unsafe",
+        "moves each unknown key whose value is one line (text, a number, true/false) under "
+        "`metadata:` as a string, the spec's place for custom data (a tool that reads the key at "
+        "the top level no longer sees it: review); lists, mappings and keys `metadata` already "
+        "has are left for you",
+    ),
     "SKL005": (
         "unsafe",
-        "cuts a `description` longer than 1,024 characters at 1,024 (the limit of Codex and "
-        "skills-ref); other causes are left for you",
+        "cuts a `description` longer than 1,024 characters (the limit of Codex and skills-ref) "
+        "after its last whole sentence that fits (else its last whole word), in the value's own "
+        "style (a folded or literal block stays one); other causes are left for you",
     ),
     "MCP003": (
         "unsafe",

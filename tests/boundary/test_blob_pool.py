@@ -1,4 +1,4 @@
-"""The blob stage on every core (apc_tools/boundary/engine.py, ``_BlobStage.pooled``).
+"""The blob stage on every core (apc_tools/boundary/blobs.py, ``_BlobStage.pooled``).
 
 Above a threshold the blobs a scan reads are cut into contiguous chunks, each read (its own
 ``cat-file``) and judged in a forked worker, and the parent merges the findings, the verdicts
@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from apc_tools.boundary import engine
+from apc_tools.boundary import blobs
 from apc_tools.boundary.engine import Options, scan
 from apc_tools.core import cache as store
 from apc_tools.core import pool
@@ -58,14 +58,14 @@ def chunks_by(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]
     """A file each process that judges a chunk appends its pid to (inherited through fork)."""
     log = tmp_path / "chunks.log"
     log.touch()
-    real = engine._BlobStage._chunk
+    real = blobs._BlobStage._chunk
 
     def logged(self: Any, oids: list[str], reader: Any) -> Any:
         with open(log, "a") as handle:
             handle.write(f"{os.getpid()}\n")
         return real(self, oids, reader)
 
-    monkeypatch.setattr(engine._BlobStage, "_chunk", logged)
+    monkeypatch.setattr(blobs._BlobStage, "_chunk", logged)
     yield log
 
 
@@ -172,7 +172,7 @@ def test_a_failed_worker_chunk_is_judged_again_here(
     root = repo(tmp_path, many())
     serial = scan_json(root, monkeypatch, "serial")
     parent = os.getpid()
-    real = engine._BlobStage._chunk
+    real = blobs._BlobStage._chunk
 
     def failing(self: Any, oids: list[str], reader: Any) -> Any:
         if os.getpid() != parent:
@@ -181,7 +181,7 @@ def test_a_failed_worker_chunk_is_judged_again_here(
             raise RuntimeError("boom in a worker")
         return real(self, oids, reader)
 
-    monkeypatch.setattr(engine._BlobStage, "_chunk", failing)
+    monkeypatch.setattr(blobs._BlobStage, "_chunk", failing)
     assert scan_json(root, monkeypatch, "pool") == serial
     assert '"BTR001"' in serial and '"BMK002"' in serial
 
@@ -233,7 +233,7 @@ def test_a_small_scan_never_forks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunks_by: Path
 ) -> None:
     """Without the test knob a pre-commit sized scan (and anything below
-    :data:`engine.POOL_MIN_BLOBS`) stays in this process."""
+    :data:`blobs.POOL_MIN_BLOBS`) stays in this process."""
     root = repo(tmp_path, many(60))
     scan(Options(cwd=root, cache=False))
     git(root, "rm", "-q", "--cached", "src/m1.py")

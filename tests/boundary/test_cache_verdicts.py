@@ -209,18 +209,18 @@ def test_history_warm_run_lists_and_reads_nothing_again(
 
 
 def _no_judging(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Record every call of the engine's judging (engine._run and engine._messages)."""
-    from apc_tools.boundary import engine
+    """Record every call of the gate's judging (blobs.judge_entries and blobs.judge_messages)."""
+    from apc_tools.boundary import blobs
 
     calls: list[str] = []
-    for name in ("_run", "_messages"):
-        real = getattr(engine, name)
+    for name in ("judge_entries", "judge_messages"):
+        real = getattr(blobs, name)
 
         def spy(*args: Any, _real: Any = real, _name: str = name, **kwargs: Any) -> Any:
             calls.append(_name)
             return _real(*args, **kwargs)
 
-        monkeypatch.setattr(engine, name, spy)
+        monkeypatch.setattr(blobs, name, spy)
     return calls
 
 

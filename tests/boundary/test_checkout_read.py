@@ -116,9 +116,9 @@ def test_transcript_corpus_same_with_and_without_the_checkout(
 
 
 def checkout_misses() -> int:
-    from apc_tools.boundary import engine
+    from apc_tools.boundary import blobs
 
-    return engine.MAX_CHECKOUT_MISSES
+    return blobs.MAX_CHECKOUT_MISSES
 
 
 # --------------------------------------------------------------------------- what is read
@@ -258,7 +258,7 @@ def test_the_pool_reads_from_the_checkout_too(
     serial = report(root, monkeypatch, False)
     monkeypatch.setenv(pool.MIN_ITEMS_ENV, "2")
     monkeypatch.setenv(pool.WORKERS_ENV, "3")
-    monkeypatch.setattr("apc_tools.boundary.engine.POOL_MIN_BLOBS", 2)
+    monkeypatch.setattr("apc_tools.boundary.blobs.POOL_MIN_BLOBS", 2)
     assert report(root, monkeypatch, True) == serial
     for index in range(0, 40, 3):
         (root / "src" / f"m{index}.py").write_text("edited\n")

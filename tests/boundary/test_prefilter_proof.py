@@ -29,6 +29,7 @@ from typing import Any
 import pytest
 
 from apc_tools.boundary import (
+    blobs,
     disguise,
     engine,
     inputs,
@@ -451,7 +452,7 @@ def _blob(root: Path, finding: dict[str, Any]) -> bytes | None:
 
 def _always_read(root: Path, finding: dict[str, Any], report: list[dict[str, Any]]) -> bool:
     path = finding["path"]
-    if engine.is_contract(path) or secrets.is_agent_config(path.casefold()):
+    if blobs.is_contract(path) or secrets.is_agent_config(path.casefold()):
         return True
     if prefilter.always_suffix(path) or (root / path).is_symlink():
         return True

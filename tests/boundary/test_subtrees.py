@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from apc_tools.boundary import Options, engine, scan, subtrees, verdicts
+from apc_tools.boundary import Options, blobs, scan, subtrees, verdicts
 from apc_tools.boundary.policy import Settings
 from apc_tools.core import cache as store
 from apc_tools.core import git as gitio
@@ -68,7 +68,7 @@ class Spy:
         self.trees: list[str] = []
         self.blobs: list[str] = []
         real_trees = subtrees.read_trees
-        real_read = engine._LazyReader.read_many
+        real_read = blobs.LazyReader.read_many
 
         def read_trees(reader: gitio.TreeReader, oids: Sequence[str]) -> Any:
             self._trees += oids
@@ -82,7 +82,7 @@ class Spy:
         self._blobs: list[str] = []
 
         monkeypatch.setattr(subtrees, "read_trees", read_trees)
-        monkeypatch.setattr(engine._LazyReader, "read_many", read_many)
+        monkeypatch.setattr(blobs.LazyReader, "read_many", read_many)
 
     def __call__(self, root: Path, **options: Any) -> str:
         self.count += 1

@@ -51,7 +51,7 @@ def test_warnings_fail_only_with_strict(tmp_path: Path) -> None:
         tmp_path,
         {
             "AGENTS.md": "# A\n",
-            ".cursor/rules/a.mdc": "---\ndescription: d\nglobs: **/*.ts\n---\nx\n",
+            ".cursor/rules/a.mdc": "---\ndescription: d: e\nglobs: **/*.ts\n---\nx\n",
             "a.ts": "x\n",
         },
     )

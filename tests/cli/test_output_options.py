@@ -226,3 +226,23 @@ def test_full_with_staged_reads_the_index_and_report_file_full_works(
     done = apc("boundary", "--staged", "--format", "full", "--report-file", f"full:{out}", cwd=repo)
     assert f" 3 | staged {MARKER} line" in done.stdout and "working tree" not in done.stdout
     assert out.read_text() == done.stdout
+
+
+def test_full_fits_a_narrow_terminal_with_the_caret_under_the_column(
+    git_repo: Callable[..., Path],
+) -> None:
+    """COLUMNS=60 (a narrow terminal): a long line after wide text is cut around the column with
+    an ellipsis, and the caret stands under the column on screen."""
+    from apc_tools.report.text import display_width
+
+    wide = "エージェントの説明" * 8
+    marker_doc = f"# Notes\n\n{wide} {MARKER} {'tail ' * 20}\n"
+    repo = git_repo({**PROJECT, "docs/notes.md": marker_doc})
+    done = apc("boundary", "--format", "full", cwd=repo, env={"COLUMNS": "60"})
+    lines = done.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if "BMK002" in line)
+    source, caret = lines[at + 2], lines[at + 3]
+    assert display_width(source) <= 60 and "…" in source
+    gutter = source.index("|") + 2
+    shown = source[gutter:]
+    assert display_width(caret) - 1 == gutter + display_width(shown[: shown.index("[")])

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from apc_tools.cli import LARGE_SCAN, ProgressLine, progress_line
+from apc_tools.cli.common import LARGE_SCAN, ProgressLine, progress_line
 
 
 def test_flags_and_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -39,3 +41,24 @@ def test_small_scans_stay_silent_unless_forced(capsys: pytest.CaptureFixture[str
     bar(5, 10)
     bar.close()
     assert capsys.readouterr() == ("", "")
+
+
+def test_an_error_exit_starts_its_own_line_after_the_progress(tmp_path: Path) -> None:
+    """A scan that stops with exit 2 (a damaged repository: a blob is missing) ends the
+    progress line before `apc: error:`, so the error is not written after the bar."""
+    from tests.conftest import git, run_apc
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    for i in range(3):
+        (repo / f"f{i}.txt").write_text(f"x{i}\n")
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "a")
+    oid = git(repo, "rev-parse", "HEAD:f1.txt").strip()
+    (repo / ".git" / "objects" / oid[:2] / oid[2:]).unlink()
+    done = run_apc(repo, "boundary", "--progress", "--no-cache")
+    assert done.returncode == 2, done.stderr
+    assert "blobs (" in done.stderr
+    error_at = done.stderr.index("apc: error:")
+    assert done.stderr[error_at - 1] == "\n"  # on a line of its own

@@ -31,6 +31,7 @@ BASE: dict[str, str | bytes] = {
 }
 TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 LONG = ("Extracts text from PDF files. " * 40).strip()  # 1,199 characters
+CUT = ("Extracts text from PDF files. " * 34).strip()  # its last whole sentence within 1,024
 
 
 def project(tmp_path: Path, files: dict[str, str | bytes], *, drop: tuple[str, ...] = ()) -> Path:
@@ -175,16 +176,33 @@ CASES: list[tuple[str, str, bool, str | None, dict[str, str | bytes], str, str |
         None,
         {".apc/skills/pdf/SKILL.md": SKILL.replace("Extract text.", LONG)},
         ".apc/skills/pdf/SKILL.md",
-        SKILL.replace("Extract text.", LONG[:1024].rstrip()),
+        SKILL.replace("Extract text.", CUT),
     ),
     (
-        "skill-block-description-cut",
-        "SKL005",
+        "skill-unknown-keys-moved-under-new-metadata",
+        "SKL006",
         True,
         None,
-        {".apc/skills/pdf/SKILL.md": SKILL.replace("Extract text.", f">-\n  {LONG}\n")},
+        {
+            ".apc/skills/pdf/SKILL.md": SKILL.replace(
+                "Extract text.\n", "Extract text.\nversion: 1.10\n"
+            )
+        },
         ".apc/skills/pdf/SKILL.md",
-        SKILL.replace("Extract text.", LONG[:1024].rstrip() + "\n"),
+        SKILL.replace("Extract text.\n", 'Extract text.\nmetadata:\n  version: "1.10"\n'),
+    ),
+    (
+        "skill-unknown-key-into-existing-metadata",
+        "SKL006",
+        True,
+        None,
+        {
+            ".apc/skills/pdf/SKILL.md": SKILL.replace(
+                "name: pdf\n", "name: pdf\nauthor: me\nmetadata:\n    team: docs\n"
+            )
+        },
+        ".apc/skills/pdf/SKILL.md",
+        SKILL.replace("name: pdf\n", 'name: pdf\nmetadata:\n    team: docs\n    author: "me"\n'),
     ),
     (
         "mcp-secret-placeholder",
@@ -621,3 +639,58 @@ def test_the_diff_on_a_terminal_is_escaped(tmp_path: Path) -> None:
     assert done.returncode == 1, done.stderr
     assert b"+++ b/.apc/agents/reviewer.md" in shown
     assert b"\x1b[31m" not in shown  # the file's escape sequence never reaches the terminal
+
+
+# ------------------------------------------------------------- SKL005's cut
+
+
+@pytest.mark.parametrize("header", [">-", ">", "|-"])
+def test_a_long_block_description_is_cut_at_a_sentence_and_stays_a_block(
+    tmp_path: Path, header: str
+) -> None:
+    words = " ".join(f"word{i}" for i in range(60))
+    long = " ".join([f"Sentence {i} says {words}." for i in range(4)])  # ~1,700 characters
+    wrapped = "\n".join("  " + long[i : i + 70] for i in range(0, len(long), 70))
+    if header.startswith(">"):  # fold at spaces, as an editor wraps
+        import textwrap
+
+        wrapped = "\n".join("  " + row for row in textwrap.wrap(long, 70))
+    else:
+        wrapped = "  " + long
+    skill = SKILL.replace("Extract text.", f"{header}\n{wrapped}")
+    root = project(tmp_path, {".apc/skills/pdf/SKILL.md": skill})
+    assert "SKL005" in rules_on(root, ".apc/skills/pdf/SKILL.md")
+    fix_paths([], unsafe=True, cwd=root)
+    text = (root / ".apc/skills/pdf/SKILL.md").read_text()
+    assert f"description: {header}\n  " in text  # the block style is kept
+    front = text.split("---\n")[1]
+    from ruamel.yaml import YAML
+
+    description = YAML(typ="safe").load(front)["description"]
+    assert len(description) <= 1024
+    assert description.rstrip("\n").endswith(".")  # at the end of a sentence, never mid-word
+    assert long.startswith(description.rstrip("\n"))
+    assert "SKL005" not in rules_on(root, ".apc/skills/pdf/SKILL.md")
+    if header.startswith(">"):
+        assert max(len(line) for line in front.splitlines()) <= 80
+
+
+def test_the_cut_falls_back_to_a_word_boundary() -> None:
+    from apc_tools.contract.fix import cut_at_boundary
+
+    text = "alpha " * 300  # no sentence end at all
+    cut = cut_at_boundary(text.strip(), 1024)
+    assert len(cut) <= 1024 and cut.endswith("alpha") and text.startswith(cut)
+    one = "x" * 2000  # one long word: cut at the limit
+    assert cut_at_boundary(one, 1024) == "x" * 1024
+    early = "Short. " + "word " * 400  # the only sentence end keeps too little: a word cut
+    assert cut_at_boundary(early.strip(), 1024).endswith("word")
+
+
+def test_unknown_keys_that_are_no_one_line_scalar_are_left(tmp_path: Path) -> None:
+    skill = SKILL.replace(
+        "Extract text.\n", "Extract text.\ntags: [a, b]\nnote: x # why\nmetadata: {a: b}\n"
+    )
+    root = project(tmp_path, {".apc/skills/pdf/SKILL.md": skill})
+    fix_paths([], unsafe=True, cwd=root)
+    assert (root / ".apc/skills/pdf/SKILL.md").read_text() == skill

@@ -151,6 +151,20 @@ def test_cannot_run_exits_2_with_one_line(tmp_path: Path, git_repo: Callable[...
     assert typo.returncode == 2 and typo.stderr == "apc: error: nope: no such file or folder\n"
 
 
+def test_check_of_a_clone_named_from_outside_says_how(
+    tmp_path: Path, git_repo: Callable[..., Path]
+) -> None:
+    """`apc check PATH` run outside any repository, PATH inside a clone: the error names the
+    clone and the `-C` that works, and that command then runs."""
+    repo = git_repo(PROJECT)
+    (tmp_path / "elsewhere").mkdir()
+    done = apc("check", str(repo / "AGENTS.md"), cwd=tmp_path / "elsewhere")
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
+    assert f"apc check -C {repo.resolve()}" in done.stderr
+    fixed = apc("check", "-C", str(repo), "AGENTS.md", cwd=tmp_path / "elsewhere")
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+
+
 @pytest.mark.parametrize("fmt", ["json", "sarif", "gitlab"])
 def test_progress_goes_to_stderr_and_stdout_stays_parseable(
     git_repo: Callable[..., Path], fmt: str
