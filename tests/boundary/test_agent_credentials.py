@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from apc_tools.findings import Severity
-from tests.boundary.helpers import findings, repo, token
+from tests.boundary.helpers import commit, findings, remove, repo, token
 
 
 def _errors(tmp_path: Path, files: dict[str, str | bytes], **options: object) -> set[str]:
@@ -141,3 +141,23 @@ def test_a_sequential_placeholder_in_docs_is_no_secret(tmp_path: Path, placehold
     real = token(placeholder.split("_")[0] + "_" if "_" in placeholder else "sk-proj-", 40, 43)
     files = {"docs/setup.md": doc.replace(placeholder, real)}
     assert _errors(tmp_path / "t", files, secrets="all") == {"docs/setup.md"}
+
+
+@pytest.mark.parametrize("mode", ["tracked", "history"])
+def test_the_cached_verdict_knows_whether_the_file_is_in_a_home(
+    tmp_path: Path, xdg: Path, mode: str
+) -> None:
+    """The same settings.json (same blob, same path) is scanned for secrets inside a home and
+    not outside one: the result cache keys the verdict on that, so removing the home's mark
+    is seen by a warm run (and adding it back too)."""
+    settings = json.dumps({"provider": {"api_key": "Zx8Qp2Lm9Vn4Rt7Wk3Hs6Jd1Fg5Bc0Ny"}})
+    root = repo(tmp_path, {".newagent/settings.json": settings, "src/a.py": "x = 1\n"})
+    assert _bsc(root, mode) == set()
+    commit(root, {".newagent/oauth_creds.json": "{}\n"})
+    assert _bsc(root, mode) == {".newagent/settings.json"}
+    remove(root, ".newagent/oauth_creds.json")
+    assert _bsc(root, "tracked") == set()
+
+
+def _bsc(root: Path, mode: str) -> set[str]:
+    return {f.path for f in findings(root, mode=mode) if f.rule == "BSC001"}
