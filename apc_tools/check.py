@@ -67,22 +67,26 @@ def check(options: CheckOptions, *, progress: Callable[[int, int], None] | None 
 
 @dataclass(frozen=True)
 class CheckOutcome:
-    """The Result of ``apc check``, and the baseline written (``write_baseline``)."""
+    """The Result of ``apc check``, and the baseline written (``write_baseline``); ``root``:
+    the repository root the run found (its paths are relative to it)."""
 
     result: Result
     baseline_written: Path | None = None
     baseline_entries: int = 0
+    root: Path | None = None
 
 
 def run_check(
     options: CheckOptions, *, progress: Callable[[int, int], None] | None = None
 ) -> CheckOutcome:
-    """:func:`check`, and with ``write_baseline`` the baseline of both halves written."""
+    """:func:`check`, and with ``write_baseline`` the baseline of both halves written. The
+    repository is found once (:func:`repository`) and handed to every step that reads git."""
     from apc_tools.boundary import Options, scan
 
     if options.write_baseline and options.rev_range is not None:
         raise CannotRun("--write-baseline accepts the findings of the tree: drop --range")
-    root = repository_root(options.cwd, options.paths)
+    repo = repository(options.cwd, options.paths)
+    root = repo.root
     scope = scope_of(root, options.cwd, options.paths)
     at_base: frozenset[str] | None = None
     if options.rev_range is not None:
@@ -91,9 +95,9 @@ def run_check(
         with tempfile.TemporaryDirectory(prefix="apc-check-") as tmp:
             config = options.config
             if config is None:
-                config = base_policy(root, options.rev_range, Path(tmp))
-            validated = head_validation(root, options.rev_range, config, options, Path(tmp))
-            at_base = base_findings(root, options.rev_range, config, options, Path(tmp))
+                config = base_policy(repo, options.rev_range, Path(tmp))
+            validated = head_validation(repo, options.rev_range, config, options, Path(tmp))
+            at_base = base_findings(repo, options.rev_range, config, options, Path(tmp))
     else:
         own = options.config if options.config is not None else root_policy(root)
         validated = validate_tree(root, own, options)
@@ -115,7 +119,7 @@ def run_check(
     if options.write_baseline:  # the boundary half wrote its entries; now the validate half's
         mine = [f for f in validated.result.findings if within(f.path, scope)]
         return write_check_baseline(root, options, mine, scanned)
-    accepted = baseline_entries(root, options)
+    accepted = baseline_entries(repo, options)
     taken = {e.fingerprint for e in accepted}
     contract = [
         f
@@ -137,7 +141,7 @@ def run_check(
         compared=at_base is not None,
         old_fails=leak_rules() if at_base is not None else None,
     )
-    return CheckOutcome(result)
+    return CheckOutcome(result, root=root)
 
 
 def validate_tree(root: Path, config: Path | None, options: CheckOptions) -> Validation:
@@ -166,14 +170,11 @@ def leak_rules() -> frozenset[str]:
 
 
 def head_validation(
-    root: Path, rev_range: str, config: Path | None, options: CheckOptions, folder: Path
+    repo: Repo, rev_range: str, config: Path | None, options: CheckOptions, folder: Path
 ) -> Validation:
     """The validation of the tree of the range's head commit (``B`` of ``A..B``), written to
     ``folder`` from git objects as the base is (:func:`base_findings`): `apc check --range`
     judges what the range leads to, not the checked-out files (another branch, edits)."""
-    from apc_tools.core import git
-
-    repo = git.open_repo(root)
     head = range_head(repo, rev_range)
     tree = folder / "head"
     tree.mkdir()
@@ -183,15 +184,12 @@ def head_validation(
 
 
 def base_findings(
-    root: Path, rev_range: str, config: Path | None, options: CheckOptions, folder: Path
+    repo: Repo, rev_range: str, config: Path | None, options: CheckOptions, folder: Path
 ) -> frozenset[str]:
     """The fingerprints of the validate findings at the range's base commit: its tree is
     written to ``folder`` (outside the repository) from git objects and validated there with
     the same policy, so a finding the range did not introduce is known by its fingerprint
     (lines may move; a finding the change causes on an untouched file is new)."""
-    from apc_tools.core import git
-
-    repo = git.open_repo(root)
     base = range_base(repo, rev_range)
     tree = folder / "base"
     tree.mkdir()
@@ -313,8 +311,14 @@ def write_check_baseline(
 
 
 def repository_root(cwd: Path, paths: Sequence[Path] = ()) -> Path:
-    """The top level of the work tree holding ``cwd``; CannotRun, with the way out, when there
-    is none (a PATH inside a clone named from outside it: ``-C`` that clone)."""
+    """The top level (resolved) of the work tree holding ``cwd`` (:func:`repository`)."""
+    return repository(cwd, paths).root
+
+
+def repository(cwd: Path, paths: Sequence[Path] = ()) -> Repo:
+    """The work tree holding ``cwd``, at its top level (resolved): what every step of a run
+    that reads git is handed. CannotRun, with the way out, when there is none (a PATH inside
+    a clone named from outside it: ``-C`` that clone)."""
     from apc_tools.core import git
 
     if not cwd.is_dir():
@@ -336,7 +340,7 @@ def repository_root(cwd: Path, paths: Sequence[Path] = ()) -> Path:
             f"{cwd}: not inside a git work tree (apc check scans git objects): {hint}; "
             "`apc validate` checks a plain folder"
         )
-    return top.resolve()
+    return git.Repo(top.resolve(), "")
 
 
 def root_policy(root: Path) -> Path | None:
@@ -344,29 +348,25 @@ def root_policy(root: Path) -> Path | None:
     return candidate if candidate.is_file() or candidate.is_symlink() else None
 
 
-def base_policy(root: Path, rev_range: str, folder: Path) -> Path:
+def base_policy(repo: Repo, rev_range: str, folder: Path) -> Path:
     """The policy of the range's base commit, written to ``folder`` (outside the repository):
     a change under review cannot relax the rules it is checked by (the boundary half reads
     the same blob, :func:`apc_tools.boundary.trusted.blob_at`). A base without a policy gives
     the defaults."""
     from apc_tools.boundary.trusted import blob_at
-    from apc_tools.core import git
     from apc_tools.core.policy import MAX_POLICY_BYTES, POLICY_FILE
 
-    repo = git.open_repo(root)
     data = blob_at(repo, range_base(repo, rev_range), POLICY_FILE, MAX_POLICY_BYTES + 1)
     target = folder / POLICY_FILE
     target.write_bytes(b"version: 1\n" if data is None else data)
     return target
 
 
-def baseline_entries(root: Path, options: CheckOptions) -> tuple[BaselineEntry, ...]:
+def baseline_entries(repo: Repo, options: CheckOptions) -> tuple[BaselineEntry, ...]:
     """The baseline in force (both halves' entries), as the boundary half reads it (one
     function decides both: :func:`apc_tools.boundary.trusted.gate_inputs`)."""
     from apc_tools.boundary.trusted import gate_inputs
-    from apc_tools.core import git
 
-    repo = git.open_repo(root)
     base = range_base(repo, options.rev_range) if options.rev_range is not None else None
     return gate_inputs(repo, base, options.config, rules=lambda rule: True)[1]
 

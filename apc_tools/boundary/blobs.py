@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache
 
 from apc_tools.boundary import (
     checkout,
@@ -72,7 +73,7 @@ def _in_contract_folder(low: str) -> bool:
 
 
 WHOLE_FILE_RULES = ("BTR", "BPA", "BDB")
-MAX_WRAPS = 2  # wrappers opened one inside another (base64 of gzip of a session)
+MAX_WRAPS = disguise.MAX_DEPTH  # wrappers opened one inside another (base64 of gzip of ...)
 
 
 @dataclass
@@ -87,6 +88,7 @@ class Inspector:
     homes: Mapping[str, paths.HomeFolder] = field(default_factory=dict)  # committed tool homes
     missing: list[Entry] = field(default_factory=list)  # blobs the scan could not read
     results: verdicts.Verdicts | None = None  # the result cache (looked up before reading)
+    budget: disguise.Budget = field(default_factory=disguise.Budget)  # decompressed bytes
 
     def flags(self, path: str, hits: Sequence[Detection]) -> bool:
         """Is the blob at ``path`` judged as a flagged file (secrets scanned whatever the scope)?
@@ -105,9 +107,14 @@ class Inspector:
         return found
 
     def content(self, blob: BlobView, path_hits: bool, depth: int = 0) -> Iterator[Detection]:
+        if depth == 0:
+            self.budget.start()
         if blob.binary:
-            inner = disguise.unwrap_binary(blob) if depth < MAX_WRAPS else None
-            if inner is None:
+            inner = disguise.unwrap_binary(blob, self.budget) if depth < MAX_WRAPS else None
+            deep = disguise.too_deep(blob) if depth >= MAX_WRAPS else None
+            if deep is not None:
+                yield deep
+            elif inner is None:
                 yield from stores.detect_store(blob, forced=self._extra("BDB", blob))
             elif inner.how == disguise.WITH_NULS:  # only a session: no marker noise in data
                 found = list(self._unwrapped(inner, path_hits, depth))
@@ -129,11 +136,14 @@ class Inspector:
             blob.flagged = True
             yield from detect_transcript(blob, verdict)
         elif depth < MAX_WRAPS:
-            inner = disguise.unwrap_text(blob if blob.suffix == ".ipynb" else head)
+            whole = blob if blob.suffix == ".ipynb" else head
+            inner = disguise.unwrap_text(whole, _part_test)
             found = list(self._unwrapped(inner, path_hits, depth)) if inner else []
             if any(f.rule.id.startswith("BTR") for f in found):
                 blob.flagged = True
                 yield from found
+            else:  # what a budget cut or a damaged layer inside it: never a silent pass
+                yield from (f for f in found if f.rule.id.startswith("BIO"))
         blob.flagged = blob.flagged or path_hits
         yield from markers.detect_markers(blob)
         config = is_agent_config(blob.low)
@@ -147,8 +157,10 @@ class Inspector:
     ) -> Iterator[Detection]:
         """The detections inside a wrapper (compressed, base64, a notebook's outputs, UTF-16
         without a BOM), each message saying where; lines only where they are the blob's own."""
+        yield from inner.notes
         if inner.view is None:
-            yield inputs.uninspected(inner.how, inner.uninspected)
+            if inner.uninspected:
+                yield inputs.uninspected(inner.how, inner.uninspected)
             return
         keep_lines = inner.how.startswith("UTF")
         views = inner.parts or (inner.view,)
@@ -172,6 +184,27 @@ class Inspector:
         if blob.flagged or blob.structured:
             return True
         return not blob.inline_allowed(found.rule.id, found.line)
+
+
+def _part_test(data: bytes) -> bool:
+    """The literal test a notebook output must pass to be judged on its own (every output is,
+    with ``APC_PREFILTER=0``)."""
+    return _part_matcher()(data)
+
+
+def _part_matcher() -> prefilter.Matcher:
+    if prefilter.mode() == "off":
+        return _every
+    return _matcher()
+
+
+def _every(data: bytes) -> bool:
+    return True
+
+
+@cache
+def _matcher() -> prefilter.Matcher:
+    return prefilter.fast_matcher() or prefilter.plain_matcher
 
 
 def _head(blob: BlobView) -> BlobView:
@@ -632,7 +665,8 @@ def judge_messages(
             inspector.missing.append(entry)
             continue
         out = list(_message(entry, blob, every))
-        _store(inspector, keys.get(oid), out)
+        if not every.budget.scan_cut:  # cut by the scan's budget: a later scan reads it
+            _store(inspector, keys.get(oid), out)
         yield from out
 
 
@@ -692,7 +726,8 @@ def _at_path(
         out = _link_target(entry, blob)
     else:
         out = list(_in_blob(entry, blob, inspector, inspector.flags(entry.path, path_hits)))
-    _store(inspector, key, out)
+    if not inspector.budget.scan_cut:  # cut by the scan's budget: a later scan reads it
+        _store(inspector, key, out)
     yield from out
 
 
@@ -705,7 +740,7 @@ def _in_blob(
         return
     view = BlobView(entry.path, blob.data, blob.size, blob.complete, is_contract(entry.path))
     if not blob.complete:
-        yield to_finding(entry, inputs.too_large(blob.size, len(blob.data), blob.data))
+        yield to_finding(entry, inputs.too_large(blob.size, len(blob.data), blob.data, entry.path))
     for found in inspector.content(view, path_hits):
         if inspector.keep(view, found):
             yield to_finding(entry, found)

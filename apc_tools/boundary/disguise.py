@@ -13,28 +13,25 @@ returns the inner content as a :class:`~.model.BlobView` for the detectors, or `
 from __future__ import annotations
 
 import binascii
-import bz2
-import importlib
-import io
 import json
-import lzma
 import re
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from apc_tools.boundary.model import BlobView
+from apc_tools.boundary import decode, inputs
+from apc_tools.boundary.decode import BZIP2, GZIP, LIMIT, PADDING, XZ, ZSTD, Budget, zstd_module
+from apc_tools.boundary.model import BlobView, Detection
 from apc_tools.boundary.records import MAX_PREAMBLE
 from apc_tools.findings import Severity
 
-LIMIT = 1 << 20  # decompressed bytes looked at (the transcript detectors' head)
-SNIFF = 64  # bytes of a blob looked at for the UTF-16/32 NUL pattern
+__all__ = ["LIMIT", "PADDING", "Budget", "Unwrapped", "unwrap_binary", "unwrap_text", "zstd_module"]
 
-GZIP = b"\x1f\x8b"
-BZIP2 = b"BZh"
-XZ = b"\xfd7zXZ\x00"
-ZSTD = b"\x28\xb5\x2f\xfd"
+SNIFF = 64  # bytes of a blob looked at for the UTF-16/32 NUL pattern
+MAX_DEPTH = 8  # wrappers opened one inside another (gzip(gzip(gzip(...))), base64 of gzip)
+# Notebook outputs that may hold a session (they pass the literal test) judged one by one;
+# past this many the rest are judged together, and that is an error (BIO006).
+MAX_PARTS = 20_000
 
 
 @dataclass(frozen=True)
@@ -45,122 +42,7 @@ class Unwrapped:
     view: BlobView | None = None
     uninspected: str = ""  # a reason: the wrapper is known but cannot be opened here
     parts: tuple[BlobView, ...] = ()  # judged one by one instead of ``view`` (notebook outputs)
-
-
-Reader = Callable[[int], bytes]  # the next at most N decompressed bytes; b"" at the end
-
-
-def _bounded(opener: Callable[[bytes], Reader], data: bytes) -> bytes | None:
-    """At most :data:`LIMIT` decompressed bytes, after any leading blank padding: a session
-    behind 6 MiB of compressed spaces is still read (the padding is decompressed and dropped,
-    up to :data:`PADDING`), and a bomb never costs more than that."""
-    try:
-        read = opener(data)
-        skipped = 0
-        while True:
-            chunk = read(LIMIT)
-            if not chunk:
-                return None
-            out = chunk.lstrip()
-            if out:
-                break
-            skipped += len(chunk)
-            if skipped > PADDING:
-                raise Padded
-        while len(out) < LIMIT:
-            more = read(LIMIT - len(out))
-            if not more:
-                break
-            out += more
-        return out
-    except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error):
-        return None
-
-
-# Decompressed blank space skipped before a wrapper's content: as much as a plain blob may
-# hold under the default read limit. Each MiB costs ~5 ms, and a blob of 8 MiB of compressed
-# spaces is 50 bytes, so more would let a few thousand tiny blobs stall the gate.
-PADDING = 8 * LIMIT
-
-
-class Padded(Exception):
-    """More leading blank space than :data:`PADDING`: the content was not reached."""
-
-
-def _gunzip(data: bytes) -> Reader:
-    stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    pending = [data]
-
-    def read(limit: int) -> bytes:
-        out = stream.decompress(pending[0], limit)
-        pending[0] = stream.unconsumed_tail
-        return out
-
-    return read
-
-
-def _feeding(decompressor: Any, data: bytes) -> Reader:
-    """bz2, lzma and ``compression.zstd`` decompressors: fed once, then drained."""
-    pending = [data]
-
-    def read(limit: int) -> bytes:
-        if decompressor.eof:
-            return b""
-        out: bytes = decompressor.decompress(pending[0], max_length=limit)
-        pending[0] = b""
-        return out
-
-    return read
-
-
-def _bunzip(data: bytes) -> Reader:
-    return _feeding(bz2.BZ2Decompressor(), data)
-
-
-def _unxz(data: bytes) -> Reader:
-    return _feeding(lzma.LZMADecompressor(), data)
-
-
-def zstd_module() -> Any | None:
-    """The stdlib ``compression.zstd`` (Python 3.14+) or the ``zstandard`` package, if any."""
-    for name in ("compression.zstd", "zstandard"):
-        try:
-            return importlib.import_module(name)
-        except ImportError:
-            continue
-    return None
-
-
-def _unzstd(data: bytes) -> Reader:
-    """A zstd stream read piece by piece (never the whole of a zstd bomb)."""
-    module = zstd_module()
-    if module is None:  # pragma: no cover - callers check first
-        raise ValueError("no zstd module")
-
-    def guarded(read: Reader) -> Reader:
-        def inner(limit: int) -> bytes:
-            try:
-                return read(limit)
-            except Exception as exc:  # each module has its own ZstdError: "cannot read"
-                raise ValueError(str(exc)) from None
-
-        return inner
-
-    try:
-        if module.__name__ == "zstandard":
-            reader = module.ZstdDecompressor().stream_reader(io.BytesIO(data))
-            return guarded(reader.read)
-        return guarded(_feeding(module.ZstdDecompressor(), data))
-    except Exception as exc:
-        raise ValueError(str(exc)) from None
-
-
-_COMPRESSED: tuple[tuple[bytes, str, Callable[[bytes], Reader]], ...] = (
-    (GZIP, "gzip-compressed", _gunzip),
-    (BZIP2, "bzip2-compressed", _bunzip),
-    (XZ, "xz-compressed", _unxz),
-    (ZSTD, "zstd-compressed", _unzstd),
-)
+    notes: tuple[Detection, ...] = ()  # what kept it from being read whole (BIO006, BIO007)
 
 
 def _utf16_32(data: bytes) -> str | None:
@@ -192,22 +74,21 @@ def _view(blob: BlobView, data: bytes, suffix: str = "") -> BlobView:
     return BlobView(path, data, len(data), len(data) < LIMIT, blob.contract)
 
 
-def unwrap_binary(blob: BlobView) -> Unwrapped | None:
-    """A compressed blob's head, or UTF-16/32 text without a BOM, as a text view."""
+def unwrap_binary(blob: BlobView, budget: Budget | None = None) -> Unwrapped | None:
+    """A compressed blob's content (every member, within ``budget``), or UTF-16/32 text
+    without a BOM, as a text view."""
     data = blob.data
-    for magic, how, decompress in _COMPRESSED:
-        if not data.startswith(magic):
-            continue
-        if magic == ZSTD and zstd_module() is None:
-            return Unwrapped(how, uninspected="no zstd decompressor is installed")
-        try:
-            out = _bounded(decompress, data)
-        except Padded:
-            return Unwrapped(how, uninspected=f"more than {PADDING >> 20} MiB of blank space")
-        if not out:
-            return None
-        inner = BlobView(_strip_suffix(blob.path), out, len(out), len(out) < LIMIT, blob.contract)
-        return Unwrapped(how, inner)
+    fmt = decode.format_of(data)
+    if fmt is not None:
+        if fmt.magic == ZSTD and zstd_module() is None:
+            return Unwrapped(fmt.how, uninspected="no zstd decompressor is installed")
+        found = decode.decode(fmt, data, blob.complete, budget or Budget())
+        notes = _notes(fmt.how, found)
+        if not found.data:
+            return Unwrapped(fmt.how, notes=notes) if notes else None
+        path = _strip_suffix(blob.path)
+        inner = BlobView(path, found.data, len(found.data), found.complete, blob.contract)
+        return Unwrapped(fmt.how, inner, notes=notes)
     codec = _utf16_32(data)
     if codec is not None:
         text = data[: LIMIT * 4].decode(codec, "replace").encode("utf-8", "replace")
@@ -215,6 +96,23 @@ def unwrap_binary(blob: BlobView) -> Unwrapped | None:
     if _text_with_nuls(data):
         return Unwrapped(WITH_NULS, _view(blob, data[: LIMIT * 2].replace(b"\0", b"")[:LIMIT]))
     return None
+
+
+def _notes(how: str, found: decode.Decoded) -> tuple[Detection, ...]:
+    notes = []
+    if found.cut:
+        notes.append(inputs.over_budget(how, found.cut))
+    if found.damage:
+        notes.append(inputs.damaged(how, found.damage))
+    return tuple(notes)
+
+
+def too_deep(blob: BlobView) -> Detection | None:
+    """BIO006 for a compressed blob inside :data:`MAX_DEPTH` other wrappers (not opened)."""
+    fmt = decode.format_of(blob.data) if blob.binary else None
+    if fmt is None:
+        return None
+    return inputs.over_budget(fmt.how, f"it is inside {MAX_DEPTH} other wrappers")
 
 
 WITH_NULS = "text with NUL bytes"
@@ -251,6 +149,8 @@ _BASE64_HEAD = re.compile(rb"[A-Za-z0-9+/=\r\n]{64,}")
 
 
 _BLANK = re.compile(rb"[ \t\r\n]*")
+# The base64 body: lines of base64 characters, up to an empty line or any other character.
+_BASE64_RUN = re.compile(rb"(?:[A-Za-z0-9+/=]++[ \t\r]*+\n?)*+")
 
 
 def _base64_start(data: bytes) -> int | None:
@@ -277,62 +177,92 @@ def _base64(blob: BlobView) -> Unwrapped | None:
     head = data[:4096]
     if not _BASE64_HEAD.fullmatch(head.rstrip()):
         return None
-    body = b"".join(data[: LIMIT * 4 // 3 + 4].split())
+    window = LIMIT * 4 // 3 + 4
+    run = _BASE64_RUN.match(data, 0, window)  # the base64 body, up to what follows it
+    end = run.end() if run else 0
+    body = b"".join(data[:end].split())
     body = body[: len(body) - len(body) % 4]
     try:
         decoded = binascii.a2b_base64(body)
     except (binascii.Error, ValueError):
         return None
-    if decoded.startswith(GZIP):
-        try:
-            out = _bounded(_gunzip, decoded)
-        except Padded:
-            return Unwrapped("base64-wrapped gzip", uninspected="too much blank space")
-        if not out:
-            return None
-        return Unwrapped("base64-wrapped gzip", _view(blob, out))
-    return Unwrapped("base64-wrapped", _view(blob, decoded))
+    # base64 of gzip: the decoded bytes are binary, opened as the next layer (within the budget)
+    whole = blob.complete and end < window  # the body ended within the window
+    view = BlobView(blob.path, decoded, len(decoded), whole and len(decoded) < LIMIT, blob.contract)
+    return Unwrapped("base64-wrapped", view)
 
 
-def _notebook(blob: BlobView) -> Unwrapped | None:
-    """A notebook by its suffix, or (renamed) a JSON document whose tail names `nbformat`."""
+Pretest = Callable[[bytes], bool]  # may these bytes hold what the detectors look for?
+
+
+def _notebook(blob: BlobView, pretest: Pretest | None = None) -> Unwrapped | None:
+    """A notebook by its suffix, or (renamed) a JSON document whose tail names `nbformat`:
+    every output's text (the outputs are part of the blob already read). Each output that
+    passes ``pretest`` (the literal test of the detectors) is judged on its own: a session
+    printed by a later cell must not hide behind the text of the ones before it (the detectors
+    look for a session at the top of a view); past :data:`MAX_PARTS` of them the rest are
+    judged together, and that is reported (BIO006)."""
     tail = blob.structured and b'"nbformat"' in blob.data[-4096:]
     if blob.suffix != ".ipynb" and not tail:
         return None
     if b'"outputs"' not in blob.data:
         return None
+    texts: list[bytes] = []
+    for outputs in _outputs(blob):
+        for output in outputs:
+            for text in _output_texts(output):
+                text = text if text.endswith("\n") else text + "\n"
+                texts.append(text.encode("utf-8", "replace"))
+    if not texts:
+        return None
+    how = "inside a Jupyter notebook's output cells"
+    whole = _view(blob, b"".join(texts))
+    parts = [t for t in texts if pretest is None or pretest(t)]
+    notes: tuple[Detection, ...] = ()
+    if len(parts) > MAX_PARTS:
+        notes = (
+            inputs.over_budget(
+                how,
+                f"{len(parts)} of its outputs may hold records; past the {MAX_PARTS}th they were "
+                "judged together, not one by one",
+            ),
+        )
+        parts = [*parts[: MAX_PARTS - 1], b"".join(parts[MAX_PARTS - 1 :])]
+    views = tuple(_view(blob, part) for part in parts)
+    return Unwrapped(how, whole, parts=views or (whole,), notes=notes)
+
+
+_OUTPUTS = re.compile(r'"outputs"[ \t\r\n]*:[ \t\r\n]*(?=\[)')
+_DECODER = json.JSONDecoder()
+
+
+def _outputs(blob: BlobView) -> list[list[Any]]:
+    """The ``outputs`` list of every cell; of a notebook cut by the read limit, of every cell
+    whose outputs are whole in what was read (each list decoded where it stands)."""
     try:
         notebook = json.loads(blob.text)
     except (ValueError, RecursionError):
-        return None
-    cells = notebook.get("cells") if isinstance(notebook, dict) else None
-    if not isinstance(cells, list):
-        return None
-    parts: list[str] = []
-    size = 0
-    for cell in cells:
-        if size > LIMIT:
-            break
-        outputs = cell.get("outputs") if isinstance(cell, dict) else None
-        for output in outputs if isinstance(outputs, list) else ():
-            for text in _output_texts(output):
-                parts.append(text if text.endswith("\n") else text + "\n")
-                size += len(text)
-            if size > LIMIT:
-                break
-    if not parts:
-        return None
-    # Each output is judged on its own: a session printed by a later cell must not hide behind
-    # the text of the ones before it (the detectors look for a session at the top of a view).
-    pieces = [*parts[: MAX_PARTS - 1], "".join(parts[MAX_PARTS - 1 :])]
-    return Unwrapped(
-        "inside a Jupyter notebook's output cells",
-        _view(blob, "".join(parts).encode()),
-        parts=tuple(_view(blob, piece.encode()) for piece in pieces if piece),
-    )
-
-
-MAX_PARTS = 4096  # notebook outputs judged one by one; the rest are judged together
+        notebook = None
+    if notebook is not None or blob.complete:
+        cells = notebook.get("cells") if isinstance(notebook, dict) else None
+        return [
+            c["outputs"]
+            for c in (cells if isinstance(cells, list) else ())
+            if isinstance(c, dict) and isinstance(c.get("outputs"), list)
+        ]
+    out: list[list[Any]] = []
+    text = blob.text
+    done = 0  # where the last decoded list ended (a match inside it is part of it)
+    for found in _OUTPUTS.finditer(text):
+        if found.start() < done:
+            continue
+        try:
+            value, done = _DECODER.raw_decode(text, found.end())
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(value, list):
+            out.append(value)
+    return out
 
 
 def _output_texts(output: Any) -> list[str]:
@@ -347,7 +277,10 @@ def _output_texts(output: Any) -> list[str]:
     if isinstance(data, dict):
         for mime, value in data.items():
             if mime == "application/json" or mime.endswith("+json"):
-                out.append(json.dumps(value))
+                try:
+                    out.append(json.dumps(value, ensure_ascii=False))
+                except (ValueError, RecursionError):
+                    continue
             elif mime in ("text/plain", "text/markdown"):
                 out.append(_joined(value))
     return out
@@ -359,24 +292,35 @@ def _joined(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-# YAML keys of the agent tools' session records (the YAML parse runs only when one is there).
+# YAML keys of the agent tools' session records (the YAML parse runs only when one is there),
+# bare (``sessionId: x``) and quoted (``'sessionId': x``; ``"sessionId"`` is a JSON needle of
+# the transcript detectors, :data:`YAML_QUOTED`).
+_YAML_NAMES = ("sessionId", "parentUuid", "projectHash", "isSidechain", "session_id")
+_YAML_ROLES = ("user", "assistant", "gemini")
 YAML_KEYS = (
-    b"sessionId:",
-    b"parentUuid:",
+    *(f"{name}:".encode() for name in _YAML_NAMES),
     b"session_meta",
-    b"projectHash:",
-    b"isSidechain:",
-    b"session_id:",
-    b"role: user",
-    b"role: assistant",
-    b"role: gemini",
+    *(f"role: {role}".encode() for role in _YAML_ROLES),
+    *(f"'{name}'".encode() for name in _YAML_NAMES),
+    b"'role'",
+    *(f'role: "{role}"'.encode() for role in _YAML_ROLES),
+    *(f"role: '{role}'".encode() for role in _YAML_ROLES),
 )
+YAML_QUOTED = (*(f'"{name}"'.encode() for name in _YAML_NAMES), b'"role"')
 YAML_HEAD = 256 << 10
+# The first line of a YAML list of records: "- {...}", "- key: ...", "- 'key': ..." (after blank
+# lines, comments, a ``%YAML`` directive and a ``---`` marker).
+_YAML_LIST = re.compile(rb"(?:[ \t]*(?:#[^\n]*|%[^\n]*|---[ \t]*)?\r?\n)*- [ \t]*[{\"'A-Za-z_]")
 
 
 def yaml_values(blob: BlobView) -> list[tuple[Any, int]] | None:
-    """The parsed head of a YAML blob that names a session key, or None."""
-    if blob.suffix not in (".yaml", ".yml") or not any(k in blob.data for k in YAML_KEYS):
+    """The parsed head of a YAML blob that names a session key, or None: a ``.yaml``/``.yml``
+    file, or (whatever its name) one that starts as a YAML list of records."""
+    data = blob.data
+    if blob.suffix in (".yaml", ".yml"):
+        if not any(k in data for k in (*YAML_KEYS, *YAML_QUOTED)):
+            return None
+    elif not _YAML_LIST.match(data) or not any(k in data for k in (*YAML_KEYS, *YAML_QUOTED)):
         return None
     text = blob.text
     if len(text) > YAML_HEAD:
@@ -404,6 +348,7 @@ NEEDLES: tuple[bytes, ...] = (
     *_BASE64_STARTS,
     b'"outputs"',
     *YAML_KEYS,
+    *YAML_QUOTED,
     GZIP,
     BZIP2,
     XZ.rstrip(b"\0"),
@@ -412,6 +357,7 @@ NEEDLES: tuple[bytes, ...] = (
 ALWAYS_SUFFIXES = (".ipynb",)  # notebooks: read whatever they hold (their outputs are JSON)
 
 
-def unwrap_text(blob: BlobView) -> Unwrapped | None:
-    """base64-wrapped JSON, or the output cells of a notebook, as a view of their content."""
-    return _base64(blob) or _notebook(blob)
+def unwrap_text(blob: BlobView, pretest: Pretest | None = None) -> Unwrapped | None:
+    """base64-wrapped JSON, or the output cells of a notebook, as a view of their content
+    (``pretest``: which notebook outputs must be judged one by one; None: all)."""
+    return _base64(blob) or _notebook(blob, pretest)

@@ -20,6 +20,7 @@ from apc_tools.boundary import (
     policy,
     prefilter,
     sources,
+    stores,
     subtrees,
     trusted,
     verdicts,
@@ -58,6 +59,7 @@ class Outcome:
     result: Result
     baseline_written: Path | None = None
     baseline_entries: int = 0
+    root: Path | None = None  # the top level of the repository scanned
 
 
 # --------------------------------------------------------------------------- the scan
@@ -148,6 +150,7 @@ def _scan_with(repo: Repo, options: Options, progress: Progress | None, listing:
                 )
             )
             found += blobs.judge_messages(source.messages, reader, inspector)
+            found += _store_sides(found, entries, trees.found if trees is not None else ())
         inspector.results.flush()
         _refuse_missing(inspector)
         if run is not None and known is None:
@@ -166,7 +169,7 @@ def _scan_with(repo: Repo, options: Options, progress: Progress | None, listing:
     if baseline and options.mode in ("tracked", "history"):
         extra += _stale(baseline, {f.fingerprint for f in findings}, scope, settings)
     result = Result.of(kept + settings.apply(extra), files, strict=settings.strict)
-    return Outcome(result)
+    return Outcome(result, root=repo.root)
 
 
 @dataclass
@@ -237,6 +240,25 @@ def _refuse_missing(inspector: blobs.Inspector) -> None:
         f"{some} missing and this is not a partial clone: the repository is damaged "
         "(run `git fsck`, or scan a fresh clone)"
     )
+
+
+def _store_sides(
+    found: list[Finding], entries: list[Entry], kept: Sequence[Finding] = ()
+) -> list[Finding]:
+    """BDB001 for the files of the same SQLite store (a database and its `-wal`/`-shm`/
+    `-journal`) as one the scan reported, among the ``entries`` it read: a SHM has no header
+    and either file may lack the schema page. ``kept``: the findings the subtree cache kept
+    for the trees it did not read again (a store reported there still counts)."""
+    reported = {f.path for f in (*found, *kept) if f.rule == stores.STORE.id}
+    if not reported:
+        return []
+    sides = stores.siblings(reported, (e.path for e in entries))
+    have = {(f.path, f.commit) for f in found if f.rule == stores.STORE.id}
+    return [
+        blobs.to_finding(entry, stores.side_detection(entry.path, sides[entry.path]))
+        for entry in entries
+        if entry.path in sides and (entry.path, entry.commit) not in have
+    ]
 
 
 def _dedupe(findings: list[Finding], per_blob: bool = False) -> list[Finding]:

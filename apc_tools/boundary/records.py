@@ -75,8 +75,23 @@ def top_values(text: str, complete: bool) -> list[tuple[Any, int]]:
             return [(json.loads(body), 1 + skipped)]
         except (ValueError, RecursionError):
             pass
-    values = _lines(body) or _stream(body)
+    if complete or _whole_line(body):
+        values = _lines(body) or _stream(body)
+    else:  # one value over many lines, cut by the read window: read it first, as far as it goes
+        values = _stream(body, complete=False) or _lines(body)
     return [(value, line + skipped) for value, line in values]
+
+
+def _whole_line(body: str) -> bool:
+    """Does the first line of ``body`` hold one whole JSON value (JSON Lines)?"""
+    line = body.split("\n", 1)[0].strip()
+    if len(line) < 2 or line[-1] not in "}]":
+        return False
+    try:
+        json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def _lines(text: str) -> list[tuple[Any, int]]:
@@ -92,8 +107,10 @@ def _lines(text: str) -> list[tuple[Any, int]]:
     return out
 
 
-def _stream(text: str) -> list[tuple[Any, int]]:
-    """Values written one after another, each possibly over many lines."""
+def _stream(text: str, complete: bool = True) -> list[tuple[Any, int]]:
+    """Values written one after another, each possibly over many lines. In a head cut by the
+    read window (``complete`` false) the value the cut falls in is read as far as it goes
+    (:func:`closed_head`): one pretty-printed document longer than the window is still seen."""
     out: list[tuple[Any, int]] = []
     index, retries, size = 0, 0, len(text)
     while index < size and len(out) < MAX_LINES:
@@ -104,6 +121,10 @@ def _stream(text: str) -> list[tuple[Any, int]]:
         try:
             value, end = _DECODER.raw_decode(text, index)
         except (ValueError, RecursionError):
+            head = None if complete or retries else closed_head(text, index)
+            if head is not None:
+                out.append((head, 1 + text.count("\n", 0, index)))
+                break
             retries += 1
             nxt = text.find("\n", index)
             if retries > MAX_RETRIES or nxt < 0:
@@ -113,6 +134,41 @@ def _stream(text: str) -> list[tuple[Any, int]]:
         out.append((value, 1 + text.count("\n", 0, index)))
         index = end
     return out
+
+
+# A JSON string, or a lone quote (a string the cut left open), or a bracket or a comma.
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|"|[\[\]{},]')
+_CLOSER = {"{": "}", "[": "]"}
+
+
+def closed_head(text: str, start: int) -> Any:
+    """The JSON value that starts at ``start`` and that the read window cut, as far as its last
+    whole member: the text up to the last comma outside a string (every comma follows a whole
+    array item or object member) with the brackets still open closed. None when that does not
+    parse (not a cut JSON value). Linear: one pass over the tokens, one decode."""
+    if text[start : start + 1] not in _CLOSER:
+        return None
+    stack: list[str] = []
+    cut, open_at_cut = -1, ""
+    for token in _TOKEN.finditer(text, start):
+        mark = token.group()
+        if mark == '"':  # an unterminated string: the cut is inside it
+            break
+        if mark in _CLOSER:
+            stack.append(_CLOSER[mark])
+        elif mark in ("}", "]"):
+            if not stack or stack.pop() != mark:
+                return None
+            if not stack:  # the value is whole: not a cut one
+                return None
+        elif mark == ",":
+            cut, open_at_cut = token.start(), "".join(reversed(stack))
+    if cut < 0:
+        return None
+    try:
+        return json.loads(text[start:cut] + open_at_cut)
+    except (ValueError, RecursionError):
+        return None
 
 
 def records(values: list[tuple[Any, int]]) -> Iterator[Record]:

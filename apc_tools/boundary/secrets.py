@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from apc_tools.boundary import paths
+from apc_tools.boundary import escapes, paths
 from apc_tools.boundary.model import BlobView, Detection, rule
 from apc_tools.core import detect
 from apc_tools.findings import Severity
@@ -134,6 +134,8 @@ def _bearer(text: str) -> Iterator[detect.Hit]:
             yield detect.Hit("bearer-token", found.start(1), found.end(1))
 
 
+JSON_SUFFIXES = frozenset((".json", ".jsonl", ".jsonc", ".json5", ".ndjson"))
+
 # The blocks of an MCP server (or a tool's own config) whose values are credentials by name.
 ENV_BLOCKS = frozenset({"env", "environment", "headers", "http_headers", "env_vars"})
 _MAX_NODES = 5000
@@ -164,19 +166,33 @@ def _parsed(text: str) -> Any:
         return None
 
 
-def _config_hits(text: str) -> Iterator[detect.Hit]:
+def _config_hits(text: str, undone: escapes.Unescaped | None) -> Iterator[tuple[detect.Hit, str]]:
     """Literal credentials in the env/headers blocks of a JSON agent config (by name)."""
     if not any(f'"{key}"' in text for key in ENV_BLOCKS):
         return
-    parsed = _parsed(text)
-    for name, value in _named_values(parsed):
+    for name, value in _named_values(_parsed(text)):
         why = detect.literal_secret(name, value)
         if why is None:
             continue
         quoted = json.dumps(value)[1:-1]
         at = text.find(quoted)
         if at >= 0:
-            yield detect.Hit(why, at, at + len(quoted))
+            yield detect.Hit(why, at, at + len(quoted)), quoted
+        elif undone is not None and (at := undone.text.find(value)) >= 0:  # written escaped
+            yield detect.Hit(why, *undone.original(at, at + len(value))), value
+
+
+def _escaped_hits(undone: escapes.Unescaped | None) -> Iterator[tuple[detect.Hit, str]]:
+    """Secrets that only the JSON-unescaped text shows (one spans a decoded escape), at their
+    raw offsets, with the decoded value."""
+    if undone is None:
+        return
+    text = undone.text
+    found = [h for h in detect.find_secrets(text) if not _digest(text, h)]
+    for hit in [*found, *_bearer(text)]:
+        if undone.covers_escape(hit.start, hit.end):
+            start, end = undone.original(hit.start, hit.end)
+            yield detect.Hit(hit.detector, start, end), text[hit.start : hit.end]
 
 
 # OAuth credential files by shape, whatever tool wrote them: a token beside its expiry
@@ -250,15 +266,27 @@ def detect_secrets(blob: BlobView, config: bool = False) -> Iterator[Detection]:
     hits = [h for h in detect.find_secrets(text) if not _digest(text, h)]
     taken = [(h.start, h.end) for h in hits]
     hits += [h for h in _bearer(text) if not any(s < h.end and h.start < e for s, e in taken)]
+    # JSON string escapes decoded (issue 30 item 16): a JSON file whole, other text near \u, \/
+    whole = config or blob.suffix in JSON_SUFFIXES
+    parts = escapes.windows(text, whole)
+    undone = parts[0][1] if whole and parts else None
+    decoded: dict[int, str] = {}
+    for offset, part in parts:
+        for found, value in _escaped_hits(part):
+            hit = detect.Hit(found.detector, found.start + offset, found.end + offset)
+            if not any(s < hit.end and hit.start < e for s, e in ((h.start, h.end) for h in hits)):
+                hits.append(hit)
+                decoded[hit.start] = value
     if config:
         taken = [(h.start, h.end) for h in hits]
-        hits += [
-            h for h in _config_hits(text) if not any(s < h.end and h.start < e for s, e in taken)
-        ]
+        for hit, value in _config_hits(text, undone):
+            if not any(s < hit.end and hit.start < e for s, e in taken):
+                hits.append(hit)
+                decoded[hit.start] = value
     taken = [(h.start, h.end) for h in hits]
     hits += [h for h in _shape_hits(text) if not any(s < h.end and h.start < e for s, e in taken)]
     for hit in sorted(hits, key=lambda h: h.start):
-        value = text[hit.start : hit.end]
+        value = decoded.get(hit.start) or text[hit.start : hit.end]
         shown = detect.hint(hit.detector, value)
         what = _what(hit.detector)
         hint = f' ("{shown}")' if shown else ""

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
@@ -39,8 +39,11 @@ SESSION = rule(
     "agent-session",
     Severity.ERROR,
     "Committed records of an agent tool's own session or history format (Claude Code, Codex, "
-    "Gemini CLI, Cline/Roo, Continue, Copilot, OpenCode, Cursor, APX, other agent CLIs), or a "
-    "Markdown/HTML export of an agent session (Aider, SpecStory, session-extractor tools).",
+    "Gemini CLI, Cline/Roo, Continue, Copilot, OpenCode, Cursor, APX, other agent CLIs), any "
+    "other JSON/JSONL session known by its records (messages of two roles with two marks of a "
+    "real session: a session id, timestamps, tool calls with results, a metadata header), a "
+    "prompt log, or a Markdown/HTML export of an agent session (Aider, SpecStory, "
+    "session-extractor tools).",
     "Sessions are runtime state: they hold prompts, tool inputs and outputs, file contents, "
     "paths and sometimes credentials, and they belong to the machine that recorded them. "
     "Remove the file from the index (`git rm --cached`), add its path to `.gitignore`, and if "
@@ -405,7 +408,16 @@ def _gemini_session_doc(d: Mapping[str, Any]) -> bool:
 
 
 def _gemini_drift_doc(d: Mapping[str, Any]) -> bool:
-    return "history" in d and ("start_time" in d or "lastUpdated" in d) and "meta" in d
+    """A Gemini CLI session of the older shape: ``history`` is a list of messages (a
+    tokenizer's ``vocab.json`` also has ``history``, ``start_time`` and ``meta`` keys, each
+    mapped to a token id)."""
+    if not ("start_time" in d or "lastUpdated" in d) or "meta" not in d:
+        return False
+    history = _list(d, "history")
+    return bool(history) and all(
+        isinstance(m, dict) and "role" in m and ("parts" in m or "content" in m)
+        for m in history[:16]
+    )
 
 
 def _windsurf_doc(d: Mapping[str, Any]) -> bool:
@@ -519,6 +531,193 @@ GENERIC_FORMATS: tuple[RecordFormat, ...] = (
         needles=('"parts"', '"human"', '"ai"', '"tool"'),
     ),
 )
+
+# --------------------------------------------------------------------------- by its records
+
+# Rule 3 of issue 29: a session is known by its records, whatever tool wrote it. Messages (a
+# role and content) and at least two marks of a real session: a session/thread/conversation
+# id, timestamps on the messages, tool calls with their results, a metadata header (the
+# document holding the messages, or the first record of JSON Lines, with at least two of: an
+# id, a title, a time, the run's environment). A provider request/response fixture has none
+# of these but tool calls and its model: it stays a generic history (BTR002); recorded HTTP
+# traffic (request/response pairs) never counts.
+ROLES = frozenset({*CHAT_ROLES, "model", "gemini", "human", "ai", "agent"})
+CONTENT_KEYS = ("content", "parts", "text", "segments", "message", "blocks")
+SESSION_IDS = frozenset(
+    {
+        "sessionId",
+        "session_id",
+        "sessionID",
+        "thread_id",
+        "threadId",
+        "threadID",
+        "conversation_id",
+        "conversationId",
+        "conversationID",
+        "chat_id",
+        "chatId",
+        "chatID",
+    }
+)
+TIME_KEYS = frozenset(
+    {
+        "timestamp",
+        "ts",
+        "time",
+        "created",
+        "created_at",
+        "createdAt",
+        "updated_at",
+        "updatedAt",
+        "date",
+        "datetime",
+        "sent_at",
+        "start_time",
+        "startTime",
+        "lastUpdated",
+        "created_timestamp",
+    }
+)
+HEADER_GROUPS = (
+    frozenset({"id", "uuid", *SESSION_IDS}),
+    frozenset({"title", "summary", "name", "description"}),
+    TIME_KEYS,
+    frozenset({"model", "cwd", "working_dir", "directory", "project", "version", "workspace"}),
+)
+CALL_KEYS = frozenset({"tool_calls", "toolCalls", "tool_uses", "function_call", "tool_use"})
+RESULT_KEYS = frozenset({"tool_call_id", "tool_results", "toolResults", "tool_result"})
+CALL_BLOCKS = frozenset(
+    {"tool_use", "function_call", "tool-call", "tool_call", "toolCall", "toolRequest"}
+)
+RESULT_BLOCKS = frozenset(
+    {
+        "tool_result",
+        "function_call_output",
+        "tool-result",
+        "functionResponse",
+        "toolResult",
+        "toolResponse",
+    }
+)
+TRAFFIC_KEYS = frozenset({"request", "response", "interactions", "http_interactions"})
+# What a record must name for the rule to be tested, for the prefilter (a role, or a prompt
+# log's session id).
+BY_RECORDS_NEEDLES = ('"role"', '"sessionId"', '"session_id"')
+
+
+def _message(d: Mapping[str, Any]) -> str:
+    """The role of a message record ("" if it is none): a role and content, not an API
+    resource (``"object": "thread.message"`` of a provider's response fixture)."""
+    role = _str(d, "role")
+    if role not in ROLES or "object" in d:
+        return ""
+    return role if any(k in d for k in CONTENT_KEYS) or role == "tool" else ""
+
+
+def _calls(d: Mapping[str, Any]) -> tuple[bool, bool]:
+    """Does the message hold a tool call, a tool result?"""
+    call = any(d.get(k) for k in CALL_KEYS)
+    result = _str(d, "role") == "tool" or any(k in d for k in RESULT_KEYS)
+    for key in ("content", "parts"):
+        for block in _list(d, key)[:32]:
+            if isinstance(block, dict):
+                kind = _str(block, "type")
+                call = call or kind in CALL_BLOCKS or "functionCall" in block
+                result = result or kind in RESULT_BLOCKS or "functionResponse" in block
+    return call, result
+
+
+def _header(d: Mapping[str, Any]) -> bool:
+    """At least two of the header groups, one of them a title or a time (a request body's id
+    and model are not a header)."""
+    present = [any(k in d for k in group) for group in HEADER_GROUPS]
+    return sum(present) >= 2 and (present[1] or present[2])
+
+
+@dataclass
+class _Marks:
+    messages: int = 0
+    line: int = 0
+    roles: set[str] = field(default_factory=set)
+    timed: int = 0
+    session: bool = False
+    call: bool = False
+    result: bool = False
+    header: bool = False
+    prompts: int = 0  # prompt-log records: {sessionId, type: "user", message, timestamp}
+
+    def add(self, unit: Mapping[str, Any], role: str, line: int) -> None:
+        self.messages += 1
+        self.line = self.line or line
+        self.roles.add(role)
+        self.timed += any(k in unit for k in TIME_KEYS)
+        self.session = self.session or any(unit.get(k) for k in SESSION_IDS)
+        call, result = _calls(unit)
+        self.call, self.result = self.call or call, self.result or result
+
+    def verdict(self) -> Verdict | None:
+        if self.prompts >= 2:
+            return Verdict(
+                "agent prompt log", True, self.line, self.prompts, "sessionId/type user/timestamp"
+            )
+        if self.messages < 2 or len(self.roles) < 2:
+            return None
+        marks = [
+            name
+            for name, present in (
+                ("a session id", self.session),
+                ("timestamps", self.timed >= 2),
+                ("tool calls with results", self.call and self.result),
+                ("a metadata header", self.header),
+            )
+            if present
+        ]
+        if len(marks) < 2:
+            return None
+        keys = "role/content with " + ", ".join(marks)
+        return Verdict("chat session (known by its records)", True, self.line, self.messages, keys)
+
+
+def _prompt(d: Mapping[str, Any]) -> bool:
+    return (
+        _str(d, "type") == "user"
+        and isinstance(d.get("message"), str)
+        and any(d.get(k) for k in ("sessionId", "session_id"))
+        and any(k in d for k in TIME_KEYS)
+    )
+
+
+def by_records(values: list[tuple[Any, int]], found: list[Record]) -> Verdict | None:
+    """Rule 3: a session of a format no table names, known by its messages and marks."""
+    tops = [v for v, _ in values]
+    if any(isinstance(v, dict) and TRAFFIC_KEYS & v.keys() for v in tops[:4]):
+        return None
+    marks = _Marks()
+    first = tops[0] if tops else None
+    if isinstance(first, dict) and not _message(first) and _header(first):
+        marks.header = True  # the document holding the messages, or JSON Lines' first record
+        marks.session = any(first.get(k) for k in SESSION_IDS)
+    inner: set[int] = set()
+    for record in found:
+        d = record.value
+        if id(d) in inner:
+            continue
+        if record.depth <= 1 and TRAFFIC_KEYS & d.keys() and {"request", "response"} & d.keys():
+            return None
+        if _prompt(d):
+            marks.prompts += 1
+            marks.line = marks.line or record.line
+            continue
+        wrapped = d.get("message")
+        if isinstance(wrapped, dict) and _message(wrapped):  # an envelope around a message
+            inner.add(id(wrapped))
+            marks.add({**wrapped, **d}, _message(wrapped), record.line)
+            continue
+        role = _message(d)
+        if role:
+            marks.add(d, role, record.line)
+    return marks.verdict()
+
 
 # --------------------------------------------------------------------------- text formats
 
@@ -668,6 +867,7 @@ def _json_needles() -> tuple[str, ...]:
         if not found:
             raise ValueError(f"{fmt.name}: a record format declares no literal and no gate")
         out += found
+    out += BY_RECORDS_NEEDLES
     for doc in DOCUMENT_FORMATS:
         if not doc.needles:
             raise ValueError(f"{doc.name}: a document format declares no literal")
@@ -730,7 +930,10 @@ def classify_values(values: list[tuple[Any, int]]) -> Verdict | None:
                 if fmt.test(value):
                     return Verdict(fmt.name, fmt.session, line, 1, fmt.keys)
     found = list(records(values))
-    return _first(RECORD_FORMATS, found) or _first(GENERIC_FORMATS, found)
+    verdict = _first(RECORD_FORMATS, found)
+    if verdict is not None:
+        return verdict
+    return by_records(values, found) or _first(GENERIC_FORMATS, found)
 
 
 def _classify_yaml(blob: BlobView) -> Verdict | None:

@@ -11,11 +11,8 @@ import click
 from apc_tools.cli.common import (
     LARGE_SCAN,
     Run,
-    cli_selection,
     echo,
-    emit,
     fail,
-    keep_source,
     no_inline_allow_option,
     paths_argument,
     range_option,
@@ -90,18 +87,13 @@ def boundary(
         )
     if fix and write_baseline:
         fail("choose one of --fix and --write-baseline")
-    cwd = run.cwd
     options = Options(
-        cwd=cwd,
+        cwd=run.cwd,
         paths=paths,
         mode=mode,
         rev_range=rev_range,
         secrets=secrets,
-        config=run.config,
-        inline_allow=not no_inline_allow,
-        write_baseline=write_baseline,
-        selection=cli_selection(),
-        cache=not run.no_cache,
+        **run.gate(no_inline_allow, write_baseline),
     )
     large = 0 if mode == "history" else LARGE_SCAN
     outcome = scanned(
@@ -111,13 +103,11 @@ def boundary(
     if fix:
         outcome, incomplete = boundary_fix(options, outcome, run.fmt)
     from apc_tools.boundary.rules import RULES
-    from apc_tools.core.git import toplevel
 
-    top = toplevel(cwd)
-    if top is not None:
-        keep_source(top, lambda rule: True, "" if mode == "staged" else "HEAD")
+    top = outcome.root
+    source = None if top is None else (top, lambda rule: True, "" if mode == "staged" else "HEAD")
     try:
-        emit(outcome.result, run.fmt, run.no_color, run.strict, registry=Registry.of(RULES))
+        run.emit(outcome.result, registry=Registry.of(RULES), source=source)
     except SystemExit as done:
         if incomplete and done.code == 0:  # untracked, but an ignore line is not written
             raise SystemExit(1) from None

@@ -9,11 +9,8 @@ import click
 
 from apc_tools.cli.common import (
     Run,
-    cli_selection,
-    emit,
     fail,
     fix_options,
-    keep_source,
     no_inline_allow_option,
     paths_argument,
     range_option,
@@ -66,18 +63,10 @@ def check(
             fail(str(exc))
         run_fixes(paths, fix, unsafe_fixes, diff, None, own, run.fmt, where)
     options = CheckOptions(
-        cwd=run.cwd,
-        paths=paths,
-        rev_range=rev_range,
-        config=run.config,
-        inline_allow=not no_inline_allow,
-        write_baseline=write_baseline,
-        selection=cli_selection(),
-        cache=not run.no_cache,
+        cwd=run.cwd, paths=paths, rev_range=rev_range, **run.gate(no_inline_allow, write_baseline)
     )
     outcome = scanned("apc check", run.progress, lambda bar: run_check(options, progress=bar))
     from apc_tools.boundary.policy import is_boundary_rule
-    from apc_tools.check import repository_root
 
-    keep_source(repository_root(options.cwd), is_boundary_rule)
-    emit(outcome.result, run.fmt, run.no_color, run.strict)
+    top = outcome.root
+    run.emit(outcome.result, source=None if top is None else (top, is_boundary_rule, "HEAD"))

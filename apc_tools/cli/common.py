@@ -325,6 +325,7 @@ class Run:
     config: Path | None
     no_color: bool
     no_cache: bool
+    selection: Selection  # --select / --ignore
     directory: Path | None = None
     progress: bool | None = None
 
@@ -332,6 +333,29 @@ class Run:
     def cwd(self) -> Path:
         """-C DIR, else the current folder."""
         return self.directory if self.directory is not None else Path.cwd()
+
+    def gate(self, no_inline_allow: bool, write_baseline: bool) -> dict[str, Any]:
+        """The options boundary.Options and check.CheckOptions take alike."""
+        return {
+            "config": self.config,
+            "inline_allow": not no_inline_allow,
+            "write_baseline": write_baseline,
+            "selection": self.selection,
+            "cache": not self.no_cache,
+        }
+
+    def emit(
+        self,
+        result: Result,
+        *,
+        registry: Registry | None = None,
+        source: tuple[Path, Callable[[str], bool], str] | None = None,
+    ) -> NoReturn:
+        """:func:`emit` with this run's --format, --no-color and --strict; ``source``: where
+        --format full reads the lines of the findings (:func:`keep_source`)."""
+        if source is not None:
+            keep_source(*source)
+        emit(result, self.fmt, self.no_color, self.strict, registry=registry)
 
 
 def run_options(func: F) -> F:
@@ -342,7 +366,7 @@ def run_options(func: F) -> F:
     @functools.wraps(func)
     def command(**params: Any) -> Any:
         taken = {f.name: params.pop(f.name) for f in fields(Run) if f.name in params}
-        return func(run=Run(**taken), **params)
+        return func(run=Run(**taken, selection=cli_selection()), **params)
 
     return cache_option(output_options(common_options(cast(F, command))))
 

@@ -11,11 +11,8 @@ from apc_tools.cli.common import (
     REPORT_FILES,
     STATISTICS,
     Run,
-    cli_selection,
-    emit,
     fail,
     fix_options,
-    keep_source,
     no_inline_allow_option,
     paths_argument,
     run_fixes,
@@ -73,11 +70,10 @@ def validate(
             profile=profile,
             config_path=run.config,
             inline_allow=not no_inline_allow,
-            selection=cli_selection(),
+            selection=run.selection,
             cache=not run.no_cache,
             report=root,
         )
-        keep_source(root, lambda rule: False)
         from apc_tools.boundary.trusted import accept_baseline
 
         accepted = accept_baseline(outcome.result, root, run.config)
@@ -90,7 +86,9 @@ def validate(
             click.echo(
                 f"{escape(shown)}: skipped (not an agent-context file)", err=run.fmt != "text"
             )
-    emit(accepted, run.fmt, run.no_color, run.strict, registry=validate_registry(run.fmt))
+    run.emit(
+        accepted, registry=validate_registry(run.fmt), source=(root, lambda rule: False, "HEAD")
+    )
 
 
 def validate_registry(fmt: str) -> Registry | None:

@@ -38,7 +38,8 @@ from typing import Any
 
 from apc_tools.contract.checks.rule_files import split_globs
 from apc_tools.contract.checks.skills import _owner_name
-from apc_tools.contract.project import Doc, Project, classify, display_root
+from apc_tools.contract.listing import Layout
+from apc_tools.contract.project import Doc, Project, classify
 from apc_tools.contract.scaffold import APC_SPEC_VERSION
 from apc_tools.contract.validate import (
     _run_scan,
@@ -123,6 +124,7 @@ class FixOutcome:
     files: list[FileFix] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (display path, why)
     unsafe_left: int = 0  # findings an unsafe fix would repair (without --unsafe-fixes)
+    layout: Layout | None = None  # the run's (display paths are relative to its cwd)
 
     @property
     def applied(self) -> list[Applied]:
@@ -457,7 +459,9 @@ def fix_unknown_keys(doc: Doc, text: str, project: Project, found: list[Finding]
     if old_meta is not None and not isinstance(old_meta, dict):
         return None
     at_line = {
-        pos.line: path[0] for path, pos in meta.keys.items() if len(path) == 1 and pos.column == 1
+        pos.line: str(path[0])
+        for path, pos in meta.keys.items()
+        if len(path) == 1 and pos.column == 1 and isinstance(path[0], str)
     }
     lines = text.split("\n")
     moved: dict[str, str] = {}
@@ -873,17 +877,17 @@ def plan_fixes(
     (``--select``/``--ignore``) limits the fixes exactly as it limits the report, as ruff's."""
     from apc_tools.contract.validate import start_run
 
-    cwd, _, scans, policy = start_run(paths, profile, config_path, cwd)
+    layout, scans, policy = start_run(paths, profile, config_path, cwd)
     if selection is not None:
         policy = policy.selected(selection)
     profile = profile or policy.profile or "default"
     kinds = _kinds(unsafe)
     rules = fix_kinds()
-    outcome = FixOutcome()
+    outcome = FixOutcome(layout=layout)
     for scan in scans:
-        _run_scan(scan, cwd, profile, policy)
-        root_display = display_root(scan.root, cwd)
-        selected = policy.apply(_select(scan, cwd, profile)[0], root_display)
+        _run_scan(scan, layout, profile, policy)
+        root_display = layout.display(scan.root)
+        selected = policy.apply(_select(scan, layout, profile)[0], root_display)
         if not unsafe:
             outcome.unsafe_left += sum(1 for f in selected if rules.get(f.rule) == "unsafe")
         boms = frozenset(f.path for f in scan.found if f.rule == BOM)
@@ -958,7 +962,7 @@ def fix_paths(
         cwd=cwd,
         selection=selection,
     )
-    rooted(outcome, cwd)
+    rooted(outcome)
     if write:
         failed = write_fixes(outcome)
         if failed:
@@ -968,13 +972,12 @@ def fix_paths(
     return outcome
 
 
-def rooted(outcome: FixOutcome, cwd: Path | None = None) -> FixOutcome:
-    """``outcome`` with every path relative to the repository root, as `apc validate` reports
-    them (:func:`apc_tools.contract.validate.rooted`), whatever folder apc ran from."""
-    from apc_tools.contract.validate import report_root
-
-    cwd = (cwd or Path.cwd()).resolve()
-    root = report_root(cwd)
+def rooted(outcome: FixOutcome) -> FixOutcome:
+    """``outcome`` with every path relative to its run's report root, as `apc validate`
+    reports them (:func:`apc_tools.contract.validate.rooted`), whatever folder apc ran from."""
+    if outcome.layout is None:
+        return outcome
+    cwd, root = outcome.layout.cwd, outcome.layout.report_root()
 
     def move(path: str) -> str:
         rel = os.path.relpath(os.path.normpath(cwd / path), root)

@@ -1,7 +1,8 @@
 """Discovery before any file is parsed, for `apc validate` and its whole-run result
-(:mod:`apc_tools.contract.warm`): the project root around a path, the projects of a tree and
-their files, the report root, and :class:`Validation`. It imports no parser and no check, so
-a run answered whole from the cache never loads them.
+(:mod:`apc_tools.contract.warm`): the run's :class:`Layout` (the working folder, the targets,
+the project roots they belong to, the report root), the projects of a tree and their files,
+and :class:`Validation`. It imports no parser and no check, so a run answered whole from the
+cache never loads them.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from apc_tools.contract.project import (
     roots_above,
 )
 from apc_tools.core import files as io
-from apc_tools.findings import Finding, Result
+from apc_tools.findings import CannotRun, Finding, Result
 
 if TYPE_CHECKING:  # pragma: no cover
     from apc_tools.core.policy import Policy
@@ -48,7 +49,7 @@ class Gathered:
     root the layouts and listing findings, per project root the kinds, per (project root,
     rel) the bytes or why they cannot be read."""
 
-    layouts: dict[str, tuple[list[_Layout], list[Finding]]] = field(default_factory=dict)
+    layouts: dict[str, tuple[list[_ProjectFiles], list[Finding]]] = field(default_factory=dict)
     kinds: dict[str, dict[str, str]] = field(default_factory=dict)
     data: dict[tuple[str, str], bytes | Finding] = field(default_factory=dict)
     # The SHA-256 (hex) of each of those bytes, taken for the key: the run's per-file cache
@@ -71,7 +72,7 @@ def _text_of(root: Path, rel: str) -> str | None:
 
 
 @dataclass
-class _Layout:
+class _ProjectFiles:
     """One project of a scanned tree: its root and the files it owns (before any is read)."""
 
     root: Path
@@ -80,15 +81,76 @@ class _Layout:
     tracked: frozenset[str] | None
 
 
+@dataclass(frozen=True)
+class Group:
+    """One project root a run scans, and the targets (PATH arguments) it holds."""
+
+    root: Path
+    targets: tuple[Path, ...]
+
+    def extra(self) -> list[str]:
+        """The files named on the command line below the root (relative to it), which the
+        listing may leave out (git-ignored)."""
+        return [
+            t.relative_to(self.root).as_posix()
+            for t in self.targets
+            if not t.is_dir() and _under(t, self.root)
+        ]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where one run of `apc validate` stands, decided once at its start (:func:`layout_of`)
+    and handed down to everything that lists, reads, shows or moves a path: the working folder
+    (resolved), the PATH arguments as given and made absolute (none: the project around the
+    working folder), the project roots they belong to (:func:`find_root`), and the root the
+    report's paths are relative to (the git top level, else the project root: `report`, or
+    :func:`report_root` of the working folder when the caller did not say)."""
+
+    cwd: Path
+    paths: tuple[Path, ...]
+    targets: tuple[Path, ...]
+    groups: tuple[Group, ...]
+    report: Path | None = None
+
+    def display(self, path: Path) -> str:
+        """``path`` as the run shows it: relative to the working folder (:func:`display_root`)."""
+        return display_root(path, self.cwd)
+
+    def report_root(self) -> Path:
+        """The root the report's paths are relative to."""
+        return self.report if self.report is not None else report_root(self.cwd)
+
+
+def layout_of(paths: Sequence[Path], cwd: Path | None = None, report: Path | None = None) -> Layout:
+    """The :class:`Layout` of a run over ``paths`` from ``cwd`` (default: the working folder);
+    CannotRun when a path does not exist."""
+    here = (cwd or Path.cwd()).resolve()
+    for path in paths:
+        if not (here / path).exists() and not (here / path).is_symlink():
+            raise CannotRun(f"{path}: no such file or folder")
+    targets = [_absolute(here / p) for p in paths] or [find_root(here)]
+    groups: dict[Path, list[Path]] = {}
+    for target in targets:
+        groups.setdefault(find_root(target), []).append(target)
+    return Layout(
+        here,
+        tuple(paths),
+        tuple(targets),
+        tuple(Group(root, tuple(mine)) for root, mine in groups.items()),
+        report,
+    )
+
+
 def _layout(
     tree: Path,
     cwd: Path,
     policy: Policy | None = None,
     extra: Sequence[str] = (),
-) -> tuple[list[_Layout], list[Finding]]:
-    """The projects under ``tree`` and their files. ``extra`` are files (relative to ``tree``)
-    named on the command line that the listing left out (git-ignored). Folders that cannot be
-    listed are IO005 findings (M4)."""
+) -> tuple[list[_ProjectFiles], list[Finding]]:
+    """The projects under ``tree`` and their files (shown relative to ``cwd``). ``extra`` are
+    files (relative to ``tree``) named on the command line that the listing left out
+    (git-ignored). Folders that cannot be listed are IO005 findings (M4)."""
     unlistable: list[str] = []
     links: list[str] = []
     files, tracked = list_files(tree, unlistable, links)
@@ -107,13 +169,13 @@ def _layout(
     for rel in tracked or ():
         for above in roots_above(rel, root_set):
             tracked_in[above].append(rel[len(above) + 1 :] if above else rel)
-    layouts: list[_Layout] = []
+    layouts: list[_ProjectFiles] = []
     for rel_root, members in grouped.items():
         cut = len(rel_root) + 1 if rel_root else 0
         local = [m[cut:] for m in members]
         sub_tracked = None if tracked is None else frozenset(tracked_in[rel_root])
         root = tree / rel_root if rel_root else tree
-        layouts.append(_Layout(root, display_root(root, cwd), local, sub_tracked))
+        layouts.append(_ProjectFiles(root, display_root(root, cwd), local, sub_tracked))
     return layouts, found
 
 

@@ -31,14 +31,14 @@ from apc_tools.contract.checks.secrets import check_secrets, doc_secrets
 from apc_tools.contract.inline import Allowances, split_allowed
 from apc_tools.contract.listing import (
     Gathered,
+    Group,
+    Layout,
     Validation,
-    _absolute,
-    _Layout,
     _layout,
+    _ProjectFiles,
     _text_of,
-    _under,
     find_root,
-    report_root,
+    layout_of,
 )
 from apc_tools.contract.outcome import FILE_KINDS, FORMAT, Outcome
 from apc_tools.contract.project import (
@@ -48,7 +48,6 @@ from apc_tools.contract.project import (
     Doc,
     Project,
     classify,
-    display_root,
     kinds_of,
     list_files,
     owner,
@@ -314,7 +313,7 @@ def _run_digest(policy: Policy, profile: str) -> str:
 
 
 def _load_batch(
-    layouts: Sequence[_Layout],
+    layouts: Sequence[_ProjectFiles],
     profile: str,
     store: Cache,
     run: str,
@@ -551,13 +550,20 @@ def _dead_globs_from_outcomes(here: _Loaded) -> list[Finding] | None:
 class _Scan:
     """One project root scanned for a group of command-line targets."""
 
-    root: Path
-    targets: list[Path]
+    group: Group
     projects: list[Project] = field(default_factory=list)
     found: list[Finding] = field(default_factory=list)
     allowed: list[Finding] = field(default_factory=list)  # accepted by `apc: allow` comments
     outcomes: list[tuple[Project, Outcome]] = field(default_factory=list)  # batch runs only
     lone: bool = False  # a lone .mdc was checked (its project's probes are not kept)
+
+    @property
+    def root(self) -> Path:
+        return self.group.root
+
+    @property
+    def targets(self) -> tuple[Path, ...]:
+        return self.group.targets
 
     def probes(self) -> list[tuple[str, str, str, bool]]:
         """What the checks of the scan's projects asked the disk (``Project.probe``)."""
@@ -584,17 +590,9 @@ class _Scan:
         return out
 
 
-def _group(targets: Sequence[Path]) -> list[_Scan]:
-    scans: dict[Path, _Scan] = {}
-    for target in targets:
-        root = find_root(target)
-        scans.setdefault(root, _Scan(root, [])).targets.append(target)
-    return list(scans.values())
-
-
 def _run_scan(
     scan: _Scan,
-    cwd: Path,
+    layout: Layout,
     profile: str,
     policy: Policy,
     inline_allow: bool = True,
@@ -606,18 +604,14 @@ def _run_scan(
     """Validate the scan's tree. ``batch``: the files whose checks need only themselves are
     known by their Outcomes (cached with ``use_cache``, on several processes for a large tree)
     instead of being kept parsed (``--fix`` needs every file parsed)."""
-    extra = [
-        t.relative_to(scan.root).as_posix()
-        for t in scan.targets
-        if not t.is_dir() and _under(t, scan.root)
-    ]
+    extra = scan.group.extra()
     known: dict[str, Allowances] = {}
     if batch:
         given = gathered.layouts.get(os.fspath(scan.root)) if gathered else None
         if given is not None:  # listed by contract.warm for the run's key
             layouts, scan.found = given[0], list(given[1])
         else:
-            layouts, scan.found = _layout(scan.root, cwd, policy, extra)
+            layouts, scan.found = _layout(scan.root, layout.cwd, policy, extra)
         with Cache.open("validate", enabled=use_cache) as store:
             run = _run_digest(policy, profile) if store.enabled else ""
             loaded, problems = _load_batch(layouts, profile, store, run, gathered)
@@ -635,7 +629,7 @@ def _run_scan(
             if outcome.allow[0] or outcome.allow[1]
         }
     else:
-        scan.projects, scan.found = _projects_in(scan.root, cwd, profile, policy, extra)
+        scan.projects, scan.found = _projects_in(scan.root, layout.cwd, profile, policy, extra)
         for project in scan.projects:
             scan.found += check_project(project)
     if inline_allow:
@@ -650,7 +644,7 @@ def _finding_path(finding: Finding, cwd: Path) -> str:
 
 
 def _select(
-    scan: _Scan, cwd: Path, profile: str
+    scan: _Scan, layout: Layout, profile: str
 ) -> tuple[list[Finding], list[tuple[str, str]], list[str]]:
     """The findings and recognised files under the scan's targets; the files it skipped."""
     recognised = scan.recognised()
@@ -664,13 +658,13 @@ def _select(
             wanted.append(target)
         elif target.suffix == ".mdc":
             scan.lone = True
-            found += _validate_lone(target, cwd, profile)
-            listed.append((display_root(target, cwd), "rule"))
+            found += _validate_lone(target, layout, profile)
+            listed.append((layout.display(target), "rule"))
         else:
-            skipped.append(display_root(target, cwd))
+            skipped.append(layout.display(target))
     keep = _wanting(wanted)
     listed += [(shown, kind) for path, shown, kind in recognised if keep(path)]
-    found += [f for f in scan.found if keep(_finding_path(f, cwd))]
+    found += [f for f in scan.found if keep(_finding_path(f, layout.cwd))]
     return found, listed, skipped
 
 
@@ -693,10 +687,10 @@ def _wanting(targets: Sequence[Path]) -> Callable[[Path | str], bool]:
     return wanted
 
 
-def _validate_lone(path: Path, cwd: Path, profile: str) -> list[Finding]:
+def _validate_lone(path: Path, layout: Layout, profile: str) -> list[Finding]:
     """A ``.mdc`` file outside ``.cursor/rules/`` named on the command line: a Cursor rule."""
     root = path.parent
-    shown = display_root(path, cwd)
+    shown = layout.display(path)
     project = Project(root, "", profile, files=frozenset({path.name}), tracked=None)
     # Parsed by the kind its name gives (load_project classifies by location, which would
     # skip e.g. a `rules/x.mdc` outside `.cursor/rules/`).
@@ -709,20 +703,21 @@ def _validate_lone(path: Path, cwd: Path, profile: str) -> list[Finding]:
 
 
 def start_run(
-    paths: Sequence[Path], profile: str | None, config_path: Path | None, cwd: Path | None
-) -> tuple[Path, list[Path], list[_Scan], Policy]:
+    paths: Sequence[Path],
+    profile: str | None,
+    config_path: Path | None,
+    cwd: Path | None,
+    layout: Layout | None = None,
+) -> tuple[Layout, list[_Scan], Policy]:
     """What every run over ``paths`` decides first (``apc validate`` and ``--fix``): the
-    profile is known, every path exists; the resolved cwd, the targets, the projects to scan,
-    and the policy of the first project root (or ``config_path``)."""
+    profile is known, every path exists; the run's layout (``layout`` when the caller decided
+    it, else :func:`layout_of` ``paths`` from ``cwd``), the projects to scan, and the policy of
+    the first project root (or ``config_path``)."""
     if profile is not None and profile not in PROFILES:
         raise CannotRun(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
-    cwd = (cwd or Path.cwd()).resolve()
-    for path in paths:
-        if not (cwd / path).exists() and not (cwd / path).is_symlink():
-            raise CannotRun(f"{path}: no such file or folder")
-    targets = [_absolute(cwd / p) for p in paths] or [find_root(cwd)]
-    scans = _group(targets)
-    return cwd, targets, scans, load_policy(config_path, scans[0].root)
+    layout = layout if layout is not None else layout_of(paths, cwd)
+    scans = [_Scan(group) for group in layout.groups]
+    return layout, scans, load_policy(config_path, scans[0].root)
 
 
 def run_validate(
@@ -736,6 +731,7 @@ def run_validate(
     cache: bool = True,
     batch: bool = True,
     gathered: Gathered | None = None,
+    layout: Layout | None = None,
 ) -> Validation:
     """Validate the projects holding ``paths`` (default: the project around ``cwd``) with
     their full context, and keep the findings about files under ``paths``.
@@ -749,9 +745,11 @@ def run_validate(
     unless ``inline_allow`` is False. ``cache`` False (``--no-cache``) keeps the result cache
     (:mod:`apc_tools.core.cache`) out of the run (``APC_NO_CACHE`` too). ``batch`` False
     parses every file in full in this process, without cache or pool: the reference the
-    batch run (:func:`_load_batch`) is tested against.
+    batch run (:func:`_load_batch`) is tested against. ``layout``: the run's layout when the
+    caller decided it (``paths`` and ``cwd`` are then its own).
     """
-    cwd, targets, scans, policy = start_run(paths, profile, config_path, cwd)
+    layout, scans, policy = start_run(paths, profile, config_path, cwd, layout)
+    cwd = layout.cwd
     if selection is not None:
         policy = policy.selected(selection)
     profile = profile or policy.profile or "default"
@@ -763,7 +761,7 @@ def run_validate(
     for scan in scans:
         _run_scan(
             scan,
-            cwd,
+            layout,
             profile,
             policy,
             inline_allow,
@@ -771,14 +769,14 @@ def run_validate(
             use_cache=cache,
             gathered=gathered,
         )
-        more, seen, skip = _select(scan, cwd, profile)
-        found += policy.apply(more, display_root(scan.root, cwd))
+        more, seen, skip = _select(scan, layout, profile)
+        found += policy.apply(more, layout.display(scan.root))
         allowed += [f for f in scan.allowed if _wanted(_finding_path(f, cwd), scan.targets)]
         listed += seen
         skipped += skip
         probes = None if probes is None or scan.lone else probes + scan.probes()
     if not listed:
-        found.append(_nothing_found(targets, cwd, given=bool(paths)))
+        found.append(_nothing_found(layout))
     found = [identified(_moved(f, _shown(f.path, cwd))) for f in found]
     listed = [(_shown(shown, cwd), kind) for shown, kind in listed]
     result = Result.of(found, len(set(listed)), strict=policy.strict, skipped=len(skipped))
@@ -806,13 +804,12 @@ def identified(finding: Finding) -> Finding:
     return changed(finding, identity=content_hash(DIGITS.sub("#", finding.message)))
 
 
-def rooted(outcome: Validation, cwd: Path | None = None) -> Validation:
-    """``outcome`` (paths relative to ``cwd``) with every path relative to the repository root
-    around ``cwd`` (the git top level, else the project root): what `apc validate` reports in
-    every format, whatever folder it runs from, like `apc boundary` and `apc check`. A path
-    outside that root is left as it is."""
-    cwd = (cwd or Path.cwd()).resolve()
-    root = report_root(cwd)
+def rooted(outcome: Validation, layout: Layout) -> Validation:
+    """``outcome`` (paths relative to the run's working folder) with every path relative to
+    the run's report root (the git top level, else the project root: :class:`Layout`): what
+    `apc validate` reports in every format, whatever folder it runs from, like `apc boundary`
+    and `apc check`. A path outside that root is left as it is."""
+    cwd, root = layout.cwd, layout.report_root()
 
     moved: dict[str, str] = {}
     here, top = os.fspath(cwd), os.fspath(root)
@@ -850,11 +847,12 @@ def _shown(path: str, cwd: Path) -> str:
     return PurePosixPath(Path(os.path.relpath(os.path.normpath(cwd / path), cwd))).as_posix()
 
 
-def _nothing_found(targets: Sequence[Path], cwd: Path, *, given: bool) -> Finding:
+def _nothing_found(layout: Layout) -> Finding:
     """DSC001 on the first target. The message names no path: the finding's path (moved to the
     repository root by :func:`rooted`) says where, and a path relative to the current folder in
     the message (``in ..`` from a subfolder) would contradict it."""
-    if not given:
+    targets = layout.targets
+    if not layout.paths:
         where = "no agent-context files found in the project around the current folder"
     elif len(targets) > 1:
         where = f"no agent-context files found in the {len(targets)} paths given"
@@ -863,7 +861,7 @@ def _nothing_found(targets: Sequence[Path], cwd: Path, *, given: bool) -> Findin
     else:
         where = "not an agent-context file"
     return NOTHING_RECOGNISED.finding(
-        display_root(targets[0], cwd) or ".", f"{where}; apc looks for {LOOKS_FOR}"
+        layout.display(targets[0]) or ".", f"{where}; apc looks for {LOOKS_FOR}"
     )
 
 

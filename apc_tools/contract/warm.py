@@ -34,18 +34,18 @@ import os
 import stat
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from apc_tools.contract.listing import (
     Gathered,
+    Layout,
     Validation,
-    _absolute,
     _layout,
     _text_of,
-    _under,
-    find_root,
+    layout_of,
     report_root,
 )
 from apc_tools.contract.project import MARKETPLACE, disk_answer, kinds_of
@@ -69,19 +69,18 @@ RACY_NS = 2_000_000_000
 
 
 def gather(
-    paths: Sequence[Path],
+    layout: Layout,
     *,
-    report: Path,
     profile: str | None = None,
     config_path: Path | None = None,
-    cwd: Path | None = None,
     inline_allow: bool = True,
     selection: Selection | None = None,
     store: Cache | None = None,
 ) -> tuple[bytes, Gathered] | None:
-    """The key of the whole run ``run_validate(paths, ...)`` reported from ``report`` (module
-    docstring) and what was listed and read to make it (for the run), or None when the run is
-    not one to answer whole (it would stop: a missing path, a bad policy). With ``store``
+    """The key of the whole run ``run_validate(layout=layout, ...)`` reported from the
+    layout's report root (module docstring) and what was listed and read to make it (for the
+    run), or None when the run is not one to answer whole (it would stop: a bad policy, a path
+    gone since the layout was made). With ``store``
     (an open cache), a contract file whose stat signature is the one its project's memo
     recorded is not read: the memo's digest stands for its bytes (:func:`_signature`)."""
     from apc_tools.core.cache import key as cache_key
@@ -90,23 +89,19 @@ def gather(
     started = time.time_ns()
     limit = started - RACY_NS
     try:
-        here = (cwd or Path.cwd()).resolve()
-        for path in paths:
+        here, targets = layout.cwd, layout.targets
+        for path in layout.paths:
             if not (here / path).exists() and not (here / path).is_symlink():
                 return None
-        targets = [_absolute(here / p) for p in paths] or [find_root(here)]
-        groups: dict[Path, list[Path]] = {}
-        for target in targets:
-            groups.setdefault(find_root(target), []).append(target)
-        policy = load_policy(config_path, next(iter(groups)))
+        policy = load_policy(config_path, layout.groups[0].root)
         if selection is not None:
             policy = policy.selected(selection)
         got = Gathered()
         parts: list[str] = [
             FORMAT,
             os.fspath(here),
-            os.fspath(report),
-            repr([os.fspath(p) for p in paths]),
+            os.fspath(layout.report_root()),
+            repr([os.fspath(p) for p in layout.paths]),
             repr([(os.fspath(t), t.is_dir()) for t in targets]),
             repr(profile),
             repr(None if config_path is None else os.fspath(config_path)),
@@ -115,11 +110,9 @@ def gather(
             _schemas(),
         ]
         scanned: list[tuple[Path, list[Any]]] = []
-        for root, mine in groups.items():
-            extra = [
-                t.relative_to(root).as_posix() for t in mine if not t.is_dir() and _under(t, root)
-            ]
-            layouts, found = _layout(root, here, policy, extra)
+        for group in layout.groups:
+            root = group.root
+            layouts, found = _layout(root, here, policy, group.extra())
             got.layouts[os.fspath(root)] = (layouts, found)
             scanned.append((root, layouts))
             parts += [os.fspath(root), repr(found)]
@@ -329,47 +322,50 @@ _handed: tuple[tuple[Any, ...], tuple[bytes, Gathered]] | None = None
 def _options(
     profile: str | None,
     config_path: Path | None,
-    cwd: Path | None,
     inline_allow: bool,
     selection: Selection | None,
-    report: Path | None,
 ) -> dict[str, Any]:
-    """The keyword arguments of :func:`gather` for a run from ``cwd`` (default: here),
-    ``report`` defaulting to its :func:`report_root`."""
-    here = (cwd or Path.cwd()).resolve()
+    """The keyword arguments of :func:`gather` but the layout."""
     return {
-        "report": report if report is not None else report_root(here),
         "profile": profile,
         "config_path": config_path,
-        "cwd": here,
         "inline_allow": inline_allow,
         "selection": selection,
     }
 
 
-def _arguments(paths: Sequence[Path], options: dict[str, Any]) -> tuple[Any, ...]:
-    """``paths`` and :func:`_options` as plain values (what a handed-on lookup must match)."""
+def _layout_of(paths: Sequence[Path], cwd: Path | None, report: Path | None) -> Layout:
+    """The run's layout, its report root decided here (:func:`report_root`) when the caller
+    did not know it."""
+    layout = layout_of(paths, cwd, report)
+    if report is None:
+        layout = replace(layout, report=report_root(layout.cwd))
+    return layout
+
+
+def _arguments(layout: Layout, options: dict[str, Any]) -> tuple[Any, ...]:
+    """The layout and :func:`_options` as plain values (what a handed-on lookup must match)."""
     config = options["config_path"]
     return (
-        [os.fspath(p) for p in paths],
+        [os.fspath(p) for p in layout.paths],
         options["profile"],
         None if config is None else os.fspath(config),
-        os.fspath(options["cwd"]),
+        os.fspath(layout.cwd),
         options["inline_allow"],
         repr(options["selection"]),
-        os.fspath(options["report"]),
+        os.fspath(layout.report_root()),
     )
 
 
 def _gather_and_ask(
-    paths: Sequence[Path], options: dict[str, Any]
+    layout: Layout, options: dict[str, Any]
 ) -> tuple[tuple[bytes, Gathered] | None, Validation | None]:
     """What :func:`gather` makes of the run (the cache open for its memos), and the stored
     whole-run result under its key (its memos kept when it is there)."""
     from apc_tools.core.cache import Cache
 
     with Cache.open(NAMESPACE) as opened:
-        made = gather(paths, **options, store=opened)
+        made = gather(layout, **options, store=opened)
         hit = _lookup_in(opened, made[0]) if made is not None else None
         if hit is not None and made is not None:
             _keep_memos(opened, made[1])
@@ -394,11 +390,15 @@ def answer(
 
     if disabled_by_env():
         return None
-    options = _options(profile, config_path, cwd, inline_allow, selection, report)
-    made, hit = _gather_and_ask(paths, options)
+    try:
+        layout = _layout_of(paths, cwd, report)
+    except CannotRun:
+        return None  # (the run says why)
+    options = _options(profile, config_path, inline_allow, selection)
+    made, hit = _gather_and_ask(layout, options)
     if made is None or hit is not None:
         return hit
-    _handed = (_arguments(paths, options), made)
+    _handed = (_arguments(layout, options), made)
     return None
 
 
@@ -426,33 +426,33 @@ def validate_tree(
     global _handed
     from apc_tools.core.cache import disabled_by_env
 
-    options = _options(profile, config_path, cwd, inline_allow, selection, report)
     handed, _handed = _handed, None
+    layout = _layout_of(paths, cwd, report)
+    options = _options(profile, config_path, inline_allow, selection)
     made = None
     if cache and not disabled_by_env():
-        if handed is not None and handed[0] == _arguments(paths, options):
+        if handed is not None and handed[0] == _arguments(layout, options):
             made = handed[1]  # asked already (apc_tools.start): a miss
         else:
-            made, hit = _gather_and_ask(paths, options)
+            made, hit = _gather_and_ask(layout, options)
             if hit is not None:
                 return hit
         if made is not None and not settle(made[1]):
-            made = gather(paths, **options)
+            made = gather(layout, **options)
     from apc_tools.contract.validate import rooted, run_validate
 
-    here = options["cwd"]
     found = rooted(
         run_validate(
-            paths,
+            layout.paths,
             profile=profile,
             config_path=config_path,
-            cwd=here,
             inline_allow=inline_allow,
             selection=selection,
             cache=cache,
             gathered=made[1] if made else None,
+            layout=layout,
         ),
-        here,
+        layout,
     )
     if made is not None:
         store(made[0], found, memo=made[1])

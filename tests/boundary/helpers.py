@@ -10,6 +10,9 @@ import json
 import random
 import string
 from pathlib import Path
+from types import ModuleType
+
+import pytest
 
 from apc_tools.boundary import Options, Outcome, scan
 from apc_tools.findings import Finding
@@ -41,6 +44,23 @@ def repo(tmp: Path, files: dict[str, str | bytes], name: str = "repo") -> Path:
     root = init(tmp / name)
     commit(root, files, "initial")
     return root
+
+
+def live_clis(tmp: Path) -> tuple[ModuleType, Path, Path]:
+    """The conformance harness with its installed CLIs (else the test is skipped), and a
+    fresh project (holding one file) and HOME under ``tmp`` for one run."""
+    harness = pytest.importorskip("tests.conformance.harness")
+    from tests.conformance.installer import replay_only
+
+    skipped = replay_only()
+    if skipped:
+        pytest.skip(skipped)
+    if harness.binaries() is None:
+        pytest.skip("the conformance CLIs are not installed")
+    project, home = tmp / "proj", tmp / "home"
+    project.mkdir()
+    (project / "a.txt").write_text("hello\n")
+    return harness, project, home
 
 
 def run(root: Path, **options: object) -> Outcome:

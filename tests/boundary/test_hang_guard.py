@@ -107,3 +107,46 @@ def test_pathological_inputs_end(family: str) -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "ok"
+
+
+# --------------------------------------------------------------------------- decompression work
+
+BOMBS = 400  # issue 30 item 13: 400 tiny bzip2 blobs that each expand to 8 MiB of blank space
+
+
+def test_decompression_work_is_bounded_by_what_blobs_expand_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a budget of decompressed bytes the scan decompressed 400 x 8 MiB (3.2 GB from
+    40 KB of blobs, 34x the time of plain blobs of the same size). The work is counted in bytes
+    decompressed (``decode.Stats``), never timed: at most the scan's budget plus what the
+    compressed bytes earn; what the budget cut is an error naming each blob (never a pass), and a
+    session compressed the usual way after them is still found (its own bytes pay for it)."""
+    import bz2
+
+    from apc_tools.boundary import decode
+    from tests.boundary.helpers import CLAUDE, findings, repo
+    from tests.conftest import run_apc
+
+    blank = bz2.compress(b" " * (8 << 20))
+    files: dict[str, str | bytes] = {
+        f"data/pad-{n:03}.bz2": blank + bz2.compress(b"%d\n" % n) for n in range(BOMBS)
+    }
+    files["zz/session.jsonl.bz2"] = bz2.compress(CLAUDE.encode())
+    compressed = sum(len(v) for v in files.values())
+    assert compressed < 100_000  # tiny blobs: 3.2 GB of work without the budget
+    root = repo(tmp_path, files)
+    monkeypatch.setenv("APC_POOL_WORKERS", "1")  # one process: its counter is the whole scan
+    before = decode.Stats.decoded
+    found = findings(root, cache=False)
+    work = decode.Stats.decoded - before
+    bound = decode.SCAN_BUDGET + decode.EARNED * compressed + decode.BLOB_BUDGET
+    assert work <= bound, (work, bound)
+    assert bound < BOMBS * (8 << 20) // 4  # the bound means something: a quarter at most
+    assert "BTR001" in {f.rule for f in found if f.path == "zz/session.jsonl.bz2"}
+    cut = {f.path for f in found if f.rule == "BIO006" and f.severity.value == "error"}
+    read = BOMBS - len(cut)
+    assert read * (8 << 20) <= bound and len(cut) >= BOMBS // 2, (read, len(cut))
+    assert all("decoding budget" in f.message for f in found if f.rule == "BIO006")
+    done = run_apc(root, "boundary", "--no-cache", timeout=600)
+    assert done.returncode == 1 and "error BIO006" in done.stdout

@@ -44,7 +44,7 @@ from apc_tools.boundary.rules import RULES
 from apc_tools.report.json_out import render_json
 from tests.boundary.cases import build_boundary_case
 from tests.boundary.helpers import init, run, token
-from tests.conftest import GIT_ENV, git, needs_shared
+from tests.conftest import GIT_ENV, git, needs_shared, write_tree
 
 CASES = Path(__file__).parents[1] / "cases"
 TRANSCRIPTS = Path(__file__).parents[2] / ".." / "shared" / "corpus" / "transcripts"
@@ -209,6 +209,16 @@ def disguised() -> Iterator[tuple[str, bytes]]:
     import yaml
 
     yield "src/session.yaml", yaml.safe_dump(records).encode()
+    # issue 30 items 9-14: members, layers, damage, a late notebook output, a YAML list
+    yield "src/members.py", gzip.compress(b"\n" * 5000) + gzip.compress(data)
+    yield "src/streams.py", bz2.compress(b"\n" * 5000) + bz2.compress(data)
+    yield "src/layers.py", gzip.compress(gzip.compress(gzip.compress(data)))
+    crc = bytearray(gzip.compress(data))
+    crc[-8] ^= 0xFF
+    yield "src/crc.py", bytes(crc)
+    late = [{"text": f"{n}\n"} for n in range(4999)] + [{"text": SESSION}]
+    yield "src/late.ipynb", json.dumps({"cells": [{"outputs": late}], "nbformat": 4}).encode()
+    yield "src/yaml_list.py", "".join(f"- {json.dumps(r)}\n" for r in records).encode()
     for codec in ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"):
         yield f"src/{codec}.py", SESSION.encode(codec)
     # a BOM, then 9000 bytes of text with no NUL and no ASCII literal, then the session
@@ -258,6 +268,10 @@ def test_disguised_sessions_and_stores(tmp_path: Path, monkeypatch: pytest.Monke
     for path in ("src/gz.py", "src/b64.py", "src/b64gz.py", "src/utf-16-le.py", "src/bom16.py"):
         assert ("BTR001", path) in at, path
     assert ("BTR001", "src/escaped.py") in at
+    for path in ("members", "streams", "layers", "crc", "yaml_list"):
+        assert ("BTR001", f"src/{path}.py") in at, path
+    assert ("BIO007", "src/crc.py") in at
+    assert ("BTR001", "src/late.ipynb") in at
     assert ("BDB001", "data/app.db") in at
     assert ("BIO001", "src/big.py") in at
     assert ("BIO003", "src/lfs.bin") in at
@@ -411,6 +425,8 @@ DECLARED: dict[str, tuple[bytes, ...] | None] = {
     "BDB": None,  # binary: a NUL in the head (stores.NEEDLES holds one)
     "BIO001": None,  # the read part (above the limit)
     "BIO005": None,  # binary (compressed)
+    "BIO006": WRAPPED,  # compressed (binary), nested, a notebook (always read)
+    "BIO007": WRAPPED,  # compressed (binary), or base64 of gzip
 }
 PATH_ONLY = ("BPA", "BIO002", "BPL")
 
@@ -520,3 +536,32 @@ def test_the_fast_matcher_agrees_with_the_plain_one() -> None:
     samples += [b"", b"def f():\n    return 1\n", bytes(range(1, 256)) * 3, b'"sessio"n"']
     for data in samples:
         assert fast(data) == prefilter.plain_matcher(data), data
+
+
+def test_stores_and_sessions_by_content_are_the_same_in_every_mode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.boundary import test_content_rules as shapes
+
+    db = shapes.database(tmp_path, shapes.CRUSH_SCHEMA, wal=True)
+    files: dict[str, str | bytes] = {
+        "data/agent.db": db[""],
+        "data/agent.db-wal": db["-wal"],
+        "data/agent.db-shm": db["-shm"],
+        "state/graph.pckl": shapes._langgraph_pickle(True),
+        "notes/goose.jsonl": shapes.GOOSE,
+        "history/fluux.jsonl": shapes.FLUUX,
+        "export/thread.json": shapes.ZED_THREAD,
+        "docs/logs.json": shapes.PROMPT_LOG,
+        "chats/session.json": shapes._gemini_chat(2600),
+        "tests/fixtures/request.json": shapes.REQUEST,
+    }
+    root = init(tmp_path / "repo")
+    write_tree(root, files)
+    commit_all(root)
+    report = same_everywhere(root, monkeypatch)
+    at = {(f["rule"], f["path"]) for f in findings_of(report)}
+    for path in files:
+        if path != "tests/fixtures/request.json":
+            assert {"BDB001", "BTR001"} & {r for r, p in at if p == path}, path
+    check_needles(root, report)

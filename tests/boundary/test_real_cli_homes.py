@@ -11,10 +11,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 from apc_tools.findings import Finding, Severity
-from tests.boundary.helpers import findings, repo
+from tests.boundary.helpers import findings, live_clis, repo
 
 DATA = Path(__file__).parent / "data" / "cli-home-files.txt"
 
@@ -50,17 +48,7 @@ def test_the_files_the_clis_wrote_are_errors_in_a_dotfiles_repository(tmp_path: 
 
 
 def test_live_cli_homes(tmp_path: Path) -> None:
-    harness = pytest.importorskip("tests.conformance.harness")
-    from tests.conformance.installer import replay_only
-
-    skipped = replay_only()
-    if skipped:
-        pytest.skip(skipped)
-    if harness.binaries() is None:
-        pytest.skip("the conformance CLIs are not installed")
-    project, home = tmp_path / "proj", tmp_path / "home"
-    project.mkdir()
-    (project / "a.txt").write_text("hello\n")
+    harness, project, home = live_clis(tmp_path)
     runs = (
         (harness.run_claude, harness.ToolCall("Bash", {"command": "ls"})),
         (harness.run_codex, harness.ToolCall("exec_command", {"cmd": "ls"})),

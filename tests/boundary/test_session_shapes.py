@@ -195,7 +195,11 @@ def test_compressed_non_session_data_passes(tmp_path: Path) -> None:
     files = {name: gzip.compress(b'{"a": 1}\n' * 100, mtime=0) for name in ("d.json.gz",)}
     files["x.xz"] = lzma.compress(b"plain text\n")
     files["broken.gz"] = b"\x1f\x8b\x08\x00garbage"
-    assert findings(repo(tmp_path, files)) == []
+    found = findings(repo(tmp_path, files))
+    # a damaged archive is never silently clean (issue 30 item 11): a warning, nothing else
+    assert [(f.rule, f.path, f.severity) for f in found] == [
+        ("BIO007", "broken.gz", Severity.WARNING)
+    ]
 
 
 def test_zstd_without_a_zstd_module_is_reported_as_not_inspected(
@@ -291,7 +295,7 @@ def test_nul_bytes_do_not_make_a_session_binary(tmp_path: Path) -> None:
 def test_a_wrapper_of_endless_blank_space_is_reported_not_passed(tmp_path: Path) -> None:
     blank = bz2.compress(b" " * (disguise.PADDING + disguise.LIMIT) + CLAUDE.encode())
     found = one("s.jsonl.bz2", blank, tmp_path)
-    assert [f.rule for f in found] == ["BIO005"]
+    assert [(f.rule, f.severity) for f in found] == [("BIO006", Severity.ERROR)]
     assert "blank space" in found[0].message
 
 
@@ -387,7 +391,11 @@ def test_broken_wrappers_are_no_traceback_and_no_finding(tmp_path: Path) -> None
         "b64.txt": "eyJ" + "!" * 100,
     }
     found = findings(repo(tmp_path, files))
-    assert {f.path for f in found} <= {"cut.gz"}
+    # damaged archives are warnings (issue 30 item 11); the broken text wrappers are nothing
+    assert {f.path for f in found if f.rule != "BIO007"} <= {"cut.gz"}
+    damaged = {f.path for f in found if f.rule == "BIO007"}
+    assert damaged == {"cut.gz", "bad.xz"}, found
+    assert all(f.severity is Severity.WARNING for f in found if f.rule == "BIO007")
 
 
 def test_a_session_in_a_large_notebook_with_images(tmp_path: Path) -> None:
@@ -406,24 +414,30 @@ def test_a_zstd_session_when_a_zstd_module_is_installed(tmp_path: Path) -> None:
     assert "BIO005" not in {f.rule for f in found}
 
 
-def test_a_session_behind_more_blank_padding_than_the_read_limit_is_a_warning(
+def test_a_session_behind_more_blank_padding_than_the_read_limit_is_not_a_pass(
     tmp_path: Path,
 ) -> None:
     """Past the read limit the gate cannot see the session; blank space all the way to the limit
-    is what hiding looks like, so the note is a warning, not info. A large file with content in
-    its head keeps the info note."""
+    is what hiding looks like, so the note is a warning, not info, and in a file of records (a
+    JSON reader skips the padding and reads the session) an error (issue 30 item 15). A large
+    file with content in its head keeps the info note."""
     cap = tmp_path / "cap.yaml"
     cap.write_text("version: 1\nboundary:\n  max_blob_bytes: 100000\n")
     root = repo(
         tmp_path,
         {
             "logs/padded.jsonl": "\n" * 150_000 + CLAUDE,
+            "logs/padded.json": " " * 150_000 + CLAUDE,
+            "logs/padded.txt": "\n" * 150_000 + CLAUDE,
             "data/big.csv": "a,b\n" + "1,2\n" * 40_000,
         },
     )
     found = findings(root, config=cap)
-    padded = [f for f in found if f.path == "logs/padded.jsonl"]
-    assert [(f.rule, f.severity) for f in padded] == [("BIO001", Severity.WARNING)], padded
-    assert "all blank" in padded[0].message
+    for path in ("logs/padded.jsonl", "logs/padded.json"):
+        padded = [f for f in found if f.path == path]
+        assert [(f.rule, f.severity) for f in padded] == [("BIO001", Severity.ERROR)], padded
+        assert "all blank" in padded[0].message
+    text = [f for f in found if f.path == "logs/padded.txt"]
+    assert [(f.rule, f.severity) for f in text] == [("BIO001", Severity.WARNING)], text
     big = [f for f in found if f.path == "data/big.csv"]
     assert [(f.rule, f.severity) for f in big] == [("BIO001", Severity.INFO)], big

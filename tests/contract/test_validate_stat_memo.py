@@ -48,7 +48,8 @@ def _settle() -> None:
 
 def _gathered(root: Path) -> listing.Gathered:
     with Cache.open(warm.NAMESPACE) as opened:
-        made = warm.gather([root], report=root, cwd=root, selection=Selection((), ()), store=opened)
+        layout = listing.layout_of([root], root, report=root)
+        made = warm.gather(layout, selection=Selection((), ()), store=opened)
     assert made is not None
     return made[1]
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from apc_tools.contract import warm
+from apc_tools.contract.listing import Layout, layout_of
 from apc_tools.contract.validate import rooted, run_validate
 from apc_tools.core import cache as store
 from apc_tools.report.json_out import render_json
@@ -29,12 +30,17 @@ def _text(found: warm.Validation) -> str:
     return render_json(found.result) + json.dumps([found.listed, found.skipped])
 
 
+def _layout(targets: list[Path], work: Path) -> Layout:
+    return layout_of(targets, work, warm.report_root(work.resolve()))
+
+
 def _reference(targets: list[Path], work: Path, profile: str | None = None) -> str:
-    return _text(rooted(run_validate(targets, profile=profile, cwd=work, batch=False), work))
+    layout = _layout(targets, work)
+    return _text(rooted(run_validate(targets, profile=profile, cwd=work, batch=False), layout))
 
 
 def _key(targets: list[Path], work: Path, profile: str | None = None) -> bytes | None:
-    made = warm.gather(targets, report=warm.report_root(work.resolve()), profile=profile, cwd=work)
+    made = warm.gather(_layout(targets, work), profile=profile)
     return None if made is None else made[0]
 
 
