@@ -107,6 +107,11 @@ def _flushed() -> bool:
 def main() -> None:
     """``apc``: a warm `apc validate` answered here, everything else by the click group."""
     args = sys.argv[1:]
+    if args == ["lsp"]:  # the language server answers initialize before importing click
+        from apc_tools import lsp
+
+        if lsp.missing() is None:
+            sys.exit(lsp.serve())
     if args[:1] == ["validate"]:
         options = parse(args[1:])
         if options is not None and usual():

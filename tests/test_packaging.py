@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tarfile
 import tomllib
+from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
@@ -36,12 +37,11 @@ def tracked_files() -> list[str]:
     return checkout_files(REPO_ROOT)
 
 
-@pytest.fixture(scope="module")
-def sdist(tmp_path_factory: pytest.TempPathFactory) -> tarfile.TarFile:
-    files = tracked_files()
-    tmp = tmp_path_factory.mktemp("sdist")
+def build(kind: str, tmp: Path) -> Path:
+    """``python -m build --<kind>`` (sdist, wheel) of a copy of the checkout's files in
+    ``tmp``; the folder of what it built."""
     src = tmp / "src"
-    for rel in files:
+    for rel in tracked_files():
         source = REPO_ROOT / rel
         if not source.exists() and not source.is_symlink():
             continue  # deleted in the work tree, still in the index
@@ -49,13 +49,18 @@ def sdist(tmp_path_factory: pytest.TempPathFactory) -> tarfile.TarFile:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target, follow_symlinks=False)
     done = subprocess.run(
-        [sys.executable, "-m", "build", "--sdist", "-o", str(tmp / "dist"), str(src)],
+        [sys.executable, "-m", "build", f"--{kind}", "-o", str(tmp / "dist"), str(src)],
         capture_output=True,
         text=True,
         timeout=600,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    [built] = (tmp / "dist").glob("apc_tools-*.tar.gz")
+    return tmp / "dist"
+
+
+@pytest.fixture(scope="module")
+def sdist(tmp_path_factory: pytest.TempPathFactory) -> tarfile.TarFile:
+    [built] = build("sdist", tmp_path_factory.mktemp("sdist")).glob("apc_tools-*.tar.gz")
     assert built.name == f"apc_tools-{__version__}.tar.gz"
     return tarfile.open(built)
 

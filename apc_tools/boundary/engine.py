@@ -79,7 +79,8 @@ def scan(options: Options, progress: Progress | None = None) -> Outcome:
 
 
 def _scan(repo: Repo, options: Options, progress: Progress | None) -> Outcome:
-    with Cache.open(verdicts.LISTING, enabled=options.cache) as listing:
+    judged = verdicts.judged(repo, options.mode, options.rev_range)
+    with Cache.open(verdicts.LISTING, enabled=options.cache, judged=judged) as listing:
         return _scan_with(repo, options, progress, listing)
 
 
@@ -99,8 +100,8 @@ def _scan_with(repo: Repo, options: Options, progress: Progress | None, listing:
         secrets == "all", options.inline_allow, settings.max_blob_bytes, settings.paths
     )
     with (
-        Cache.open(verdicts.BLOBS, enabled=options.cache) as store,
-        Cache.open(subtrees.TREES, enabled=head is not None) as tree_store,
+        Cache.open(verdicts.BLOBS, enabled=options.cache, judged=listing.judged) as store,
+        Cache.open(subtrees.TREES, enabled=head is not None, judged=listing.judged) as tree_store,
         blobs.LazyReader(repo) as reader,
     ):
         trees = None

@@ -198,7 +198,7 @@ _CREATE = re.compile(
     re.IGNORECASE,
 )
 _COMMENT = re.compile(r"--[^\n]*|/\*.*?(?:\*/|$)", re.DOTALL)
-_WORD = re.compile(r"""\s*["`\[]?([\w$]+)""")
+_WORD = re.compile(r"""["`\[]?([\w$]+)""")  # after the definition's leading blanks
 _CONSTRAINTS = frozenset({"primary", "foreign", "unique", "check", "constraint"})
 
 
@@ -229,7 +229,7 @@ def _columns(sql: str, start: int) -> tuple[str, ...]:
     columns.append("".join(item))
     out = []
     for definition in columns:
-        word = _WORD.match(definition)
+        word = _WORD.match(definition.lstrip())
         if word and word.group(1).casefold() not in _CONSTRAINTS:
             out.append(word.group(1).casefold())
     return tuple(out)

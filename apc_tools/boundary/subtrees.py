@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 from apc_tools.boundary.paths import HOME_SEGMENTS
 from apc_tools.boundary.verdicts import findings_of
 from apc_tools.core import git as gitio
-from apc_tools.core.cache import Cache, text_keyer
+from apc_tools.core.cache import UNDECODABLE, Cache, text_keyer
 from apc_tools.core.git import Entry, Repo, TreeReader
 from apc_tools.findings import Finding
 
@@ -171,7 +171,7 @@ def load(value: bytes, commit: str | None) -> Stored | None:
             if count < 0 or count > files:
                 return None
         out = findings_of(rows, commit)
-    except (ValueError, TypeError, UnicodeDecodeError):
+    except UNDECODABLE:
         return None
     return files, out, children
 

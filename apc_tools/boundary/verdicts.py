@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from apc_tools.core.cache import Cache, keyer, text_keyer
+from apc_tools.core.cache import UNDECODABLE, Cache, Judged, keyer, text_keyer
 from apc_tools.core.git import SUBMODULE_MODE, SYMLINK_MODE, Commit, Entry, Repo
 from apc_tools.findings import Finding, Severity, changed
 
@@ -62,6 +62,16 @@ def context(
     )
 
 
+def judged(repo: Repo, mode: str, rev_range: str | None) -> Judged:
+    """What a scan in ``mode`` judges, for :func:`apc_tools.core.cache.refusal`: the work
+    tree, and the commits of a range (after ``--end-of-options``: a range is never an option
+    of git's; the history's commits, every ref's, are asked in every mode)."""
+    revs: tuple[str, ...] = ()
+    if mode == "range" and rev_range:
+        revs = ("--end-of-options", rev_range)
+    return Judged((repo.root,), revs)
+
+
 def dump(findings: Sequence[Finding]) -> bytes:
     if not findings:  # most blobs
         return b"[]"
@@ -90,7 +100,7 @@ def load(value: bytes, entry: Entry) -> list[Finding] | None:
             )
             for rule, severity, message, line, column, identity in rows
         ]
-    except (ValueError, TypeError, UnicodeDecodeError):
+    except UNDECODABLE:
         return None  # never trusted: the blob is read and inspected instead
 
 
@@ -121,7 +131,7 @@ def load_run(value: bytes) -> list[Finding] | None:
     """The raw findings of a stored whole scan (None when the value is not one)."""
     try:
         return findings_of(json.loads(value.decode("utf-8", "surrogatepass")), None)
-    except (ValueError, TypeError, UnicodeDecodeError):
+    except UNDECODABLE:
         return None  # never trusted: the scan runs
 
 

@@ -4,8 +4,8 @@ goes through :func:`apc_tools.report.escape.escape` (findings in the renderers, 
 lines in :func:`apc_tools.cli.common.fail`).
 
 One module per command (``validate``, ``boundary``, ``check``, ``repair``, ``init``, ``rules``,
-``schema``), the options and output they share in :mod:`apc_tools.cli.common`; this module is
-the group, :func:`main`, which holds them.
+``schema``, ``lsp``), the options and output they share in :mod:`apc_tools.cli.common`; this
+module is the group, :func:`main`, which holds them.
 
 Start-up is kept light: each command imports the library modules it needs inside its body, so
 ``apc --version`` loads click and nothing heavy (tests/test_architecture.py checks it).
@@ -27,7 +27,7 @@ from typing import Any
 import click
 
 from apc_tools import __version__
-from apc_tools.cli import boundary, check, init, repair, rules, schema, validate
+from apc_tools.cli import boundary, check, init, lsp, repair, rules, schema, validate
 from apc_tools.cli.common import fail
 from apc_tools.report.escape import escape
 
@@ -91,5 +91,6 @@ for command in (
     boundary.boundary,
     check.check,
     repair.repair,
+    lsp.lsp,
 ):
     main.add_command(command)

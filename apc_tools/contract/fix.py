@@ -29,7 +29,7 @@ import stat
 import tempfile
 import textwrap
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from json.decoder import scanstring  # type: ignore[attr-defined]
@@ -667,6 +667,9 @@ def _kinds(unsafe: bool) -> frozenset[str]:
 
 
 def _read_raw(path: Path) -> bytes | None:
+    given = io.overlay_bytes(path)  # an editor's buffer (plan_fixes with texts)
+    if given is not None:
+        return given[: io.MAX_BYTES + 1]
     try:
         if path.is_symlink() or not path.is_file():
             return None
@@ -870,11 +873,26 @@ def plan_fixes(
     profile: str | None = None,
     config_path: Path | None = None,
     cwd: Path | None = None,
+    texts: Mapping[Path, bytes] | None = None,
     selection: Selection | None = None,
 ) -> FixOutcome:
     """Every fix for the findings `apc validate PATHS` reports (safe ones; unsafe ones too with
-    ``unsafe``), planned and verified but not written (see :func:`write_fixes`). ``selection``
-    (``--select``/``--ignore``) limits the fixes exactly as it limits the report, as ruff's."""
+    ``unsafe``), planned and verified but not written (see :func:`write_fixes`). ``texts``:
+    bytes that stand in for the files at those paths (an editor's unsaved buffers), as in
+    :func:`apc_tools.contract.validate.run_validate`. ``selection`` (``--select``/``--ignore``)
+    limits the fixes exactly as it limits the report, as ruff's."""
+    with io.overlaid(texts):
+        return _plan_fixes(paths, unsafe, profile, config_path, cwd, selection)
+
+
+def _plan_fixes(
+    paths: Sequence[Path],
+    unsafe: bool,
+    profile: str | None,
+    config_path: Path | None,
+    cwd: Path | None,
+    selection: Selection | None,
+) -> FixOutcome:
     from apc_tools.contract.validate import start_run
 
     layout, scans, policy = start_run(paths, profile, config_path, cwd)

@@ -21,6 +21,7 @@ from typing import Any
 
 from apc_tools.contract.checks.rule_files import RuleGlobs
 from apc_tools.contract.inline import Allowances
+from apc_tools.core.cache import UNDECODABLE
 from apc_tools.findings import Finding, Severity
 
 # Kinds whose checks read nothing but the file itself (its path, kind, text and the profile):
@@ -82,7 +83,8 @@ class Outcome:
             "u": self.unread,
             "f": self.in_full,
         }
-        return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        # ASCII JSON: a name that is not UTF-8 (surrogate escapes) is stored as \udcff escapes
+        return json.dumps(data, separators=(",", ":")).encode("ascii")
 
     @classmethod
     def from_bytes(cls, rel: str, kind: str, path: str, raw: bytes) -> Outcome | None:
@@ -111,7 +113,7 @@ class Outcome:
                 bool(data["u"]),
                 bool(data["f"]),
             )
-        except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+        except UNDECODABLE:
             return None
 
 

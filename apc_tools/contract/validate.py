@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path, PurePosixPath
@@ -55,7 +55,7 @@ from apc_tools.contract.project import (
 )
 from apc_tools.core import detect
 from apc_tools.core import files as io
-from apc_tools.core.cache import Cache
+from apc_tools.core.cache import Cache, Judged
 from apc_tools.core.cache import key as cache_key
 from apc_tools.core.cache import keyer as cache_keyer
 from apc_tools.core.parse import (
@@ -397,6 +397,15 @@ def _load_batch(
     return loaded, found
 
 
+# The Outcomes of this process's runs by their result-cache key, for a long-lived caller that
+# validates the same tree again and again (`apc lsp`, on each change): the key is the cache's,
+# so an Outcome found here is the one the cache holds (like it, without a rule file's dead
+# globs, which depend on the file list), without the lookup and the decoding.
+# None (a command's run) keeps none; only with the cache on.
+MEMO: dict[bytes, Outcome] | None = None
+MEMO_LIMIT = 100_000
+
+
 def _outcomes(
     jobs: Sequence[_Job], profile: str, store: Cache, run: str, meanwhile: Callable[[], None]
 ) -> None:
@@ -406,17 +415,25 @@ def _outcomes(
     from apc_tools.core import pool
 
     known: dict[bytes, bytes] = {}
+    memo = MEMO if store.enabled else None
+    if memo is not None and len(memo) > MEMO_LIMIT:
+        memo.clear()
     if store.enabled and jobs:
         make = cache_keyer("validate", run)  # the common parts hashed once
         for job in jobs:
             root = str(job.loaded.project.root)
             digest = bytes.fromhex(job.digest) if job.digest else hashlib.sha256(job.data).digest()
             job.key = make(root, job.shown, job.rel, job.kind, digest)
-        known = store.get_many([job.key for job in jobs])
+        asked = [job.key for job in jobs if memo is None or job.key not in memo]
+        known = store.get_many(asked) if asked else {}
     missing: list[_Job] = []
     for job in jobs:
-        raw = known.get(job.key)
-        outcome = Outcome.from_bytes(job.rel, job.kind, job.shown, raw) if raw else None
+        outcome = memo.get(job.key) if memo is not None else None
+        if outcome is None:
+            raw = known.get(job.key)
+            outcome = Outcome.from_bytes(job.rel, job.kind, job.shown, raw) if raw else None
+            if outcome is not None and memo is not None:
+                memo[job.key] = outcome
         if outcome is None:
             missing.append(job)
         else:
@@ -443,6 +460,8 @@ def _outcomes(
     computed = pool.map_items(work, len(missing), costs, meanwhile, preload if yaml else None)
     for job, (outcome, _) in zip(missing, computed, strict=True):
         job.loaded.entries[job.index] = outcome
+        if memo is not None:  # as the cache holds it: without the dead globs of this listing
+            memo[job.key] = replace(outcome, dead=None)
     if keep:
         pairs = zip(missing, computed, strict=True)
         store.put_many({job.key: raw for job, (_, raw) in pairs})
@@ -612,7 +631,8 @@ def _run_scan(
             layouts, scan.found = given[0], list(given[1])
         else:
             layouts, scan.found = _layout(scan.root, layout.cwd, policy, extra)
-        with Cache.open("validate", enabled=use_cache) as store:
+        judged = Judged((scan.root,))
+        with Cache.open("validate", enabled=use_cache, judged=judged) as store:
             run = _run_digest(policy, profile) if store.enabled else ""
             loaded, problems = _load_batch(layouts, profile, store, run, gathered)
             scan.found += problems
@@ -732,6 +752,7 @@ def run_validate(
     batch: bool = True,
     gathered: Gathered | None = None,
     layout: Layout | None = None,
+    texts: Mapping[Path, bytes] | None = None,
 ) -> Validation:
     """Validate the projects holding ``paths`` (default: the project around ``cwd``) with
     their full context, and keep the findings about files under ``paths``.
@@ -746,8 +767,37 @@ def run_validate(
     (:mod:`apc_tools.core.cache`) out of the run (``APC_NO_CACHE`` too). ``batch`` False
     parses every file in full in this process, without cache or pool: the reference the
     batch run (:func:`_load_batch`) is tested against. ``layout``: the run's layout when the
-    caller decided it (``paths`` and ``cwd`` are then its own).
+    caller decided it (``paths`` and ``cwd`` are then its own). ``texts`` (absolute path ->
+    bytes) stand in for the contents on disk of those files (`apc lsp`: an editor's unsaved
+    buffers), read as the disk would be (:func:`apc_tools.core.files.overlaid`).
     """
+    with io.overlaid(texts):
+        return _run_validate(
+            paths,
+            profile,
+            config_path,
+            cwd,
+            inline_allow,
+            selection,
+            cache,
+            batch,
+            gathered,
+            layout,
+        )
+
+
+def _run_validate(
+    paths: Sequence[Path],
+    profile: str | None,
+    config_path: Path | None,
+    cwd: Path | None,
+    inline_allow: bool,
+    selection: Selection | None,
+    cache: bool,
+    batch: bool,
+    gathered: Gathered | None,
+    layout: Layout | None,
+) -> Validation:
     layout, scans, policy = start_run(paths, profile, config_path, cwd, layout)
     cwd = layout.cwd
     if selection is not None:

@@ -50,10 +50,11 @@ from apc_tools.contract.listing import (
 )
 from apc_tools.contract.project import MARKETPLACE, disk_answer, kinds_of
 from apc_tools.core import files as io
+from apc_tools.core.cache import UNDECODABLE
 from apc_tools.findings import CannotRun, Finding, Result, Severity
 
 if TYPE_CHECKING:  # pragma: no cover
-    from apc_tools.core.cache import Cache
+    from apc_tools.core.cache import Cache, Judged
     from apc_tools.core.selection import Selection
 
 FORMAT = "2"  # the layout of a stored whole-run result (part of the key)
@@ -209,7 +210,7 @@ def _load_memos(store: Cache | None, tops: Sequence[str]) -> dict[str, dict[str,
     for k, raw in store.get_many(list(keys)).items():
         try:
             data = json.loads(raw)
-        except ValueError:
+        except UNDECODABLE:
             continue
         entries = data.get("e") if isinstance(data, dict) else None
         if isinstance(entries, dict):
@@ -364,7 +365,7 @@ def _gather_and_ask(
     whole-run result under its key (its memos kept when it is there)."""
     from apc_tools.core.cache import Cache
 
-    with Cache.open(NAMESPACE) as opened:
+    with Cache.open(NAMESPACE, judged=judged_of(layout)) as opened:
         made = gather(layout, **options, store=opened)
         hit = _lookup_in(opened, made[0]) if made is not None else None
         if hit is not None and made is not None:
@@ -455,18 +456,28 @@ def validate_tree(
         layout,
     )
     if made is not None:
-        store(made[0], found, memo=made[1])
+        store(made[0], found, memo=made[1], judged=judged_of(layout))
     return found
 
 
-def lookup(key: bytes | None, *, enabled: bool = True) -> Validation | None:
+def judged_of(layout: Layout) -> Judged:
+    """What a run of ``layout`` judges (the result cache must stay out of it:
+    :func:`apc_tools.core.cache.refusal`): the report root and each project root."""
+    from apc_tools.core.cache import Judged
+
+    return Judged(tuple(dict.fromkeys([layout.report_root(), *(g.root for g in layout.groups)])))
+
+
+def lookup(
+    key: bytes | None, *, enabled: bool = True, judged: Judged | None = None
+) -> Validation | None:
     """The stored whole-run result under ``key``, when every disk answer it depends on is
     still the same; else None."""
     if key is None:
         return None
     from apc_tools.core.cache import Cache
 
-    with Cache.open(NAMESPACE, enabled=enabled) as opened:
+    with Cache.open(NAMESPACE, enabled=enabled, judged=judged) as opened:
         return _lookup_in(opened, key)
 
 
@@ -484,7 +495,12 @@ def _lookup_in(opened: Cache, key: bytes) -> Validation | None:
 
 
 def store(
-    key: bytes | None, found: Validation, *, enabled: bool = True, memo: Gathered | None = None
+    key: bytes | None,
+    found: Validation,
+    *,
+    enabled: bool = True,
+    memo: Gathered | None = None,
+    judged: Judged | None = None,
 ) -> None:
     """Keep ``found`` (a run made on exactly the data of ``key``: :class:`Gathered`) under
     ``key`` when the run can be answered whole, and the stat memo of ``memo``."""
@@ -492,7 +508,7 @@ def store(
         return
     from apc_tools.core.cache import Cache
 
-    with Cache.open(NAMESPACE, enabled=enabled) as cache:
+    with Cache.open(NAMESPACE, enabled=enabled, judged=judged) as cache:
         if not cache.enabled:
             return
         if found.probes is not None:
@@ -547,7 +563,8 @@ def to_bytes(found: Validation) -> bytes:
         "a": [_finding_out(f) for f in found.allowed],
         "p": None if found.probes is None else [list(p) for p in found.probes],
     }
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    # ASCII JSON: a name that is not UTF-8 (surrogate escapes) is stored as \udcff escapes
+    return json.dumps(data, separators=(",", ":")).encode("ascii")
 
 
 def from_bytes(raw: bytes) -> Validation | None:
@@ -570,5 +587,5 @@ def from_bytes(raw: bytes) -> Validation | None:
             if probes is None
             else tuple((str(r), str(q), str(rel), bool(a)) for r, q, rel, a in probes),
         )
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+    except UNDECODABLE:
         return None

@@ -9,6 +9,9 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,6 +122,57 @@ def check_link(abspath: Path, root: Path, display: str) -> Finding | None:
     return None
 
 
+# Texts that stand in for some files' bytes on disk (an editor's unsaved buffers, apc lsp):
+# absolute path (folders resolved) -> bytes. Read by read_bytes; see :func:`overlaid`.
+_OVERLAY: ContextVar[tuple[Mapping[str, bytes], frozenset[str]] | None] = ContextVar(
+    "apc_overlay", default=None
+)
+
+
+def overlay_key(path: Path | str) -> str:
+    """The key of ``path`` in an overlay: absolute, its folders resolved (the file itself is
+    not: a symlink stays a symlink, and is read from disk as such)."""
+    full = os.path.abspath(path)
+    return os.path.join(os.path.realpath(os.path.dirname(full)), os.path.basename(full))
+
+
+@contextmanager
+def overlaid(texts: Mapping[Path, bytes] | None) -> Iterator[None]:
+    """Within the block, :func:`read_bytes` gives ``texts[path]`` in place of the bytes on disk
+    of each regular file (or missing file) named there, as if the file held them: the same
+    size limit, the same findings. A path that is a symlink or not a file is read from disk."""
+    if not texts:
+        yield
+        return
+    keyed = {overlay_key(path): data for path, data in texts.items()}
+    names = frozenset(os.path.basename(key) for key in keyed)
+    token = _OVERLAY.set((keyed, names))
+    try:
+        yield
+    finally:
+        _OVERLAY.reset(token)
+
+
+def overlay_bytes(abspath: Path | str) -> bytes | None:
+    """The overlay's bytes for ``abspath`` (see :func:`overlaid`), or None: read the disk."""
+    overlay = _OVERLAY.get()
+    if overlay is None:
+        return None
+    texts, names = overlay
+    if os.path.basename(abspath) not in names:  # most files: one set test
+        return None
+    # the callers read the files of a resolved project root: the key is the path as given
+    # (its folders below the root are the project's own, not links: a walk does not follow them)
+    data = texts.get(os.path.abspath(abspath))
+    if data is None:
+        return None
+    try:
+        info = os.lstat(abspath)
+    except OSError:
+        return data  # an unsaved buffer of a file not (or no longer) on disk
+    return data if stat.S_ISREG(info.st_mode) else None
+
+
 def read_text(abspath: Path, root: Path, display: str) -> TextFile | Finding:
     """Read a contract file as UTF-8 text, or return the finding that says why not."""
     data = read_bytes(abspath, root, display)
@@ -130,7 +184,16 @@ def read_bytes(
 ) -> bytes | Finding:
     """The bytes of a contract file (at most :data:`MAX_BYTES`), or the finding that says why
     they cannot be read; :func:`decode` makes them text (one read serves a content hash and
-    the parse). ``stated`` is the file's ``os.lstat`` when the caller just made it."""
+    the parse). ``stated`` is the file's ``os.lstat`` when the caller just made it. Within
+    :func:`overlaid`, a file named there holds the overlay's bytes."""
+    given = overlay_bytes(abspath) if _OVERLAY.get() is not None else None
+    if given is not None:
+        if len(given) > MAX_BYTES:
+            return IO_TOO_LARGE.finding(
+                display,
+                f"file is {len(given)} bytes; the limit is {MAX_BYTES} (1 MiB), so it was not read",
+            )
+        return given
     info = stated
     if info is None:
         try:

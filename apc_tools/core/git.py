@@ -599,6 +599,16 @@ def ever_committed(repo: Repo, path: str) -> bool:
     return bool(out.strip())
 
 
+def ignored_paths(root: Path, paths: Sequence[str]) -> frozenset[str]:
+    """Which of ``paths`` (relative to the work tree's top ``root``) git ignores and does not
+    track (`git check-ignore`: an ignored file is not committed by `git add`)."""
+    if not paths:
+        return frozenset()
+    names = b"".join(os.fsencode(p) + b"\0" for p in paths)
+    out = run_status(root, ["check-ignore", "-z", "--stdin"], stdin=names, ok=(0, 1))
+    return frozenset(split_z(out))
+
+
 # --------------------------------------------------------------------------- blobs
 
 

@@ -112,7 +112,8 @@ def atomic_write(
     over ``path`` (the folder is fsynced after). An existing file keeps its permission bits. On
     any exception (SIGTERM too, under the CLI), the temporary file is removed and the exception
     re-raised: ``path`` is left as it was. A temporary file left by a killed run (SIGKILL) is
-    removed by the next write to the same file. ``keep``, if given, is asked after the last
+    removed by the next write to the same file (:func:`sweep`, which a repair that writes
+    nothing calls too). ``keep``, if given, is asked after the last
     chunk; when it returns False the temporary file is dropped and ``path`` is not touched.
 
     An existing target that is not a regular file is never replaced: a character device
@@ -365,8 +366,13 @@ def _write_through(
 _TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
 _TEMP_FLAGS |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 TEMP_SUFFIX = ".apc-tmp"
+TEMP_RANDOM = 12  # hex digits between the name and the suffix (_new_temporary)
 STALE_SECONDS = 5.0
 """A temporary file unlocked and unmodified for this long belongs to no live writer."""
+STARTED = time.time()
+"""When this run began (this module is imported before any write): an unlocked temporary file
+last written before it was left by a run that ended (``kill -9`` five times in a row leaves
+five, each younger than :data:`STALE_SECONDS` when the next run looks)."""
 
 
 def _new_temporary(dfd: int | None, name: str, folder: Path | None = None) -> tuple[int, str]:
@@ -375,7 +381,7 @@ def _new_temporary(dfd: int | None, name: str, folder: Path | None = None) -> tu
     importing tempfile, shutil and random on every run), and hold an advisory lock on it while
     it is written: the mark of a live writer. Returns the descriptor and the file's name."""
     for _ in range(100):
-        candidate = f".{name}.{os.urandom(6).hex()}{TEMP_SUFFIX}"
+        candidate = f".{name}.{os.urandom(TEMP_RANDOM // 2).hex()}{TEMP_SUFFIX}"
         try:
             if dfd is not None:
                 fd = os.open(candidate, _TEMP_FLAGS, 0o600, dir_fd=dfd)
@@ -409,19 +415,44 @@ def _readable(dfd: int) -> int | None:
         return None
 
 
-def _sweep(dfd: int, name: str) -> None:
-    """Remove the temporary files of ``name`` that a killed run left (SIGKILL, power loss):
-    those no process holds locked and nobody wrote to for :data:`STALE_SECONDS`."""
+def sweep(path: Path) -> None:
+    """Remove the temporary files a killed run left beside ``path`` (:func:`_sweep`), for a
+    run that writes nothing there (a session already repaired); never raises."""
     if os.name != "posix":
         return
+    try:
+        target = resolve_target(path)
+        dfd = os.open(target.parent, os.O_RDONLY | _WALK_FLAGS)
+    except (OSError, StoreError):
+        return
+    try:
+        _sweep(dfd, target.name)
+    finally:
+        os.close(dfd)
+
+
+def _is_temporary(entry: str, name: str) -> bool:
+    """``entry`` is named as :func:`_new_temporary` names a temporary file of ``name``."""
     prefix = f".{name}."
+    if not entry.startswith(prefix) or not entry.endswith(TEMP_SUFFIX):
+        return False
+    middle = entry[len(prefix) : len(entry) - len(TEMP_SUFFIX)]
+    return len(middle) == TEMP_RANDOM and not middle.strip("0123456789abcdef")
+
+
+def _sweep(dfd: int, name: str) -> None:
+    """Remove the temporary files of ``name`` that a killed run left (SIGKILL, power loss):
+    those of apc's own naming, regular files of this user that no process holds locked and
+    nobody wrote to since this run began (:data:`STARTED`) or for :data:`STALE_SECONDS`."""
+    if os.name != "posix":
+        return
     rfd = _readable(dfd)
     if rfd is None:
         return
     try:
         with suppress(OSError), os.scandir(rfd) as entries:
             for entry in entries:
-                if entry.name.startswith(prefix) and entry.name.endswith(TEMP_SUFFIX):
+                if _is_temporary(entry.name, name):
                     _remove_if_stale(dfd, entry.name)
     finally:
         os.close(rfd)
@@ -435,8 +466,9 @@ def _remove_if_stale(dfd: int, tmp: str) -> None:
         return
     try:
         info = os.fstat(fd)
-        old = time.time() - info.st_mtime >= STALE_SECONDS
-        if stat.S_ISREG(info.st_mode) and old and _lock(fd, blocking=False):
+        old = info.st_mtime < STARTED or time.time() - info.st_mtime >= STALE_SECONDS
+        mine = not hasattr(os, "getuid") or info.st_uid == os.getuid()
+        if stat.S_ISREG(info.st_mode) and old and mine and _lock(fd, blocking=False):
             with suppress(OSError):
                 os.unlink(tmp, dir_fd=dfd)
     finally:

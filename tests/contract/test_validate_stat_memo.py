@@ -214,34 +214,46 @@ def test_the_json_report_text_is_json_dumps_indent_2(value: object) -> None:
 def test_the_code_digest_lists_every_source_and_follows_an_edit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """core.cache._code: every ``.py`` of the package; an old file by its stat signature, which
-    an edit changes even with its mtime put back (its ctime moves)."""
+    """core.cache._code: every ``.py`` of the package, by content: a copy elsewhere (other
+    paths, inodes, times) has the same digest; an edit changes it even with its mtime put
+    back; a wheel's RECORD stands for a file only while the file is unchanged since."""
+    from apc_tools import __version__
     from apc_tools.core import cache
 
     package = Path(cache.__file__).resolve().parent.parent
     assert cache._sources(str(package)) == sorted(
         p.relative_to(package).as_posix() for p in package.rglob("*.py")
     )
-    copy = tmp_path / "apc_tools"
-    for rel in cache._sources(str(package)):
-        (copy / rel).parent.mkdir(parents=True, exist_ok=True)
-        (copy / rel).write_bytes((package / rel).read_bytes())
-    monkeypatch.setattr(cache, "__file__", str(copy / "core" / "cache.py"))
-    monkeypatch.setattr(cache, "CODE_RACY_NS", MARGIN)
+    copies = [tmp_path / name / "apc_tools" for name in ("one", "two")]
+    for copy in copies:
+        for rel in cache._sources(str(package)):
+            (copy / rel).parent.mkdir(parents=True, exist_ok=True)
+            (copy / rel).write_bytes((package / rel).read_bytes())
 
-    def digest() -> bytes:
+    def digest(copy: Path) -> bytes:
+        monkeypatch.setattr(cache, "__file__", str(copy / "core" / "cache.py"))
         monkeypatch.setattr(cache, "_code_digest", None)
         return cache._code()
 
-    fresh = digest()  # every file just written: digested by its bytes
+    one, two = copies
+    old = digest(one)
     _settle()
-    old = digest()  # by the signatures now
-    assert old == digest() != fresh
-    target = copy / "findings.py"
+    assert digest(one) == old == digest(two)
+    target = one / "findings.py"
     before = os.stat(target)
     target.write_bytes(target.read_bytes().replace(b"error", b"errox", 1))
     os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert digest() != old
+    assert digest(one) != old
+    # a RECORD (as pip writes it last) that holds another digest for findings.py: believed
+    # for a file older than it, not for one edited after it
+    record = two.parent / f"apc_tools-{__version__}.dist-info" / "RECORD"
+    record.parent.mkdir()
+    size = (two / "findings.py").stat().st_size
+    record.write_text(f"apc_tools/findings.py,sha256={'A' * 43},{size}\n")
+    assert digest(two) != old  # (what RECORD says stands for the file's bytes)
+    _settle()
+    (two / "findings.py").write_bytes((two / "findings.py").read_bytes())  # edited after
+    assert digest(two) == old
 
 
 def test_git_is_asked_unless_no_repository_can_hold_the_folder(

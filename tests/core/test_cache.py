@@ -282,7 +282,7 @@ def test_a_held_write_lock_means_uncached_not_stuck(home: Path) -> None:
     try:
         started = time.monotonic()
         with Cache.open("ns") as cache:
-            assert cache.get_many([key("x")]) == {key("x"): b"1"}  # WAL: reads go on
+            assert cache.get_many([key("x")]) == {key("x"): b"1"}  # a reserved lock: reads go on
             cache.put_many({key("y"): b"2"})
             assert not cache.enabled  # the write timed out: uncached from here
         assert time.monotonic() - started < store.BUSY_MS / 1000 * 3 + 5
@@ -309,7 +309,7 @@ def test_size_bound_evicts_least_recently_used(home: Path, monkeypatch: pytest.M
     assert kept_old == 0  # the oldest went first
     assert 0 < total < 2300 * 3 // 4
     # checked when a run that wrote closes: the file holds at most the bound and one run's
-    # writes (the WAL is checkpointed back into it by SQLite, about 4 MiB at most)
+    # writes (a rollback journal: nothing is kept beside it)
     assert db_path(home).stat().st_size < 1024 * 1024
 
 

@@ -147,6 +147,23 @@ def test_claude_code_clean_session_is_untouched_byte_for_byte(tmp_path: Path) ->
     assert run_repair(file, in_place=True).written is False
 
 
+def test_a_repair_that_writes_nothing_still_sweeps_what_a_killed_one_left(
+    tmp_path: Path,
+) -> None:
+    """Issue 30, point 21: a session already repaired (nothing to write) beside the temporary
+    file a ``kill -9`` of an earlier repair left: it goes; a file apc did not name stays."""
+    records = [*CLAUDE_CRASH[:3], _claude("user", "r1", "a2", _result("toolu_1"))]
+    file = tmp_path / "s.jsonl"
+    original = _write(file, records)
+    left = tmp_path / ".s.jsonl.0123456789ab.apc-tmp"
+    other = tmp_path / ".s.jsonl.backup.apc-tmp"  # not apc's naming
+    for one in (left, other):
+        one.write_text("half a session")
+        os.utime(one, (OLD, OLD))
+    assert run_repair(file, in_place=True).written is False
+    assert not left.exists() and other.exists() and file.read_bytes() == original
+
+
 def test_claude_code_repair_is_idempotent_and_deterministic(tmp_path: Path) -> None:
     file = tmp_path / "s.jsonl"
     _write(file, CLAUDE_CRASH)

@@ -177,7 +177,7 @@ def unchanged_guard(session: SessionFile) -> None:
 
 def write(planned: Planned, target: Path | None, stdout: IO[bytes] | None, in_place: bool) -> bool:
     """Write the repaired file; True when a file was written."""
-    from apc_tools.runtime.store import atomic_write
+    from apc_tools.runtime.store import atomic_write, sweep
 
     chunks: Iterator[bytes] = render(planned.session, planned.plan)
     if target is None:
@@ -188,6 +188,7 @@ def write(planned: Planned, target: Path | None, stdout: IO[bytes] | None, in_pl
         return False
     if in_place:
         if not planned.plan.changed:
+            sweep(target)  # what a killed earlier repair left beside it
             return False
         guard = planned.session
         return atomic_write(target, chunks, before_replace=lambda: unchanged_guard(guard))
