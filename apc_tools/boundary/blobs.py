@@ -90,6 +90,12 @@ class Inspector:
     results: verdicts.Verdicts | None = None  # the result cache (looked up before reading)
     budget: disguise.Budget = field(default_factory=disguise.Budget)  # decompressed bytes
 
+    def flags(self, path: str, hits: Sequence[Detection]) -> bool:
+        """Is the blob at ``path`` judged as a flagged file (secrets scanned whatever the scope)?
+        A path rule's hit, or any file of a committed tool home folder: its shared settings
+        too, where a pasted key is a credential of the tool."""
+        return bool(hits) or paths.in_home(path.casefold(), self.homes)
+
     def path_detections(self, path: str) -> list[Detection]:
         low = path.casefold()
         if paths.no_path_rule(low, self.extra_paths):  # most paths: detect_path finds nothing
@@ -239,7 +245,9 @@ def judge_entries(
     # The result cache: each (blob, path)'s verdict looked up before any blob is read; a blob
     # whose every path has one is not read at all (a warm run starts no cat-file).
     hits = _PathHits(inspector)
-    cached = verdicts.cached_under(by_oid, entries, keyed, absent, hits, inspector.results)
+    cached = verdicts.cached_under(
+        by_oid, entries, keyed, absent, hits, inspector.results, inspector.flags
+    )
     # The prefilter, over what the cache did not answer: which blobs the detectors must see.
     uncached = [o for o in wanted if o not in cached.whole]
     todo, check = _candidates(repo, unit, by_oid, uncached, inspector)
@@ -554,7 +562,8 @@ def _must_read(
         return True
     if is_agent_config(path.casefold()) or is_contract(path):
         return True
-    if path_hits if path_hits is not None else inspector.path_detections(path):
+    hits = path_hits if path_hits is not None else inspector.path_detections(path)
+    if inspector.flags(path, hits):
         return True
     extra = inspector.settings.paths
     if not extra:  # most policies: no extra globs
@@ -716,7 +725,7 @@ def _at_path(
     if entry.is_symlink:
         out = _link_target(entry, blob)
     else:
-        out = list(_in_blob(entry, blob, inspector, bool(path_hits)))
+        out = list(_in_blob(entry, blob, inspector, inspector.flags(entry.path, path_hits)))
     if not inspector.budget.scan_cut:  # cut by the scan's budget: a later scan reads it
         _store(inspector, key, out)
     yield from out

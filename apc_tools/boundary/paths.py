@@ -14,7 +14,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 
 from apc_tools.boundary.model import Detection, rule
@@ -42,10 +42,13 @@ TOOL_PATH = rule(
     "`.claude/settings.local.json`, `CLAUDE.local.md`, `.codex/sessions/`, `rollout-*.jsonl`, "
     "`.aider.chat.history.md`, `.gemini/tmp/`, `.continue/sessions/`, "
     "`.specstory/history/`, `state.vscdb`, `.apx/`, `.claude/ide/*.lock`, `.codex/*.sqlite`, "
-    "`.continue/dev_data/`, ...), or any file of a tool's home folder committed whole (a "
-    "`.claude/` holding `projects/`) other than the settings shared on purpose.",
-    "These files are written by Claude Code, Codex, Gemini CLI, Cursor, Aider, Cline, Continue, "
-    "OpenCode, Copilot, Windsurf, SpecStory or APX for one machine and one person: sessions, "
+    "`.continue/dev_data/`, ...), or any file of an agent tool's home or state folder "
+    "committed whole (a `.claude/` holding `projects/`, a `.qwen/` or any dot-folder holding "
+    "`oauth_creds.json`, `.local/share/amp/`, `.config/github-copilot/`, `.crush/`, "
+    "`.langgraph_api/`) other than the settings shared on purpose.",
+    "These files are written by Claude Code, Codex, Gemini CLI, Antigravity, Qwen Code, Cursor, "
+    "Aider, Cline, Continue, OpenCode, Crush, Copilot, Windsurf, Auggie, Amp, SpecStory, APX "
+    "or another agent tool for one machine and one person: sessions, credentials, "
     "prompt logs, local permissions, caches. Remove the file from the index (`git rm --cached`), "
     "add the path to `.gitignore`, and if the file ever held a credential, rotate it. Teams "
     "that commit such a folder on purpose (some keep `.specstory/history/`) allow it in "
@@ -399,22 +402,68 @@ TOOL_PATHS: tuple[PathRule, ...] = (
 
 @dataclass(frozen=True)
 class HomeFolder:
-    """A tool's home folder committed whole (a dotfiles repository): the folder, the sub-path
-    whose presence shows it is the home and not a project's shared config, and what a user may
-    share from it on purpose (globs relative to the folder). Every other file in it is runtime
-    state of the tool."""
+    """The home or state folder of an agent tool, the folder a tool writes under ``~``,
+    ``~/.config``, ``~/.local/share``, ``~/.local/state`` or ``~/.cache`` (case-folded, as it
+    sits there: ``.gemini``, ``.config/github-copilot``), committed whole by a dotfiles
+    repository or by someone who ran an agent with the repository as its home.
+
+    ``marks``: sub-paths that only a user-level home holds (credentials, histories, logs, a
+    project-hash folder, an installation id); any one committed shows the folder is the home,
+    not a project's shared config folder of the same name. Empty: the folder is a home by where
+    it is (``.local/share/amp/``) or by what it is (Crush's ``.crush/`` data directory).
+    ``shared``: what a user may share from it on purpose (globs relative to the folder). Every
+    other file in it is runtime state of the tool. ``seen``: the version and source file the
+    row was learnt from. ``found``: the mark that made a committed folder a home."""
 
     folder: str
     tool: str
-    marker: str
+    marks: tuple[str, ...]
     shared: tuple[str, ...]
+    seen: str = ""
+    found: str = ""
 
+    @property
+    def marker(self) -> str:
+        """What shows the folder is a home (a mark, or its place)."""
+        return self.found or (self.marks[0] if self.marks else "")
+
+
+# What a user shares from a VS Code-family agent IDE's user-data folder (`User/` settings).
+_IDE_FILES = ("settings.json", "keybindings.json", "tasks.json", "mcp.json", "snippets/**")
+_IDE_SHARED = (
+    *(f"user/{p}{g}" for p in ("", "profiles/*/") for g in _IDE_FILES),
+    "user/prompts/**",
+)
+_AG = "Antigravity 1.x (closed source; layout seen in Josh84-Axe/Flutter_partnerapp@edbe097)"
+_GEMINI_SRC = "gemini-cli@5411f11 packages/core/src/config/storage.ts"
+_QWEN_SRC = "qwen-code@013e660 packages/core/src/config/storage.ts"
+_COPILOT_CLI = (
+    "Copilot CLI 1.0 (docs.github.com copilot-cli-reference/cli-config-dir-reference: "
+    "config.json is auto-managed state, session-state/, logs/, ide/, session-store.db)"
+)
+_CRUSH_SRC = (
+    "crush@37f36e9 internal/config/config.go (defaultDataDirectory .crush), init.go (init), "
+    "scope.go (~/.local/share/crush/crush.json), internal/commands/commands.go"
+)
 
 HOME_FOLDERS: tuple[HomeFolder, ...] = (
     HomeFolder(
         ".claude",
         "Claude Code",
-        "projects",
+        (
+            "projects",
+            "history.jsonl",
+            ".credentials.json",
+            "todos",
+            "shell-snapshots",
+            "session-env",
+            "file-history",
+            "statsig",
+            "telemetry",
+            "paste-cache",
+            "plugins/installed_plugins.json",
+            "plugins/known_marketplaces.json",
+        ),
         (
             "settings.json",
             "agents/**",
@@ -426,62 +475,481 @@ HOME_FOLDERS: tuple[HomeFolder, ...] = (
             "hooks/**",
             "statusline*",
             "keybindings.json",
-            "plugins/**",
+            "plugins/config.json",
         ),
+        _CC_RUN + "; plugins/ layout: qwen-code@013e660 storage.ts (installed_plugins.json)",
     ),
     HomeFolder(
         ".codex",
         "Codex",
-        "sessions",
+        ("sessions", "archived_sessions", "auth.json", "history.jsonl", "log", "installation_id"),
         ("config.toml", "agents.md", "prompts/**", "skills/**", "rules/**", "themes/**"),
+        "codex 0.171.0 (written by a run under the conformance harness); codex-rs core",
     ),
     HomeFolder(
         ".gemini",
-        "Gemini CLI",
-        "tmp",
-        ("settings.json", "gemini.md", "commands/**", "extensions/**", "policies/**"),
+        "Gemini CLI / Antigravity",
+        (
+            "tmp",
+            "history",
+            "oauth_creds.json",
+            "google_accounts.json",
+            "installation_id",
+            "user_id",
+            "trustedfolders.json",
+            "mcp-oauth-tokens.json",
+            "projects.json",
+            "acknowledgments",
+            "policy_integrity.json",
+            "antigravity",
+            "antigravity-browser-profile",
+        ),
+        (
+            "settings.json",
+            "gemini.md",
+            "agents.md",
+            "system.md",
+            "commands/**",
+            "skills/**",
+            "agents/**",
+            "extensions/**",
+            "policies/**",
+            "keybindings.json",
+            "antigravity/browserallowlist.txt",
+            "antigravity/mcp_config.json",
+            "antigravity/global_workflows/**",
+        ),
+        f"{_GEMINI_SRC}; {_AG}",
+    ),
+    HomeFolder(
+        ".qwen",
+        "Qwen Code",
+        (
+            "tmp",
+            "projects",
+            "ide",
+            "debug",
+            "history",
+            "arena",
+            "bin",
+            "oauth_creds.json",
+            "google_accounts.json",
+            "installation_id",
+            "mcp-oauth-tokens.json",
+        ),
+        (
+            "settings.json",
+            "qwen.md",
+            "agents.md",
+            "output-language.md",
+            "commands/**",
+            "agents/**",
+            "skills/**",
+            "extensions/**",
+        ),
+        _QWEN_SRC,
+    ),
+    HomeFolder(
+        ".copilot",
+        "GitHub Copilot CLI",
+        (
+            "session-state",
+            "history-session-state",
+            "logs",
+            "ide",
+            "session-store.db",
+            "command-history-state.json",
+            "permissions-config.json",
+            "plugin-data",
+            "installed-plugins",
+            "pkg",
+            "config.json",
+        ),
+        (
+            "settings.json",
+            "mcp-config.json",
+            "lsp-config.json",
+            "copilot-instructions.md",
+            "instructions/**",
+            "agents/**",
+            "skills/**",
+            "hooks/**",
+        ),
+        _COPILOT_CLI,
+    ),
+    HomeFolder(
+        ".config/github-copilot",
+        "GitHub Copilot (editor plugins)",
+        (),
+        ("intellij/mcp.json", "intellij/global-copilot-instructions.md", "mcp.json"),
+        "copilot.vim 1.x / copilot-language-server (hosts.json, apps.json: oauth_token per "
+        "host); JetBrains plugin (intellij/, <ide>/chat-sessions/ Xodus stores), seen in "
+        "Albrtito/dotfiles@a56f22d",
+    ),
+    HomeFolder(".cache/github-copilot", "GitHub Copilot (editor plugins)", (), (), "its cache"),
+    HomeFolder(".crush", "Crush", (), ("commands/**",), _CRUSH_SRC),
+    HomeFolder(".local/share/crush", "Crush", (), (), _CRUSH_SRC),
+    HomeFolder(
+        ".opencode",
+        "OpenCode",
+        ("opencode.db", "opencode.db-wal", "opencode.db-shm", "init", "logs", "storage"),
+        (
+            "agent/**",
+            "agents/**",
+            "command/**",
+            "commands/**",
+            "mode/**",
+            "modes/**",
+            "plugin/**",
+            "plugins/**",
+            "tool/**",
+            "tools/**",
+            "themes/**",
+            "skill/**",
+            "skills/**",
+            "package.json",
+            "bun.lock",
+            "package-lock.json",
+            ".gitignore",
+            "opencode.json",
+            "opencode.jsonc",
+            "agents.md",
+            "readme.md",
+        ),
+        "opencode-ai/opencode (Go, now Crush) internal/config: data dir .opencode with "
+        "opencode.db; sst/opencode packages/opencode/src/config: project .opencode/ folders",
+    ),
+    HomeFolder(
+        ".local/share/opencode",
+        "OpenCode",
+        (),
+        (),
+        "sst/opencode packages/opencode/src/global (xdg data: auth.json, storage/, log/, "
+        "snapshot/), seen in 812lcl/dotfiles@25f62d4",
+    ),
+    HomeFolder(".local/state/opencode", "OpenCode", (), (), "sst/opencode src/global (state)"),
+    HomeFolder(
+        ".codeium",
+        "Windsurf / Codeium",
+        (
+            "windsurf/installation_id",
+            "windsurf/cascade",
+            "windsurf/database",
+            "windsurf/code_tracker",
+            "windsurf/implicit",
+            "windsurf/user_settings.pb",
+            "windsurf-next",
+            "database",
+            "installation_id",
+        ),
+        (
+            "windsurf/mcp_config.json",
+            "windsurf/global_workflows/**",
+            "windsurf/memories/global_rules.md",
+            "windsurf/skills/**",
+        ),
+        "Windsurf 1.x (closed source; ~/.codeium/windsurf, seen in kxdrsrt/dotfiles@5521f95)",
+    ),
+    HomeFolder(
+        ".augment",
+        "Augment Auggie",
+        ("session.json", "sessions", "logs", "auggie.log"),
+        (
+            "settings.json",
+            "rules/**",
+            "commands/**",
+            "agents/**",
+            "skills/**",
+            "hooks/**",
+            "instructions/**",
+            "guidelines.md",
+        ),
+        "auggie CLI 0.x (~/.augment/session.json: accessToken, tenantURL, scopes; seen in "
+        "pratikmankawde/Storyteller@9a95398)",
+    ),
+    HomeFolder(
+        ".local/share/amp",
+        "Amp",
+        (),
+        (),
+        "Amp CLI (closed source; secrets.json, threads/, history.jsonl, session.json seen in "
+        "hackclub/club-dashboard@bd17989)",
+    ),
+    HomeFolder(".cache/amp", "Amp", (), (), "Amp CLI (its cache)"),
+    HomeFolder(
+        ".config/amp",
+        "Amp",
+        (),
+        ("settings.json", "settings.jsonc", "agents.md", "commands/**", "skills/**"),
+        "Amp CLI (~/.config/amp/settings.json is its user config)",
+    ),
+    HomeFolder(
+        ".langgraph_api",
+        "LangGraph CLI dev server",
+        (),
+        (),
+        "langgraph-api langgraph_runtime_inmem (langgraph dev persists checkpoints, store and "
+        "ops as .langgraph_api/*.pckl), seen in 7wikl/my_langgraph_cli@6eea504",
+    ),
+    HomeFolder(
+        ".local/state/replit",
+        "Replit Agent",
+        (),
+        (),
+        "Replit Agent (closed source; agent/.agent_state_*.bin, repl_state.bin seen in "
+        "hackclub/club-dashboard@bd17989)",
+    ),
+    HomeFolder(
+        ".local/share/amazon-q",
+        "Amazon Q Developer CLI",
+        (),
+        (),
+        "amazon-q-developer-cli (data.sqlite3: conversations, auth_kv tokens; Linux data dir, "
+        "as the tools that read it document)",
+    ),
+    HomeFolder(
+        ".local/share/kiro-cli",
+        "Kiro CLI",
+        (),
+        (),
+        "kiro-cli (data.sqlite3: conversations and auth_kv tokens, as amazon-q's)",
+    ),
+    HomeFolder(
+        ".local/share/goose",
+        "Goose",
+        (),
+        (),
+        "block/goose (etcetera app dirs: data dir sessions/)",
+    ),
+    HomeFolder(".local/state/goose", "Goose", (), (), "block/goose (state dir: logs/)"),
+    HomeFolder(
+        ".config/goose",
+        "Goose",
+        (),
+        ("config.yaml", ".goosehints", "goosehints", "recipes/**", "agents.md"),
+        "block/goose (config dir: config.yaml shared; secrets.yaml, memory/ are not)",
+    ),
+    HomeFolder(
+        ".aider",
+        "Aider",
+        ("caches", "oauth-keys.env", "analytics.json", "installs.json"),
+        ("*.md", ".aider.conf.yml"),
+        "aider 0.86 (main.py, models.py, analytics.py, onboarding.py: ~/.aider)",
+    ),
+    HomeFolder(
+        ".cline",
+        "Cline CLI",
+        ("tasks", "data", "logs"),
+        ("rules/**", "workflows/**", "mcp_settings.json"),
+        "cline 4.x CLI (~/.cline: data/, tasks/)",
+    ),
+    HomeFolder(
+        ".local/share/zed",
+        "Zed (agent threads)",
+        (),
+        (),
+        "zed-industries/zed crates/paths (data_dir: threads/threads.db, db/, logs/)",
+    ),
+    *(
+        HomeFolder(f"{parent}/{name}", f"{tool} (user data)", (), _IDE_SHARED, seen)
+        for parent in (".config",)
+        for name, tool, seen in (
+            ("antigravity", "Antigravity", _AG),
+            ("cursor", "Cursor", "Cursor (VS Code user-data layout: User/globalStorage)"),
+            ("windsurf", "Windsurf", "Windsurf (VS Code user-data layout)"),
+            ("kiro", "Kiro", "Kiro (VS Code user-data layout; kiro.kiroagent sessions)"),
+        )
+    ),
+    HomeFolder(
+        ".cursor",
+        "Cursor",
+        ("projects", "chats", "snapshots", "ide_state.json", "cli-config.json", "extensions"),
+        ("mcp.json", "rules/**", "commands/**", "agents/**", "skills/**", "hooks.json"),
+        "Cursor / cursor-agent (reference §5.6)",
+    ),
+    HomeFolder(
+        ".continue",
+        "Continue",
+        ("sessions", "dev_data", "index", "logs"),
+        (
+            "config.json",
+            "config.yaml",
+            "config.yml",
+            "config.ts",
+            ".continuerc.json",
+            ".continueignore",
+            "rules/**",
+            "prompts/**",
+            "models/**",
+            "mcpservers/**",
+            "assistants/**",
+            "agents/**",
+            "docs/**",
+        ),
+        "continue 1.3 (core/util/paths.ts)",
     ),
 )
 
+# The general rule, for the tools no row names: a folder that directly holds a file only a
+# user-level agent home holds, when the folder is a dot-folder (`~/.<tool>/`) or sits in a
+# home's config, data, state or cache folder (`~/.config/<tool>/`, ...), is a tool's home.
+# The marks are the user-level files the tools above write (oauth_creds.json of Gemini CLI and
+# its forks, their installation ids and account lists, OAuth token stores of MCP clients).
+GENERIC_MARKS = (
+    "oauth_creds.json",
+    "installation_id",
+    "google_accounts.json",
+    "mcp-oauth-tokens.json",
+    ".credentials.json",
+)
+GENERIC_SHARED = (
+    "settings.json",
+    "config.json",
+    "config.toml",
+    "config.yaml",
+    "*.md",
+    "agents/**",
+    "commands/**",
+    "skills/**",
+    "prompts/**",
+    "rules/**",
+    "themes/**",
+    "mcp.json",
+    "mcp_config.json",
+)
+HOME_PARENTS = (".config/", ".local/share/", ".local/state/", ".cache/")
+
+
+def generic_home(name: str) -> HomeFolder:
+    return HomeFolder(name, "an agent tool", GENERIC_MARKS, GENERIC_SHARED, "the general rule")
+
+
+def _needles() -> tuple[tuple[str, HomeFolder, str], ...]:
+    """(needle, row, mark) for every row: the folder and a mark below it, or the folder alone."""
+    out: list[tuple[str, HomeFolder, str]] = []
+    for home in HOME_FOLDERS:
+        for mark in home.marks or ("",):
+            out.append((f"{home.folder}/{mark}", home, mark))
+    return tuple(out)
+
+
+NEEDLES = _needles()
+# The rows by the first segment of their folder (every one a dot-folder: ".claude", ".config"),
+# each with its needles' ranks. A tree whose path has a dot-folder component is never stored by
+# the subtree cache (:mod:`.subtrees`).
+HOME_SEGMENTS = frozenset(h.folder.split("/")[0] for h in HOME_FOLDERS)
+
+
+def _by_segment() -> dict[str, tuple[int, ...]]:
+    out: dict[str, list[int]] = {}
+    for rank, (_, home, _) in enumerate(NEEDLES):
+        out.setdefault(home.folder.split("/")[0], []).append(rank)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+_BY_SEGMENT = _by_segment()
+
+
+def _dot_segments(every: str) -> list[int]:
+    """Where a segment starting with "." starts in the NUL-joined listing, in order (every
+    row's folder starts with one, so every needle occurrence at a segment start is here)."""
+    places = [0] if every.startswith(".") else []
+    for sep in ("/.", "\0."):
+        at = every.find(sep)
+        while at >= 0:
+            places.append(at + 1)
+            at = every.find(sep, at + 1)
+    places.sort()
+    return places
+
+
+_GENERIC = {m: rank for rank, m in enumerate(GENERIC_MARKS, len(NEEDLES))}
+_PARENTS = tuple(f"/{p}" for p in HOME_PARENTS)
+
+
+def _generic(
+    every: str, start: int, stop: int, hits: list[tuple[int, int, str, HomeFolder]]
+) -> None:
+    """The general rule on one path (``every[start:stop]``): its last segment one of
+    :data:`GENERIC_MARKS`, directly in a dot-folder or a folder under a home's config, data,
+    state or cache folder."""
+    cut = every.rfind("/", start, stop)
+    rank = _GENERIC.get(every[cut + 1 : stop]) if cut >= 0 else None
+    if rank is None:
+        return
+    folder = every[start:cut]
+    name = folder.rpartition("/")[2]
+    if name.startswith(".") or ("/" + folder).removesuffix(name).endswith(_PARENTS):
+        home = replace(generic_home(name), found=GENERIC_MARKS[rank - len(NEEDLES)])
+        hits.append((start, rank, folder + "/", home))
+
 
 def home_folders(paths: Iterable[str]) -> dict[str, HomeFolder]:
-    """The committed tool home folders among ``paths`` (case-folded prefix -> its rule): a
-    `.claude/` that holds `projects/`, a `.codex/` that holds `sessions/`, ..."""
-    found: dict[str, HomeFolder] = {}
-    wanted = {f"{h.folder}/{h.marker}/": h for h in HOME_FOLDERS}
+    """The committed tool home folders among ``paths`` (case-folded prefix -> its rule), in
+    the order the paths list them (of two nested homes the first found applies): a named
+    folder holding one of its marks (a `.claude/` that holds `projects/`, a `.qwen/` that
+    holds `oauth_creds.json`), a folder that is a home by where it is (`.local/share/amp/`),
+    and by the general rule a dot-folder (or a folder under `.config/`, `.local/share/`,
+    `.local/state/`, `.cache/`) that holds one of :data:`GENERIC_MARKS`."""
     listed = list(paths)
     # One case-folded text of every path, NUL-separated (no path holds a NUL, casefold maps
-    # no character to one): a needle absent from it is absent from every path (most trees).
+    # no character to one): only the places where a dot-folder starts are looked at.
     every = "\0".join(listed).casefold()
-    wanted = {n: h for n, h in wanted.items() if n in every}
-    if not wanted:
-        return found
-    # Only the paths that hold a needle, found in that text: (where the path starts, which
-    # needle) in the order the loop over every path and needle would meet them.
-    hits: set[tuple[int, int]] = set()
-    for rank, needle in enumerate(wanted):
-        at = every.find(needle)
-        while at >= 0:
-            hits.add((every.rfind("\0", 0, at) + 1, rank))
-            at = every.find(needle, at + 1)
-    homes = list(wanted.items())
-    for start, rank in sorted(hits):
-        end = every.find("\0", start)
-        low = "/" + every[start : end if end >= 0 else len(every)]
-        needle, home = homes[rank]
-        at = low.find("/" + needle)
-        if at >= 0:
-            found.setdefault(low[1 : at + 1] + home.folder + "/", home)
+    hits: list[tuple[int, int, str, HomeFolder]] = []  # (path start, rank, prefix, row)
+    start = stop = -1  # the path the last place was in (each path's bounds found once)
+    taken: set[int] = set()  # the ranks found in that path: each needle counts once a path
+    for at in _dot_segments(every):
+        if at > stop:  # a new path: its bounds, and the general rule on it
+            stop = every.find("\0", at)
+            stop = len(every) if stop < 0 else stop
+            start = every.rfind("\0", 0, at) + 1
+            taken = set()
+            _generic(every, start, stop, hits)
+        end = every.find("/", at, stop)
+        if end < 0:
+            continue  # a file name, not a folder
+        ranks = _BY_SEGMENT.get(every[at:end])
+        if ranks is None:
+            continue
+        for rank in ranks:
+            needle, home, mark = NEEDLES[rank]
+            if rank in taken or not every.startswith(needle, at, stop):
+                continue
+            after = at + len(needle)
+            # a mark ends its segment (a folder or the file); a folder alone holds a file
+            if (after == stop or every[after] == "/") if mark else after < stop:
+                taken.add(rank)  # (the first place in the path: the outermost home)
+                hits.append((start, rank, every[start:at] + home.folder + "/", _with(home, mark)))
+    found: dict[str, HomeFolder] = {}
+    for _, _, prefix, home in sorted(hits, key=lambda h: (h[0], h[1])):
+        if home.tool == "an agent tool" and any(prefix.startswith(p) for p in found):
+            continue  # inside a home a row names: that row's shared list decides
+        found.setdefault(prefix, home)
     return found
 
 
 @cache
+def _with(home: HomeFolder, mark: str) -> HomeFolder:
+    return replace(home, found=mark) if mark else home
+
+
+# Shared in every home: no tool writes a README into its home, and a `.gitignore` there (Crush
+# writes `.crush/.gitignore`, crush@37f36e9) is what keeps the rest out of git.
+EVERY_HOME_SHARES = (".gitignore", "readme.md", "readme", "readme.txt")
+
+
+@cache
 def _shared(home: HomeFolder) -> tuple[tuple[str, ...], ...]:
-    return tuple(_split_rooted(g) for g in home.shared)
+    return tuple(_split_rooted(g) for g in (*EVERY_HOME_SHARES, *home.shared))
 
 
 def _split_rooted(glob: str) -> tuple[str, ...]:
     return tuple(glob.split("/"))
+
+
+def in_home(low: str, homes: Mapping[str, HomeFolder]) -> bool:
+    """Is the case-folded path ``low`` inside a committed home folder (shared config too)?"""
+    return bool(homes) and low.startswith(tuple(homes))
 
 
 def detect_home(low: str, homes: Mapping[str, HomeFolder]) -> Iterator[Detection]:
@@ -491,11 +959,12 @@ def detect_home(low: str, homes: Mapping[str, HomeFolder]) -> Iterator[Detection
             inner = tuple(low[len(prefix) :].split("/"))
             if any(segments_match(g, inner) for g in _shared(home)):
                 return
+            why = f"holding {home.found}" if home.found else "a home by where it is"
             yield Detection(
                 TOOL_PATH,
-                f"a file of a committed {home.tool} home folder ({home.folder}/ holding "
-                f"{home.marker}/): runtime state of one machine; `git rm --cached` it and "
-                "keep only the shared settings",
+                f"a file of a committed {home.tool} home folder ({home.folder}/, {why}): "
+                "runtime state of one machine; `git rm --cached` it and keep only the "
+                "shared settings",
                 match=f"{home.folder}/ (home)",
             )
             return

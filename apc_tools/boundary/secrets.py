@@ -25,9 +25,12 @@ SECRET = rule(
     "BSC001",
     "committed-secret",
     Severity.ERROR,
-    "An API key, token, private key or password in a contract file, in agent-tool "
-    "configuration (`.mcp.json`, `.continue/config.*`, `.claude/settings*.json`, ...), in a "
-    "file another boundary rule flags, or (with `--secrets all`) in any committed file.",
+    "An API key, token, private key or password (or an OAuth credential file known by its "
+    "shape: a token with its expiry, an `oauth_token` under a host key, an `accessToken` with "
+    "a tenant URL) in a contract file, in agent-tool configuration (`.mcp.json`, "
+    "`.continue/config.*`, `.claude/settings*.json`, `oauth_creds.json`, "
+    "`github-copilot/hosts.json`, ...), in any file of a committed agent home folder or one "
+    "another boundary rule flags, or (with `--secrets all`) in any committed file.",
     "A committed secret is leaked to everyone who can read the repository and its history. "
     "Revoke and rotate it first, then remove it (`git rm --cached`, or edit the file) and, if "
     "it was pushed, rewrite the branch. Reference secrets by name (`${env:API_KEY}`).",
@@ -63,6 +66,23 @@ AGENT_CONFIG: tuple[paths.PathRule, ...] = tuple(
         ("**/claude_desktop_config.json", "Claude Desktop"),
         ("**/.windsurf/mcp_config.json", "Windsurf"),
         ("**/.codeium/windsurf/mcp_config.json", "Windsurf"),
+        # Agent tools' credential stores and the configs keys get pasted into (issue 29).
+        ("**/oauth_creds.json", "Gemini CLI / Qwen Code"),
+        ("**/mcp-oauth-tokens.json", "Gemini CLI / Qwen Code"),
+        ("**/.qwen/settings.json", "Qwen Code"),
+        ("**/.gemini/antigravity/mcp_config.json", "Antigravity"),
+        ("**/.crush.json", "Crush"),
+        ("**/crush.json", "Crush"),
+        ("**/.copilot/config.json", "GitHub Copilot CLI"),
+        ("**/.copilot/settings.json", "GitHub Copilot CLI"),
+        ("**/.copilot/mcp-config.json", "GitHub Copilot CLI"),
+        ("**/github-copilot/*.json", "GitHub Copilot"),
+        ("**/.augment/session.json", "Augment Auggie"),
+        ("**/.augment/settings.json", "Augment Auggie"),
+        ("**/amp/secrets.json", "Amp"),
+        ("**/amp/settings.json", "Amp"),
+        ("**/opencode/auth.json", "OpenCode"),
+        ("**/.claude-code-router/config.json", "Claude Code Router"),
     )
 )
 CONFIG_TABLE = paths.compile_table(AGENT_CONFIG)
@@ -89,6 +109,14 @@ BEARER = re.compile(r"(?i)\bbearer[ \t]+([A-Za-z0-9._~+/=-]{20,400})(?![A-Za-z0-
 DIGEST_KEY = re.compile(
     r"(?i)(?:hash|digest|checksum|sha\d*|fingerprint|etag)[\"'`]?[ \t]*[:=][ \t]*[\"'`]?\Z"
 )
+
+
+def _what(detector: str) -> str:
+    if detector == "bearer-token":
+        return "a bearer token"
+    if detector.startswith("shape:"):
+        return detector[len("shape:") :]
+    return detect.describe(detector)
 
 
 def _digest(text: str, hit: detect.Hit) -> bool:
@@ -130,15 +158,19 @@ def _named_values(value: Any) -> Iterator[tuple[str, str]]:
             queue.extend((child, False) for child in node if isinstance(child, dict | list))
 
 
+def _parsed(text: str) -> Any:
+    """The JSON document ``text`` (None when it is not one: nothing is found in it)."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
 def _config_hits(text: str, undone: escapes.Unescaped | None) -> Iterator[tuple[detect.Hit, str]]:
     """Literal credentials in the env/headers blocks of a JSON agent config (by name)."""
     if not any(f'"{key}"' in text for key in ENV_BLOCKS):
         return
-    try:
-        parsed = json.loads(text)
-    except (ValueError, RecursionError):
-        return
-    for name, value in _named_values(parsed):
+    for name, value in _named_values(_parsed(text)):
         why = detect.literal_secret(name, value)
         if why is None:
             continue
@@ -161,6 +193,69 @@ def _escaped_hits(undone: escapes.Unescaped | None) -> Iterator[tuple[detect.Hit
         if undone.covers_escape(hit.start, hit.end):
             start, end = undone.original(hit.start, hit.end)
             yield detect.Hit(hit.detector, start, end), text[hit.start : hit.end]
+
+
+# OAuth credential files by shape, whatever tool wrote them: a token beside its expiry
+# (Gemini CLI and Qwen Code's oauth_creds.json: access_token, refresh_token, expiry_date), an
+# oauth_token under a host key (GitHub Copilot's hosts.json / apps.json: {"github.com":
+# {"oauth_token": ...}}), an accessToken beside a tenant URL (Augment's session.json).
+TOKEN_KEYS = frozenset(
+    {"access_token", "refresh_token", "accesstoken", "refreshtoken", "id_token", "idtoken"}
+)
+EXPIRY_KEYS = frozenset(
+    {
+        "expiry",
+        "expiry_date",
+        "expirydate",
+        "expires",
+        "expires_at",
+        "expiresat",
+        "expires_in",
+        "expiresin",
+        "expiration",
+        "token_expiry",
+    }
+)
+TENANT_KEYS = frozenset({"tenanturl", "tenant_url"})
+_SHAPE_WORDS = ("access_token", "refresh_token", "accessToken", "refreshToken", "oauth_token")
+_SHAPE_MAX = 1 << 20  # characters of a document parsed for its shape
+
+
+def _credential_values(value: Any) -> Iterator[tuple[str, str]]:
+    """(what, token) for each token of an OAuth credential shape in a parsed JSON document
+    (bounded: at most :data:`_MAX_NODES` containers are visited)."""
+    queue: list[tuple[Any, str]] = [(value, "")]
+    for seen, (node, key) in enumerate(queue):
+        if seen > _MAX_NODES:
+            return
+        if isinstance(node, list):
+            queue.extend((c, key) for c in node if isinstance(c, dict | list))
+            continue
+        if not isinstance(node, dict):
+            continue
+        names = {str(k).casefold(): k for k in node}
+        strings = {n: node[k] for n, k in names.items() if isinstance(node[k], str)}
+        tokens = [n for n in strings if n in TOKEN_KEYS]
+        if tokens and (EXPIRY_KEYS & names.keys() or len(tokens) > 1):
+            yield from (("OAuth credentials (a token with its expiry)", strings[n]) for n in tokens)
+        elif "accesstoken" in strings and TENANT_KEYS & names.keys():
+            yield "a session token with its tenant URL", strings["accesstoken"]
+        if "oauth_token" in strings and ("." in key or ":" in key):
+            yield f"an OAuth token under the host key {key!r}", strings["oauth_token"]
+        queue.extend((c, str(k)) for k, c in node.items() if isinstance(c, dict | list))
+
+
+def _shape_hits(text: str) -> Iterator[detect.Hit]:
+    """Tokens of OAuth credential files, judged by the document's shape, not their format."""
+    if len(text) > _SHAPE_MAX or not any(w in text for w in _SHAPE_WORDS):
+        return
+    for what, value in _credential_values(_parsed(text)):
+        if len(value) < 16 or detect.is_placeholder(value) or detect.is_sequential(value):
+            continue
+        quoted = json.dumps(value)[1:-1]
+        at = text.find(quoted)
+        if at >= 0:
+            yield detect.Hit(f"shape:{what}", at, at + len(quoted))
 
 
 def detect_secrets(blob: BlobView, config: bool = False) -> Iterator[Detection]:
@@ -188,10 +283,12 @@ def detect_secrets(blob: BlobView, config: bool = False) -> Iterator[Detection]:
             if not any(s < hit.end and hit.start < e for s, e in taken):
                 hits.append(hit)
                 decoded[hit.start] = value
+    taken = [(h.start, h.end) for h in hits]
+    hits += [h for h in _shape_hits(text) if not any(s < h.end and h.start < e for s, e in taken)]
     for hit in sorted(hits, key=lambda h: h.start):
         value = decoded.get(hit.start) or text[hit.start : hit.end]
         shown = detect.hint(hit.detector, value)
-        what = "a bearer token" if hit.detector == "bearer-token" else detect.describe(hit.detector)
+        what = _what(hit.detector)
         hint = f' ("{shown}")' if shown else ""
         where = " in agent configuration" if config else ""
         message = f"{what}{hint}{where}: revoke and rotate it, then remove it from the repository"

@@ -30,9 +30,10 @@ digest. Findings are stored without their commit and restored with the scan's.
 The one rule that reads across paths is a committed tool home folder (:func:`.paths.home_folders`:
 a file under ``X/.claude/`` is flagged when ``X/.claude/projects/`` exists, paths case-folded, so
 ``X/.CLAUDE/projects/`` counts for ``X/.claude/agents/``). Whether ``X/<home>/`` is a home
-depends only on the paths below ``X``, so a tree whose path has no component that case-folds
-to a home folder name (``.claude``, ``.codex``, ``.gemini``) is a function of its own content;
-a tree whose path has one is never stored, so it is listed in full whenever its parent is read
+depends only on the paths below ``X``. Every home folder's path starts with a dot-folder
+(``.claude``, ``.qwen``, ``.config/github-copilot``, the general rule's ``.<tool>``), so a tree
+whose path has no dot-folder component is a function of its own content; a tree whose path has
+one is never stored, so it is listed in full whenever its parent is read
 and the engine's :func:`.paths.home_folders` sees every path that can matter (its blobs still
 use the per-blob cache). The entries read level by level are handed on in the order
 ``ls-tree -r`` gives them: of two nested homes the first found applies.
@@ -53,7 +54,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from apc_tools.boundary.paths import HOME_FOLDERS
+from apc_tools.boundary.paths import HOME_SEGMENTS
 from apc_tools.boundary.verdicts import findings_of
 from apc_tools.core import git as gitio
 from apc_tools.core.cache import UNDECODABLE, Cache, text_keyer
@@ -61,7 +62,11 @@ from apc_tools.core.git import Entry, Repo, TreeReader
 from apc_tools.findings import Finding
 
 TREES = "boundary-tree"
-HOME_NAMES = tuple(h.folder.casefold() for h in HOME_FOLDERS)  # ".claude", ".codex", ".gemini"
+# The first segment of each home folder's path (".claude", ".config", ...: each a dot-folder,
+# which tests/boundary/test_subtrees.py holds). A tree
+# whose path has a component that is one of these, or any dot-folder (the general home rule:
+# a dot-folder holding an agent home's mark), is never stored.
+HOME_NAMES = tuple(sorted(HOME_SEGMENTS))
 MAX_DESCENT = 256  # trees to read at one level: beyond, one whole listing is cheaper
 FEW = 8  # ... and beyond these many, when they are most of the trees of their level
 
@@ -105,11 +110,10 @@ def settings_text(settings: object) -> str:
 
 
 def home_component(path: str) -> bool:
-    """A component of ``path`` case-folds to a tool home folder's name (``.claude`` ...)."""
+    """A component of ``path`` is a dot-folder (every home folder's path starts with one:
+    ``.claude``, ``.config`` ...; and the general rule's homes are dot-folders or below one)."""
     low = path.casefold()
-    if not any(n in low for n in HOME_NAMES):
-        return False
-    return any(part in HOME_NAMES for part in low.split("/"))
+    return low.startswith(".") or "/." in low
 
 
 def collisions(names: Iterable[tuple[str, str]]) -> set[str]:
@@ -222,6 +226,13 @@ _ENTRY: dict[int, re.Pattern[bytes]] = {}
 _NAMES: dict[int, re.Pattern[bytes]] = {}
 TREE_ENTRY = b"40000 "  # how a tree's entry starts
 HOME_BYTES = frozenset(n.encode("ascii") for n in HOME_NAMES)
+
+
+def _home_name(name: bytes) -> bool:
+    """The name case-folds to one of :data:`HOME_NAMES`."""
+    if name.isascii():
+        return name.lower() in HOME_BYTES
+    return os.fsdecode(name).casefold() in HOME_NAMES
 
 
 def _patterns(raw_len: int) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
@@ -571,7 +582,7 @@ class Trees:
                     below[full] = before[1]
                 continue
             if earlier.get(name) == (mode, child) and (
-                name[:1] != b"." or not home_component(decode(name))  # (".claude" ...)
+                not _home_name(name)  # (".claude" ...)
             ):
                 if not here and not exclude and not found:
                     kept += 1  # the common case: nothing at its path, nothing to check

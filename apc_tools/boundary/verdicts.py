@@ -349,20 +349,22 @@ def cached_under(
     absent: set[str],
     hits: Mapping[str, list[Detection]],
     results: Verdicts | None,
+    flagged: Callable[[str, list[Detection]], bool] | None = None,
 ) -> Cached:
     """The cached verdicts of the files under ``keyed`` (None: of every file) in the result
     cache ``results``, looked up before any blob is read (``hits``: the path rules'
-    detections of each path); a blob also at a path outside them is read (its verdict there
+    detections of each path; ``flagged``: whether a path's blob is judged as flagged, by
+    default when it has a hit); a blob also at a path outside them is read (its verdict there
     is not kept per blob)."""
     if keyed is None:
-        return _cached(by_oid, absent, hits, results)
+        return _cached(by_oid, absent, hits, results, flagged)
     if not keyed:
         return Cached()
     some: dict[str, list[Entry]] = {}
     for entry in entries:
         if entry.path.startswith(keyed):
             some.setdefault(entry.oid, []).append(entry)
-    out = _cached(some, absent, hits, results)
+    out = _cached(some, absent, hits, results, flagged)
     partly = {o for o, group in some.items() if len(group) != len(by_oid[o])}
     out.whole -= partly
     out.quiet -= partly
@@ -374,6 +376,7 @@ def _cached(
     absent: set[str],
     hits: Mapping[str, list[Detection]],
     store: Verdicts | None,
+    flagged: Callable[[str, list[Detection]], bool] | None = None,
 ) -> Cached:
     out = Cached()
     if store is None or not store.enabled:
@@ -397,7 +400,8 @@ def _cached(
             if mode == SYMLINK_MODE:
                 keys[at] = make(link, oid, path)
             else:
-                keys[at] = make(file, oid, path, bool(hits[path]))
+                hit = flagged(path, hits[path]) if flagged else bool(hits[path])
+                keys[at] = make(file, oid, path, hit)
     if not out.keys:
         return out
     values = store.get_many(list(keys.values()))

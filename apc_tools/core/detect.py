@@ -139,10 +139,28 @@ def _base64_words(value: str) -> bool:
     return is_placeholder(bare) or bool(_WORDS_ONLY.fullmatch(bare) or _WORD_DIGITS.fullmatch(bare))
 
 
+_RUN = "0123456789abcdefghijklmnopqrstuvwxyz"
+_STEPS = frozenset(pairwise(_RUN)) | {("9", "0"), ("0", "a")}
+
+
+def is_sequential(value: str) -> bool:
+    """A documentation placeholder typed along the keyboard or the alphabet, not generated:
+    ``1234567890abcdef1234567890abcdef``, ``abcdefghijklmnop``. True when at least 70% of the
+    neighbouring characters (case-folded, letters and digits) step by one (``3`` -> ``4``,
+    ``9`` -> ``0``, ``0`` -> ``a``, ``e`` -> ``f``); a generated value steps about once in 36."""
+    chars = [c for c in value.lower() if c in _RUN]
+    if len(chars) < 8:
+        return False
+    steps = sum(1 for pair in pairwise(chars) if pair in _STEPS)
+    return steps >= 0.7 * (len(chars) - 1)
+
+
 def looks_random(value: str, min_length: int = 12) -> bool:
     """True when ``value`` has the shape of a generated credential (not a word, not a name,
     not the base64 of a word or phrase)."""
     if len(value) < min_length or is_placeholder(value) or _WORD_DIGITS.fullmatch(value):
+        return False
+    if is_sequential(value):
         return False
     if _base64_words(value):
         return False
@@ -160,6 +178,8 @@ def _token_gate(prefix_len: int) -> Gate:
     def gate(value: str) -> bool:
         body = value[prefix_len:]
         if len(set(body)) < 8 or _PLACEHOLDER_WORDS.search(body) or entropy(body) < 3.0:
+            return False
+        if is_sequential(body):  # sk-1234567890abcdef... in a "never hard-code this" example
             return False
         # generated, not a kebab-case name: digits in it and frequent class changes
         return any(c.isdigit() for c in body) and _class_changes(body) >= 4
@@ -285,6 +305,43 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         prefixed=True,
     ),
     _d(
+        "google-oauth-token",
+        # An OAuth access token (ya29.) or refresh token (1//) of a Google account: what Gemini
+        # CLI, Qwen Code's Google login and other Google OAuth clients keep in oauth_creds.json.
+        # Not inside base64 (a "/1//0..." run of an encoded video is no token): no base64
+        # character on either side.
+        r"(?<![A-Za-z0-9_+/=-])(?:ya29\.[A-Za-z0-9_-]{30,}|1//0[A-Za-z0-9_-]{30,})"
+        r"(?![A-Za-z0-9_+/=-])",
+        "Google OAuth token (ya29. access token, 1// refresh token)",
+        gate=_token_gate(4),
+        not_after=_TOKEN_CHARS,
+        needles=("ya29.", "1//0"),
+        prefixed=True,
+    ),
+    _d(
+        "sourcegraph-amp-token",
+        # Amp (Sourcegraph) access keys (sgamp_user_..., secrets.json) and Sourcegraph tokens
+        # (sgp_<hex>, sgp_local_<hex>).
+        _B + r"(?:sgamp_[A-Za-z0-9_]{20,}|sgp_(?:local_)?[A-Za-z0-9_]{32,})" + _E,
+        "Amp / Sourcegraph access token (sgamp_, sgp_)",
+        gate=_token_gate(4),
+        not_after=_TOKEN_CHARS,
+        needles=("sgamp_", "sgp_"),
+        prefixed=True,
+    ),
+    _d(
+        "ai-provider-key",
+        # Keys of model providers that agent tools are configured with: Hugging Face (hf_),
+        # Groq (gsk_), xAI (xai-), Perplexity (pplx-), Tavily (tvly-), Replicate (r8_).
+        _B + r"(?:hf_[A-Za-z0-9]{30,}|gsk_[A-Za-z0-9]{40,}|xai-[A-Za-z0-9]{60,}|"
+        r"pplx-[A-Za-z0-9]{40,}|tvly-(?:dev-)?[A-Za-z0-9]{28,}|r8_[A-Za-z0-9]{30,})" + _E,
+        "model provider API key (hf_, gsk_, xai-, pplx-, tvly-, r8_)",
+        gate=_token_gate(3),
+        not_after=_TOKEN_CHARS,
+        needles=("hf_", "gsk_", "xai-", "pplx-", "tvly-", "r8_"),
+        prefixed=True,
+    ),
+    _d(
         "private-key",
         # One white-space run, then at most 8 header lines (Proc-Type, DEK-Info), each followed
         # by its own white-space run: no two adjacent runs can share characters.
@@ -333,7 +390,11 @@ GENERIC_SECRET = _d(
     r"|'((?:[^'\s\\]|\\[^nrtbfu\s]){12,200})'|([^\s\"'`,;(){}\[\]\\]{12,200}))",
     "a password, secret, token or API key assigned a literal, random-looking value",
     gate=looks_random,
-    before=r"(?i)" + _KEYWORD + r"[A-Za-z0-9_.-]{0,30}[\"'`]?[ \t]{0,4}\Z",
+    # The key may name the server it is for ("apiKey@https://ampcode.com/": Amp's secrets.json).
+    before=r"(?i)"
+    + _KEYWORD
+    + r"[A-Za-z0-9_.-]{0,30}(?:@[a-z][a-z0-9+.-]{0,15}://[^\s\"'`]{1,60})?"
+    r"[\"'`]?[ \t]{0,4}\Z",
     before_hints=_KEYWORD_HINTS,
 )
 
@@ -393,7 +454,7 @@ MARKER_DETECTOR = _d(
 # --------------------------------------------------------------------------- scanning
 
 
-BEFORE_WINDOW = 48  # characters before a match that ``Detector.before`` looks at
+BEFORE_WINDOW = 80  # characters before a match that ``Detector.before`` looks at
 
 
 def _has_needle(detector: Detector, text: str) -> bool:
@@ -751,6 +812,9 @@ _PREFIXED = frozenset(
         "slack-token",
         "google-api-key",
         "stripe-live-key",
+        "google-oauth-token",
+        "sourcegraph-amp-token",
+        "ai-provider-key",
         "jwt",
     }
 )

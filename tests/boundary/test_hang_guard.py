@@ -41,6 +41,11 @@ SEEDS = (
     "[Request interrupted by user",
     ".claude/projects/",
     ".codeium/windsurf/",
+    "/.a",
+    ".qwen/oauth_creds.json/",
+    ".config/github-copilot/",
+    '{"github.com": {"oauth_token": "',
+    '{"access_token": "a", "expiry": 1, "x": [',
     "SQLite format 3\x00",
     '<div class="message ',
     "class='message user ",
@@ -61,6 +66,7 @@ for seed in SEEDS:
         for table in (paths.TOOL_TABLE, paths.APC_TABLE):
             paths.match_table(table, text.casefold())
         list(paths.detect_path(text.casefold()))
+        paths.home_folders([text, text.replace("/", "\\0")[:4096], "a/" + text])
     elif family == "records":
         values = records.top_values(text, True) + records.top_values(text, False)
         list(records.records(values))
@@ -77,6 +83,7 @@ for seed in SEEDS:
     elif family == "secrets":
         list(secrets.BEARER.finditer(text))
         list(secrets.detect_secrets(BlobView("AGENTS.md", text.encode(), MIB, True)))
+        list(secrets.detect_secrets(BlobView("a/oauth_creds.json", text.encode(), MIB, True), True))
     elif family == "inline":
         model.allowed_ids(text)
         list(allow.ALLOW.finditer(text))

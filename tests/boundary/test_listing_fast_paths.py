@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import random
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -62,14 +63,31 @@ def test_an_empty_table_matches_nothing() -> None:
 
 
 def _slow_homes(listed: list[str]) -> dict[str, paths.HomeFolder]:
+    """paths.home_folders the long way: each path's segments against each row's folder (and
+    mark), then the general rule's marks, in the order of the listing."""
+    hits: list[tuple[int, int, str, paths.HomeFolder]] = []
+    for i, path in enumerate(listed):
+        parts = path.casefold().split("/")
+        for rank, (needle, home, mark) in enumerate(paths.NEEDLES):
+            want = needle.rstrip("/").split("/")
+            for at in range(len(parts)):  # the first place in the path only
+                if parts[at : at + len(want)] == want and (mark or at + len(want) < len(parts)):
+                    prefix = "/".join(parts[:at] + home.folder.split("/")) + "/"
+                    hits.append((i, rank, prefix, replace(home, found=mark)))
+                    break
+        for rank, mark in enumerate(paths.GENERIC_MARKS, len(paths.NEEDLES)):
+            if len(parts) >= 2 and parts[-1] == mark:
+                folder, name = "/".join(parts[:-1]), parts[-2]
+                under = ("/" + folder).endswith(tuple(f"/{p}{name}" for p in paths.HOME_PARENTS))
+                if name.startswith(".") or under:
+                    hits.append(
+                        (i, rank, folder + "/", replace(paths.generic_home(name), found=mark))
+                    )
     found: dict[str, paths.HomeFolder] = {}
-    wanted = {f"{h.folder}/{h.marker}/": h for h in paths.HOME_FOLDERS}
-    for path in listed:
-        low = "/" + path.casefold()
-        for needle, home in wanted.items():
-            at = low.find("/" + needle)
-            if at >= 0:
-                found.setdefault(low[1 : at + 1] + home.folder + "/", home)
+    for _, _, prefix, home in sorted(hits, key=lambda h: (h[0], h[1])):
+        if home.tool == "an agent tool" and any(prefix.startswith(p) for p in found):
+            continue
+        found.setdefault(prefix, home)
     return found
 
 
@@ -80,6 +98,9 @@ def _slow_homes(listed: list[str]) -> dict[str, paths.HomeFolder]:
         ["dot/.CLAUDE/Projects/-x/s.jsonl", "dot/.claude/settings.json"],
         ["a\n.codex/sessions/x", "b/.codex/sessions/y", ".gemini/tmp/z"],
         ["x.claude/projects/a", ".claude/projectsX/a", "ß/.claude/projects/a"],
+        ["d/.config/github-copilot/hosts.json", ".QWEN/oauth_creds.json", ".qwen/settings.json"],
+        ["x/.tool/installation_id", "installation_id", ".config/t/installation_id/x"],
+        [".gemini/antigravity/installation_id", ".gemini/antigravity/brain/a.md"],
     ],
 )
 def test_home_folders_as_the_long_way(listed: list[str]) -> None:
@@ -107,6 +128,16 @@ def test_home_folders_as_the_long_way_random(seed: int) -> None:
         "x\ny",
         ".claude/projects",
         "b.claude",
+        ".qwen",
+        "oauth_creds.json",
+        "installation_id",
+        ".config",
+        "github-copilot",
+        ".local/share",
+        "amp",
+        ".crush",
+        "windsurf/cascade",
+        ".codeium",
     ]
     listed = list(
         dict.fromkeys(

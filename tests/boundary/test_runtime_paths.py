@@ -153,9 +153,14 @@ def test_without_projects_a_claude_folder_is_project_config(tmp_path: Path) -> N
     assert findings(repo(tmp_path, files)) == []
 
 
-def test_each_home_folder_rule_names_its_marker_and_shares() -> None:
+def test_each_home_folder_rule_names_its_source_and_how_a_home_is_known() -> None:
+    """Each row says where it was learnt; a folder that is also a project's config folder has
+    marks (a project's `.gemini/` is no home) and what may be shared from it; a folder with
+    no marks is a home by where it is (under `.config/`, `.local/share/`, ...) or by what it
+    is (Crush's `.crush/` data directory)."""
     for home in HOME_FOLDERS:
-        assert home.marker and home.shared and home.folder.startswith(".")
+        assert home.seen and home.folder.startswith(".") and home.folder == home.folder.casefold()
+        assert not home.marks or home.shared, home.folder
 
 
 def test_cline_ui_messages_by_content_not_by_name(tmp_path: Path) -> None:
