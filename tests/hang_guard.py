@@ -208,9 +208,18 @@ def exercise_window(pattern: re.Pattern[str], width: int = 48) -> None:
             pattern.search(text, max(0, end - width), end)
 
 
-def exercise(pattern: re.Pattern[str]) -> None:
-    """Scan each attack string the ways apc uses patterns (finditer, and match at the start)."""
-    for text in pathological_inputs(pattern):
-        for _ in pattern.finditer(text):
+def exercise(pattern: re.Pattern[str] | re.Pattern[bytes]) -> None:
+    """Scan each attack string the ways apc uses patterns (finditer, and match at the start);
+    a bytes pattern gets the attack strings of its text twin, as Latin-1 bytes."""
+    if isinstance(pattern.pattern, bytes):
+        twin = re.compile(pattern.pattern.decode("latin-1"), pattern.flags & ~re.ASCII)
+        for text in pathological_inputs(twin):
+            data = text.encode("latin-1", "replace")
+            for _ in pattern.finditer(data):  # type: ignore[arg-type]
+                pass
+            pattern.match(data)  # type: ignore[arg-type]
+        return
+    for text in pathological_inputs(pattern):  # type: ignore[arg-type]
+        for _ in pattern.finditer(text):  # type: ignore[arg-type]
             pass
-        pattern.match(text)
+        pattern.match(text)  # type: ignore[arg-type]

@@ -310,7 +310,9 @@ YAML_QUOTED = (*(f'"{name}"'.encode() for name in _YAML_NAMES), b'"role"')
 YAML_HEAD = 256 << 10
 # The first line of a YAML list of records: "- {...}", "- key: ...", "- 'key': ..." (after blank
 # lines, comments, a ``%YAML`` directive and a ``---`` marker).
-_YAML_LIST = re.compile(rb"(?:[ \t]*(?:#[^\n]*|%[^\n]*|---[ \t]*)?\r?\n)*- [ \t]*[{\"'A-Za-z_]")
+# Each line has one reading only (a comment stops before its CR): with `#[^\n]*` a CRLF comment
+# line could be read two ways, and a file of comment lines took exponential time to refuse.
+_YAML_LIST = re.compile(rb"(?:[ \t]*(?:#[^\r\n]*|%[^\r\n]*|---[ \t]*)?\r?\n)*- [ \t]*[{\"'A-Za-z_]")
 
 
 def yaml_values(blob: BlobView) -> list[tuple[Any, int]] | None:
