@@ -86,4 +86,7 @@ def test_the_same_verdicts_without_the_matcher(secrets: str, blocked: Path, tmp_
     assert fast.returncode == pure.returncode == 1, fast.stderr + pure.stderr
     assert pure.stdout == fast.stdout
     rules = {f["rule"] for f in json.loads(fast.stdout)["findings"]}
-    assert {"BTR001", "BMK001", "BPA002", "BSC001"} <= rules, rules
+    # BMK001 (a marker inside a record) comes from the real transcripts, where ../shared is
+    # there (not beside an unpacked sdist); the tree's own marker line is a mention (BMK002)
+    marker = "BMK001" if TRANSCRIPTS.is_dir() else "BMK002"
+    assert {"BTR001", marker, "BPA002", "BSC001"} <= rules, rules
