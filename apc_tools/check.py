@@ -82,6 +82,7 @@ def run_check(
     """:func:`check`, and with ``write_baseline`` the baseline of both halves written. The
     repository is found once (:func:`repository`) and handed to every step that reads git."""
     from apc_tools.boundary import Options, scan
+    from apc_tools.contract.rules import leak_rules
 
     if options.write_baseline and options.rev_range is not None:
         raise CannotRun("--write-baseline accepts the findings of the tree: drop --range")
@@ -139,7 +140,7 @@ def run_check(
         max(validated.result.files, scanned.result.files),
         strict=validated.result.strict or scanned.result.strict,
         compared=at_base is not None,
-        old_fails=leak_rules() if at_base is not None else None,
+        old_fails=leak_rules() if at_base is not None else None,  # a leak stays a leak
     )
     return CheckOutcome(result, root=root)
 
@@ -156,17 +157,6 @@ def validate_tree(root: Path, config: Path | None, options: CheckOptions) -> Val
         selection=options.selection,
         cache=options.cache,
     )
-
-
-def leak_rules() -> frozenset[str]:
-    """The validate rules whose findings fail `apc check --range` even when the base has them
-    too: a secret or runtime state in a contract file (basis ``leak``) stays in the repository
-    whoever committed it. Every other preexisting finding is reported and fails nothing (the
-    pull request did not introduce it); the boundary half reads only the range's commits."""
-    from apc_tools.contract.rules import BASIS
-    from apc_tools.findings import Basis
-
-    return frozenset(rule for rule, (basis, _) in BASIS.items() if basis is Basis.LEAK)
 
 
 def head_validation(

@@ -233,3 +233,9 @@ RULES: tuple[Rule, ...] = tuple(
     replace(rule, verified=VERIFIED.get(rule.id, rule.verified))
     for rule in with_fix(with_basis(checks.RULES, BASIS), FIX)
 )
+
+
+def leak_rules() -> frozenset[str]:
+    """The contract rules whose basis is ``leak`` (a secret or runtime state in a contract file):
+    their findings fail `apc check --range` even when its base has them too."""
+    return frozenset(rule for rule, (basis, _) in BASIS.items() if basis is Basis.LEAK)

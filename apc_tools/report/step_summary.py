@@ -61,12 +61,11 @@ def _blocking(report: Mapping[str, object]) -> list[str]:
     """The errors that fail the run, each by place, rule and message (the first
     :data:`BLOCKING_SHOWN`; the log and the report name them all), whatever the annotations
     show: an error found at the base of the range too fails only when it is a leak."""
-    from apc_tools.contract.rules import BASIS
-    from apc_tools.findings import Basis
+    from apc_tools.contract.rules import leak_rules
 
     findings = report.get("findings")
     rows: Sequence[object] = findings if isinstance(findings, list) else []
-    leaks = {rule for rule, (basis, _) in BASIS.items() if basis is Basis.LEAK}
+    leaks = leak_rules()
     errors = [
         f
         for f in rows
