@@ -60,7 +60,8 @@ JSON_KINDS = frozenset({"project", "mcps"})
 # Every kind of file `apc validate` recognises, and the tool whose reading decides the severity
 # of its findings (docs/validate.md has one row per kind; a test holds the two together).
 KINDS = {
-    "agents-md": "AGENTS.md: Codex, Copilot, Cursor and other agents (and the APC spec)",
+    "agents-md": "AGENTS.md: Codex, Copilot, Cursor and other agents (and the APC spec); the "
+    "root one also Claude Code 2.1.332 where there is no CLAUDE.md",
     "claude-md": "CLAUDE.md: Claude Code",
     "gemini-md": "GEMINI.md: Gemini CLI",
     "copilot-instructions": ".github/copilot-instructions.md: GitHub Copilot",

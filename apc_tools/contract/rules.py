@@ -74,7 +74,8 @@ BASIS: dict[str, tuple[Basis, str]] = {
     "INS001": (
         R,
         "Claude Code and Gemini CLI load nothing for an import of a missing file: "
-        "the instructions meant to be there never reach the agent",
+        "the instructions meant to be there never reach the agent (Claude Code 2.1.332 reads "
+        "the root AGENTS.md and its imports when there is no CLAUDE.md; 2.1.197 does not)",
     ),
     "INS002": (
         A,
@@ -86,7 +87,8 @@ BASIS: dict[str, tuple[Basis, str]] = {
     "INS005": (
         A,
         "Copilot code review reads the first 4,000 characters; Claude Code sends a long "
-        "CLAUDE.md whole and warns about it",
+        "CLAUDE.md whole and warns about it (and a root AGENTS.md it reads in place of a "
+        "missing CLAUDE.md: 2.1.332; 2.1.197 does not read AGENTS.md)",
     ),
     "INS006": (
         R,
@@ -229,7 +231,8 @@ VERIFIED: dict[str, str] = {
     "AGT015": f"{CC} (2.1.197 runs the subagent with no tools, 2.1.332 refuses to spawn it)",
     "INS001": f"{CC}; {GM}",
     "INS002": f"{CC}; {GM}",
-    "INS005": CC,
+    "INS005": f"{CC} (a root AGENTS.md without CLAUDE.md: 2.1.197 does not read it, 2.1.332 "
+    "reads it as project memory)",
     "SKL001": f"{CC}; {CX}; {GM}",
     "SKL002": f"{CC}; {CX}; {GM}",
     "SKL003": f"{CC}; {CX}; {GM}",

@@ -365,6 +365,23 @@ CLAUDE_PLUGIN = Tree(
     setup=(("plugin", "marketplace", "add", "{project}"), ("plugin", "install", "tools@mkt")),
 )
 
+# A root AGENTS.md with no CLAUDE.md: Claude Code 2.1.332 reads it as project memory (whole,
+# imports followed); 2.1.197 does not read it. Beside a CLAUDE.md neither reads it.
+AGENTS_MEMORY = BIG_CLAUDE_MD + "\n@docs/present.md\n"
+CLAUDE_AGENTS_MD = Tree(
+    "claude-agents-md",
+    "claude",
+    {"AGENTS.md": AGENTS_MEMORY, "docs/present.md": "PRESENTIMPORT: run the tests.\n"},
+)
+CLAUDE_AGENTS_MD_MISSING = Tree(
+    "claude-agents-md-missing", "claude", {"AGENTS.md": "# Notes\n\n@docs/missing.md\n"}
+)
+CLAUDE_AGENTS_MD_BESIDE = Tree(
+    "claude-agents-md-beside",
+    "claude",
+    {"CLAUDE.md": "# Notes\n\nRun the tests.\n", "AGENTS.md": "# Notes\n\n@docs/missing.md\n"},
+)
+
 LINK_ONLY = "# Notes\n\nSee [the guide](docs/nowhere.md) before releasing.\n"
 CLAUDE_LINK = Tree("claude-link", "claude", {"CLAUDE.md": LINK_ONLY})
 GEMINI_LINK = Tree("gemini-link", "gemini", {"GEMINI.md": LINK_ONLY})
@@ -387,6 +404,9 @@ TREES = {
         CLAUDE_BIG,
         CLAUDE_LINK,
         CLAUDE_PLUGIN,
+        CLAUDE_AGENTS_MD,
+        CLAUDE_AGENTS_MD_MISSING,
+        CLAUDE_AGENTS_MD_BESIDE,
         CODEX_MAIN,
         CODEX_UNDER,
         GEMINI_MAIN,
@@ -612,6 +632,56 @@ CASES: tuple[Case, ...] = (
         "CLAUDE.md",
         {"chars": len(BIG_CLAUDE_MD.rstrip("\n"))},
         ("INS005",),
+    ),
+    Case(
+        "claude-agents-md-memory",
+        "claude",
+        "claude-agents-md",
+        "AGENTS.md",
+        "claude-memory",
+        "AGENTS.md",
+        {"chars": len(AGENTS_MEMORY.rstrip("\n"))},
+        ("INS005",),
+        apc="warning",
+        why="2.1.197's skip is no fault of the file (it reads no AGENTS.md); 2.1.332 sends this "
+        "one whole: INS005, a warning, as for a CLAUDE.md (and AGM002 for Codex's cut)",
+        versions="a root AGENTS.md without CLAUDE.md: 2.1.197 does not read it, 2.1.332 reads "
+        "it as project memory",
+    ),
+    Case(
+        "claude-agents-md-import-present",
+        "claude",
+        "claude-agents-md",
+        "docs/present.md",
+        "claude-import",
+        "docs/present.md",
+        {"listed": True},
+        apc="ok-or-warning",
+        why="nothing to say of the imported file: 2.1.197 reads no AGENTS.md, 2.1.332 loads it",
+        versions="2.1.197 reads no AGENTS.md, 2.1.332 follows its import",
+    ),
+    Case(
+        "claude-agents-md-import-missing",
+        "claude",
+        "claude-agents-md-missing",
+        "AGENTS.md",
+        "claude-import",
+        "docs/missing.md",
+        {"listed": True},
+        ("INS001",),
+        why="2.1.332 reads the AGENTS.md and drops the missing import (2.1.197 reads neither)",
+    ),
+    Case(
+        "claude-agents-md-beside-claude-md",
+        "claude",
+        "claude-agents-md-beside",
+        "AGENTS.md",
+        "claude-memory",
+        "AGENTS.md",
+        {"chars": len("# Notes\n\n@docs/missing.md")},
+        apc="ok-or-warning",
+        why="beside a CLAUDE.md neither version reads AGENTS.md: Claude Code's import rule "
+        "does not apply (Codex sends `@docs/missing.md` as text)",
     ),
     Case(
         "claude-subagent-display-model",

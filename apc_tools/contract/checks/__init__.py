@@ -16,6 +16,7 @@ from types import MappingProxyType
 from apc_tools.contract.checks import (
     agents,
     agents_md,
+    claude_memory,
     commands,
     discovery,
     gitignore,
@@ -46,6 +47,7 @@ FAMILIES = (
     mcps,
     gitignore,
     instructions,
+    claude_memory,
     commands,
     secrets,
 )

@@ -51,13 +51,17 @@ IMPORT_MISSING = _rule(
     "INS001",
     "instructions-import-missing",
     Severity.ERROR,
-    "A `@path` import in CLAUDE.md or GEMINI.md names a repository file that does not exist.",
+    "A `@path` import in CLAUDE.md or GEMINI.md (or in the root AGENTS.md Claude Code reads "
+    "when there is no CLAUDE.md) names a repository file that does not exist.",
     "Claude Code and Gemini CLI replace `@path/to/file.md` (outside code) with that file's "
     "content, resolved from the importing file's folder. A missing file is skipped (Gemini CLI "
     "leaves an error comment): the instructions meant to be there never reach the agent. Fix "
     "the path or remove the import. Only words that look like file paths are checked (with an "
     "extension, or starting with `./` or `../`); `@scope/package` and `@user` are not imports "
-    "of files here, and home (`@~/...`) or absolute paths are outside the repository.",
+    "of files here, and home (`@~/...`) or absolute paths are outside the repository. Claude "
+    "Code 2.1.332 reads the root AGENTS.md as project memory when the project has no "
+    "CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md (2.1.197 does not), and follows its "
+    "imports the same way: there they are checked too.",
     "CLAUDE.md:\n@AGENTS.md\n   (AGENTS.md exists)",
     "CLAUDE.md:\n@docs/agent-rules.md\n   (no such file)",
 )
@@ -104,7 +108,9 @@ TOO_LARGE = _rule(
     "Claude Code warns about a CLAUDE.md over 40,000 characters but sends it whole (no cut: "
     "the conformance suite checks it), so every request carries it; Copilot code review reads "
     "only the first 4,000 characters of an instructions file, and there the finding points where "
-    "the cut falls. Move detail into imported files, skills or path-specific instructions.",
+    "the cut falls. Claude Code 2.1.332 reads the root AGENTS.md as a CLAUDE.md when the "
+    "project has none, and sends it whole too: there the 40,000 applies to it. Move detail into "
+    "imported files, skills or path-specific instructions.",
     ".github/copilot-instructions.md of 2,000 characters",
     ".github/copilot-instructions.md of 9,000 characters",
 )
@@ -168,13 +174,18 @@ RULES = (
 
 
 def check_size(doc: Doc, project: Project) -> Iterator[Finding]:
-    limit, why = SIZE_LIMITS.get(doc.kind, (0, ""))
+    return size_findings(doc, doc.kind)
+
+
+def size_findings(doc: Doc, kind: str) -> Iterator[Finding]:
+    """INS005 for ``doc`` read as a file of ``kind`` (a root AGENTS.md read as a CLAUDE.md)."""
+    limit, why = SIZE_LIMITS.get(kind, (0, ""))
     if not limit or len(doc.text) <= limit:
         return
     line, column = detect.line_column(doc.text, limit)
     where = (
         "it still sends the whole file, but every request carries it"
-        if doc.kind in WHOLE
+        if kind in WHOLE
         else "the cut falls here"
     )
     yield TOO_LARGE.finding(
