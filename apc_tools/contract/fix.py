@@ -391,6 +391,20 @@ def fix_closing_fence(doc: Doc, text: str, project: Project, found: list[Finding
     return (out, [], []) if _expect(doc, out, project, {}) else None
 
 
+def fix_lost_header(doc: Doc, text: str, project: Project, found: list[Finding]) -> Edit | None:
+    """INS010 (a `.instructions.md` whose opening `---` is missing): `---` on line 1, when the
+    file then reads with exactly the header the lines above the closing `---` hold."""
+    from apc_tools.contract.checks.instructions import lost_header
+
+    header = lost_header(text)
+    if doc.has_frontmatter or header is None:
+        return None
+    out = "---" + _eol(text) + text
+    again, _ = parse_doc(doc.kind, doc.rel, _text_file(doc.path, out))
+    ok = again.has_frontmatter and again.meta is not None and again.meta.ok
+    return (out, [], []) if ok and dict(again.data) == header else None
+
+
 def fix_agent_name(doc: Doc, text: str, project: Project, found: list[Finding]) -> Edit | None:
     """AGT004: `name` set to the file slug."""
     name = doc.data.get("name")
@@ -634,6 +648,7 @@ def fix_gitignore(doc: Doc, text: str, project: Project, found: list[Finding]) -
 FIXERS: dict[str, Fixer] = {
     "YML005": fix_lenient,
     "SKL007": fix_closing_fence,
+    "INS010": fix_lost_header,
     "SKL006": fix_unknown_keys,
     "AGT004": fix_agent_name,
     "SKL004": fix_skill_name,

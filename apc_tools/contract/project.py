@@ -50,6 +50,9 @@ MARKDOWN_KINDS = frozenset(
         "plan",
         "copilot-scoped",
         "claude-command",
+        "copilot-prompt",
+        "copilot-agent",
+        "copilot-chatmode",
     }
 )
 # Instruction files whose readers take the whole text (no frontmatter): never parsed as YAML.
@@ -66,6 +69,9 @@ KINDS = {
     "gemini-md": "GEMINI.md: Gemini CLI",
     "copilot-instructions": ".github/copilot-instructions.md: GitHub Copilot",
     "copilot-scoped": ".github/instructions/**/*.instructions.md: GitHub Copilot",
+    "copilot-prompt": ".github/prompts/**/*.prompt.md: VS Code Copilot (its prompt-file parser)",
+    "copilot-agent": ".github/agents/*.md (*.agent.md): VS Code Copilot, GitHub Copilot",
+    "copilot-chatmode": ".github/chatmodes/**/*.chatmode.md: VS Code Copilot (older agents)",
     "project": ".apc/project.json: the APC spec (APX)",
     "mcps": ".apc/mcps.json: MCP clients (APX)",
     "apc-gitignore": ".apc/.gitignore: git",
@@ -83,8 +89,9 @@ KINDS = {
 LOOKS_FOR = (
     "AGENTS.md, CLAUDE.md, GEMINI.md, SKILL.md, .apc/ (project.json, mcps.json, .gitignore, "
     "memory.md, agents/, skills/, rules/, plans/), .claude/agents/*.md, .claude/commands/*.md, "
-    ".cursor/rules/*.mdc, .github/copilot-instructions.md and "
-    ".github/instructions/*.instructions.md (and a Claude Code plugin's agents/ and commands/)"
+    ".cursor/rules/*.mdc, .github/copilot-instructions.md, "
+    ".github/instructions/*.instructions.md, .github/prompts/*.prompt.md, .github/agents/*.md "
+    "and .github/chatmodes/*.chatmode.md (and a Claude Code plugin's agents/ and commands/)"
 )
 
 
@@ -120,6 +127,12 @@ def kind_of_parts(parts: tuple[str, ...]) -> str | None:
         return "copilot-scoped"
     if _under(parents, (".claude", "commands")) and name.endswith(".md"):
         return "claude-command"
+    if _under(parents, (".github", "prompts")) and name.endswith(".prompt.md"):
+        return "copilot-prompt"
+    if parents[-2:] == (".github", "agents") and name.endswith(".md"):
+        return "copilot-agent"  # VS Code: any .md directly in .github/agents/ is an agent
+    if _under(parents, (".github", "chatmodes")) and name.endswith(".chatmode.md"):
+        return "copilot-chatmode"
     if parents[-1:] == (".apc",):
         return {
             "project.json": "project",

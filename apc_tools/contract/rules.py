@@ -11,6 +11,11 @@ from apc_tools.contract import checks
 from apc_tools.findings import Basis, Rule, with_basis, with_fix
 
 R, P, L = Basis.READER, Basis.APC_SPEC, Basis.LEAK
+# VS Code's prompt-file sources the Copilot rules follow (src/vs/workbench/contrib/chat/common/
+# promptSyntax/ of microsoft/vscode, read at these commits; VS Code does not run here)
+VSCODE_PARSER = "promptFileParser.ts at microsoft/vscode@01a59900a295"
+VSCODE_VALIDATOR = "languageProviders/promptValidator.ts at microsoft/vscode@5c71ddd63200"
+VSCODE_LOCATIONS = "config/promptFileLocations.ts at microsoft/vscode@483e5be51517"
 S, A, N = Basis.SPEC, Basis.ADVICE, Basis.NOTE
 
 _NAME_RULE = (
@@ -92,11 +97,31 @@ BASIS: dict[str, tuple[Basis, str]] = {
     ),
     "INS006": (
         R,
-        "Copilot and VS Code read `applyTo` as a string; another shape never "
-        "matches, so the instructions are never applied",
+        "Copilot and VS Code read `applyTo` as a string (PromptHeader.applyTo takes a string "
+        f"attribute only, {VSCODE_PARSER}; promptValidator.ts reports another type as an error, "
+        f"{VSCODE_VALIDATOR}); another shape never matches, so the instructions are never applied",
     ),
     "INS007": (A, "the instructions are never applied for that glob"),
     "INS008": (A, "the instructions are applied only when attached by hand"),
+    "CPR001": (
+        R,
+        "VS Code's PromptHeader reads each attribute in one shape and drops any other "
+        f"({VSCODE_PARSER}; {VSCODE_VALIDATOR} reports it as an error): the value is lost",
+    ),
+    "CPR002": (
+        A,
+        f"VS Code ignores the key ({VSCODE_VALIDATOR}: allAttributeNames, a warning there too)",
+    ),
+    "CPR003": (
+        A,
+        f"VS Code still reads `mode:` as `agent:` ({VSCODE_PARSER}) and loads a .chatmode.md as "
+        f"an agent ({VSCODE_LOCATIONS}), but asks to rename them",
+    ),
+    "INS010": (
+        R,
+        "VS Code reads a header only when line 1 is `---` (PromptFileParser.parse, "
+        f"{VSCODE_PARSER}): the applyTo is body text and the file is never applied",
+    ),
     "INS009": (A, "Copilot ignores the key or value"),
     "MCP001": (
         R,
@@ -166,6 +191,12 @@ BASIS: dict[str, tuple[Basis, str]] = {
 # Safe: what the file means to its reader cannot change. Unsafe: an identity or a value changes
 # (only with --unsafe-fixes). A file apc could not parse safely is never fixed.
 FIX: dict[str, tuple[str, str]] = {
+    "INS010": (
+        "safe",
+        "puts `---` back on line 1, only when the lines above the closing `---` read as a YAML "
+        "mapping of Copilot's keys holding `applyTo` and the file then reads with exactly that "
+        "header (nothing else changes)",
+    ),
     "GIG001": (
         "safe",
         "appends the missing safe-default lines at the end of `.apc/.gitignore`; existing lines "
@@ -240,8 +271,18 @@ VERIFIED: dict[str, str] = {
     "SKL005": f"{CC}; {CX}; {GM}",
 }
 
+# Rules whose reader cannot run here, checked against its source instead (VS Code): shown as
+# their `verified` text, naming the files and commits read.
+READ_IN_SOURCE: dict[str, str] = {
+    "CPR001": f"VS Code source (not run): {VSCODE_PARSER}, {VSCODE_VALIDATOR}",
+    "CPR002": f"VS Code source (not run): {VSCODE_VALIDATOR}",
+    "CPR003": f"VS Code source (not run): {VSCODE_PARSER}, {VSCODE_LOCATIONS}",
+    "INS006": f"VS Code source (not run): {VSCODE_PARSER}, {VSCODE_VALIDATOR}",
+    "INS010": f"VS Code source (not run): {VSCODE_PARSER}",
+}
+
 RULES: tuple[Rule, ...] = tuple(
-    replace(rule, verified=VERIFIED.get(rule.id, rule.verified))
+    replace(rule, verified=VERIFIED.get(rule.id) or READ_IN_SOURCE.get(rule.id, rule.verified))
     for rule in with_fix(with_basis(checks.RULES, BASIS), FIX)
 )
 

@@ -122,10 +122,14 @@ def test_trees_are_small() -> None:
 
 def test_rules_name_the_versions_their_cases_verified() -> None:
     from apc_tools.catalog import registry
+    from apc_tools.contract.rules import READ_IN_SOURCE
 
     table = verified_table(OBSERVED)
     shown = {rule.id: rule.verified for rule in registry() if rule.verified}
-    assert shown == table
+    # VS Code does not run here: its rules name the source files and commits read instead
+    assert not set(READ_IN_SOURCE) & set(table)
+    assert {rule: text for rule, text in shown.items() if rule not in READ_IN_SOURCE} == table
+    assert all(shown[rule] == text for rule, text in READ_IN_SOURCE.items())
 
 
 # Rules whose basis names one of the three tools but whose error is not the tool's verdict.

@@ -18,6 +18,7 @@ from apc_tools.contract.checks import (
     agents_md,
     claude_memory,
     commands,
+    copilot_prompts,
     discovery,
     gitignore,
     instructions,
@@ -49,6 +50,7 @@ FAMILIES = (
     instructions,
     claude_memory,
     commands,
+    copilot_prompts,
     secrets,
 )
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
 
 from apc_tools.contract.checks import _support as fm
 from apc_tools.contract.checks._content import hit_findings, secret_findings
@@ -21,7 +22,7 @@ from apc_tools.contract.checks.agents_md import exists, link_findings, mask_code
 from apc_tools.contract.project import Doc, Project
 from apc_tools.core import detect
 from apc_tools.core.globs import any_match
-from apc_tools.core.parse import Pos
+from apc_tools.core.parse import Pos, load_yaml
 from apc_tools.findings import Finding, Severity, rule_family
 
 FAMILY = "instructions"
@@ -158,6 +159,19 @@ SCOPED_FORM = _rule(
     '.github/instructions/ts.instructions.md:\n---\napplyto: "**"\n---\n',
 )
 
+HEADER_LOST = _rule(
+    "INS010",
+    "copilot-instructions-header-lost",
+    Severity.ERROR,
+    "A Copilot `.instructions.md` file's frontmatter lost its opening `---`: line 1 is "
+    "`applyTo:`, the closing `---` follows below.",
+    "VS Code builds a header only when line 1 is `---` (`PromptFileParser.parse`, "
+    "promptFileParser.ts): without it the `applyTo:` lines are body text, the scope is lost and "
+    "the file is never applied automatically. Put `---` back on line 1 (`apc validate --fix`).",
+    '.github/instructions/ts.instructions.md:\n---\napplyTo: "**/*.ts"\n---\nUse strict mode.\n',
+    '.github/instructions/ts.instructions.md:\napplyTo: "**/*.ts"\n---\nUse strict mode.\n',
+)
+
 RULES = (
     IMPORT_MISSING,
     BROKEN_LINK,
@@ -168,6 +182,7 @@ RULES = (
     APPLY_TO_DEAD,
     NOT_APPLIED,
     SCOPED_FORM,
+    HEADER_LOST,
 )
 
 # --------------------------------------------------------------------------- shared checks
@@ -267,7 +282,37 @@ def split_apply_to(value: str) -> list[str]:
     return [part.strip() for part in parts if part.strip()]
 
 
+HEADER_LINES = 40  # the most lines above a `---` read as a header that lost its opening fence
+
+
+def lost_header(text: str) -> dict[str, Any] | None:
+    """The frontmatter of a file whose opening ``---`` is missing: line 1 is ``applyTo:``, a
+    ``---`` line follows, and the lines above it read as a YAML mapping of Copilot's keys
+    holding ``applyTo``; else None."""
+    lines = text.split("\n", HEADER_LINES + 1)[:HEADER_LINES]
+    if not lines or not re.match(r"applyTo\s*:", lines[0]):
+        return None
+    end = next((i for i, line in enumerate(lines) if line.rstrip("\r \t") == "---"), None)
+    if end is None:
+        return None
+    block = load_yaml("\n".join(lines[:end]) + "\n")
+    data = block.data
+    if not block.ok or not isinstance(data, dict) or not set(data) <= SCOPED_KEYS:
+        return None
+    return data if "applyTo" in data else None
+
+
 def check_scoped(doc: Doc, project: Project) -> Iterator[Finding]:
+    if not doc.has_frontmatter and lost_header(doc.text) is not None:
+        yield HEADER_LOST.finding(
+            doc.path,
+            "line 1 is `applyTo:` but not `---`: VS Code reads a header only when line 1 is "
+            "`---`, so these lines are body text and the file is never applied; put `---` "
+            "back on line 1 (apc validate --fix)",
+            1,
+            1,
+        )
+        return
     if not fm.parsed(doc):
         if not doc.has_frontmatter and not fm.opens_frontmatter(doc):
             yield NOT_APPLIED.finding(
