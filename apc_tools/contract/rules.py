@@ -13,7 +13,10 @@ from apc_tools.findings import Basis, Rule, with_basis, with_fix
 R, P, L = Basis.READER, Basis.APC_SPEC, Basis.LEAK
 # VS Code's prompt-file sources the Copilot rules follow (src/vs/workbench/contrib/chat/common/
 # promptSyntax/ of microsoft/vscode, read at these commits; VS Code does not run here)
-VSCODE_PARSER = "promptFileParser.ts at microsoft/vscode@01a59900a295"
+VSCODE_PARSER = (
+    "promptFileParser.ts at microsoft/vscode@d634789a6e13 and @01a59900a295, and a later "
+    "stored version that reads every value as a string"
+)
 VSCODE_VALIDATOR = "languageProviders/promptValidator.ts at microsoft/vscode@5c71ddd63200"
 VSCODE_LOCATIONS = "config/promptFileLocations.ts at microsoft/vscode@483e5be51517"
 S, A, N = Basis.SPEC, Basis.ADVICE, Basis.NOTE
@@ -110,7 +113,8 @@ BASIS: dict[str, tuple[Basis, str]] = {
     ),
     "CPR002": (
         A,
-        f"VS Code ignores the key ({VSCODE_VALIDATOR}: allAttributeNames, a warning there too)",
+        f"VS Code ignores the key (PromptHeaderAttributes of {VSCODE_PARSER}; "
+        f"{VSCODE_VALIDATOR} warns too)",
     ),
     "CPR003": (
         A,
@@ -275,7 +279,7 @@ VERIFIED: dict[str, str] = {
 # their `verified` text, naming the files and commits read.
 READ_IN_SOURCE: dict[str, str] = {
     "CPR001": f"VS Code source (not run): {VSCODE_PARSER}, {VSCODE_VALIDATOR}",
-    "CPR002": f"VS Code source (not run): {VSCODE_VALIDATOR}",
+    "CPR002": f"VS Code source (not run): {VSCODE_PARSER}, {VSCODE_VALIDATOR}",
     "CPR003": f"VS Code source (not run): {VSCODE_PARSER}, {VSCODE_LOCATIONS}",
     "INS006": f"VS Code source (not run): {VSCODE_PARSER}, {VSCODE_VALIDATOR}",
     "INS010": f"VS Code source (not run): {VSCODE_PARSER}",

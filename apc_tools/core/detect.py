@@ -86,6 +86,9 @@ _CODE_LIKE = re.compile(
 )
 # A human-made password such as "securepass123" or "Welcome2024!": one word, then digits.
 _WORD_DIGITS = re.compile(r"(?<![A-Za-z])[A-Za-z]+[0-9]{1,8}[!@#$%^&*.?]?")
+# a path of words (``Desktop/Title/H1``, a design token's name): each segment letters, then
+# digits at most; a generated value's segments mix them
+_WORD_PATH = re.compile(r"[A-Za-z]+[0-9]{0,8}(?:/[A-Za-z]+[0-9]{0,8})+")
 
 
 def entropy(value: str) -> float:
@@ -159,6 +162,8 @@ def looks_random(value: str, min_length: int = 12) -> bool:
     """True when ``value`` has the shape of a generated credential (not a word, not a name,
     not the base64 of a word or phrase)."""
     if len(value) < min_length or is_placeholder(value) or _WORD_DIGITS.fullmatch(value):
+        return False
+    if _WORD_PATH.fullmatch(value):
         return False
     if is_sequential(value):
         return False

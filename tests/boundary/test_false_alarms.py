@@ -38,6 +38,15 @@ def test_base64_of_a_phrase_is_not_a_random_secret() -> None:
         assert detect.find_secrets(f'password: "{value}"') == []
 
 
+def test_a_path_of_words_is_not_a_random_secret() -> None:
+    # a design token's name in a Copilot agent (github/awesome-copilot, aem-frontend-specialist)
+    assert detect.find_secrets('Figma Token: "Desktop/Title/H1"') == []
+    assert detect.find_secrets("token: Mobile/Heading/H2 Bold") == []
+    # a generated value with a slash in it is still one
+    value = "q3J9xL2v/R8mT5wK1nB7"
+    assert [h.detector for h in detect.find_secrets(f'token: "{value}"')] == ["generic-secret"]
+
+
 def test_base64_of_random_bytes_is_still_a_secret() -> None:
     value = "q3J9xL2vR8mT5wK1nB7cZ4hY6fA0"
     assert detect.looks_random(value)

@@ -51,16 +51,19 @@ def test_values_vscode_drops_are_errors(tmp_path: Path) -> None:
     findings = run(
         tmp_path,
         {
-            ".github/prompts/a.prompt.md": "---\ndescription: [a, b]\ntools: search, edit\n"
-            "model: 5\n---\nbody\n",
-            ".github/agents/b.agent.md": "---\ndescription: d\ntools: [search, 3]\nhandoffs:\n"
-            "  - label: Go\n    agent: impl\n    prompt: Go on.\n  - just text\ninfer: 1\n---\nb\n",
+            ".github/prompts/a.prompt.md": "---\ndescription: [a, b]\nagent: {x: 1}\n"
+            "model: {id: gpt}\n---\nbody\n",
+            ".github/agents/b.agent.md": "---\ndescription: d\ntools: [search, [x]]\nhandoffs:\n"
+            "  - label: Go\n    agent: impl\n    prompt: Go on.\n  - just text\n"
+            "user-invocable: [true]\n---\nb\n",
+            ".github/agents/c.agent.md": "---\ndescription: d\nhandoffs: impl\n---\nb\n",
         },
     )
     assert found(findings, "CPR") == [
         (".github/agents/b.agent.md", "CPR001", "error", 3),
         (".github/agents/b.agent.md", "CPR001", "error", 8),
         (".github/agents/b.agent.md", "CPR001", "error", 9),
+        (".github/agents/c.agent.md", "CPR001", "error", 3),
         (".github/prompts/a.prompt.md", "CPR001", "error", 2),
         (".github/prompts/a.prompt.md", "CPR001", "error", 3),
         (".github/prompts/a.prompt.md", "CPR001", "error", 4),
@@ -71,10 +74,11 @@ def test_forms_vscode_reads_are_no_error(tmp_path: Path) -> None:
     findings = run(
         tmp_path,
         {
-            # a list of models, a mapping of tools, `infer` as a string: PromptHeader reads them
-            ".github/agents/a.agent.md": "---\nname: a\ndescription: yes\nmodel: [GPT-5, o3]\n"
-            "tools:\n  search: true\ninfer: auto\nmcp-servers: {}\n"
-            "---\nbody\n",
+            # a list of models, tools as one comma-separated string, numbers and YAML 1.1
+            # booleans (VS Code's parser reads every value as a string): PromptHeader reads them
+            ".github/agents/a.agent.md": "---\nname: 7\ndescription: yes\nmodel: [GPT-5, o3]\n"
+            "tools: search, 'edit'\ninfer: true\nuser-invocable: false\nmcp-servers: {}\n"
+            "target: github-copilot\n---\nbody\n",
             ".github/agents/README.md": "# Agents\n\nThe team's agents.\n",
             ".github/prompts/p.prompt.md": "---\nagent: agent\ntools: []\n---\nbody\n",
         },
@@ -87,8 +91,8 @@ def test_unknown_keys_and_legacy_forms_are_warnings(tmp_path: Path) -> None:
     findings = run(
         tmp_path,
         {
-            ".github/prompts/p.prompt.md": "---\nmode: agent\napplyTo: '**'\n---\nbody\n",
-            ".github/agents/a.agent.md": "---\ndescription: d\ntarget: cloud\n---\nbody\n",
+            ".github/prompts/p.prompt.md": "---\nmode: agent\napplyto: '**'\n---\nbody\n",
+            ".github/agents/a.agent.md": "---\ndescription: d\nhidden: true\n---\nbody\n",
             ".github/chatmodes/c.chatmode.md": "---\ndescription: d\n---\nbody\n",
         },
     )

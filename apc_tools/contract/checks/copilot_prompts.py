@@ -26,69 +26,73 @@ _rule = rule_family(FAMILY)
 
 PROMPT, AGENT, CHATMODE = "copilot-prompt", "copilot-agent", "copilot-chatmode"
 
-# promptValidator.ts allAttributeNames / githubCopilotAgentAttributeNames
-PROMPT_KEYS = frozenset({"name", "description", "model", "tools", "mode", "agent", "argument-hint"})
-AGENT_KEYS = frozenset(
+# Every header attribute VS Code's PromptHeader knows (PromptHeaderAttributes,
+# GithubPromptHeaderAttributes, ClaudeHeaderAttributes of promptFileParser.ts, newest stored
+# version): which file type uses which keeps changing release by release, so only a key none of
+# them is (a misspelling) is reported.
+KNOWN_KEYS = frozenset(
     {
         "name",
         "description",
+        "agent",
+        "mode",
         "model",
+        "applyTo",
+        "paths",
         "tools",
-        "advancedOptions",
         "handoffs",
+        "advancedOptions",
         "argument-hint",
+        "excludeAgent",
         "target",
         "infer",
+        "license",
+        "compatibility",
+        "metadata",
+        "agents",
+        "user-invokable",
+        "user-invocable",
+        "disable-model-invocation",
+        "mcp-servers",
+        "disallowedTools",
+        "hooks",
     }
 )
-GITHUB_AGENT_KEYS = frozenset({"name", "description", "tools", "target", "mcp-servers", "infer"})
-TARGETS = ("vscode", "github-copilot")
-# PromptHeader's getters: the shapes each attribute is read in (promptFileParser.ts)
-STRING = ("a string", (str,))
-SHAPES: dict[str, tuple[str, tuple[type, ...]]] = {
-    "name": STRING,
-    "description": STRING,
-    "argument-hint": STRING,
-    "agent": STRING,
-    "mode": STRING,
-    "target": STRING,
-    "model": ("a string or a list of strings", (str, list)),
-    "tools": ("a list (or a mapping of booleans)", (list, dict)),
-    "handoffs": ("a list of mappings", (list,)),
-    "infer": ("a boolean", (bool, str)),
-}
+# Attributes PromptHeader reads as one value (a string or a `true`/`false`): a list or a
+# mapping there is dropped by every version read (`model` takes a list of strings too).
+SINGLE = ("name", "description", "argument-hint", "agent", "mode", "target", "applyTo", "infer")
+SINGLE_OR_LIST = ("model",)
+FLAGS = ("user-invocable", "user-invokable", "disable-model-invocation")
 
 VALUE_LOST = _rule(
     "CPR001",
     "copilot-prompt-value-lost",
     Severity.ERROR,
     "A VS Code prompt file, custom agent or chat mode has a frontmatter value of a shape VS "
-    "Code does not read (a `tools` string, a `description` list, a handoff without "
+    "Code does not read (a `description` list, a `model` mapping, a handoff without "
     "`agent`/`label`/`prompt`).",
-    "VS Code reads each header attribute in one shape and drops any other: `name`, "
-    "`description`, `argument-hint`, `agent` (`mode`) and `target` are strings; `model` a "
-    "string or a list of strings; `tools` a list of tool names (or a mapping of booleans); "
-    "`handoffs` a list of mappings each with `agent`, `label` and `prompt` (`send`, "
-    "`showContinueOn` booleans); `infer` a boolean. A value of another shape is lost: the "
-    "prompt runs without its tools, the agent without its description. Write it in the shape "
-    "VS Code reads, e.g. `tools: ['search', 'edit']`.",
-    ".github/prompts/review.prompt.md:\n---\ndescription: Review the diff\ntools: ['search']\n"
-    "---\n",
-    ".github/prompts/review.prompt.md:\n---\ndescription: Review the diff\ntools: search, edit\n"
-    "---\n",
+    "VS Code reads `name`, `description`, `argument-hint`, `agent` (`mode`), `target`, "
+    "`applyTo`, `infer`, `user-invocable` and `disable-model-invocation` as one value; `model` "
+    "as a string or a list of strings; `tools` as a list of names (or one comma-separated "
+    "string); `handoffs` as a list of mappings each with `agent`, `label` and `prompt`. A list "
+    "or a mapping where one value is read is dropped, and so is a handoff without its three "
+    "keys: the agent runs without its description, the prompt without its mode. Write the "
+    "value as VS Code reads it.",
+    ".github/prompts/review.prompt.md:\n---\ndescription: Review the diff\n---\n",
+    ".github/prompts/review.prompt.md:\n---\ndescription:\n  - Review the diff\n---\n",
 )
 UNKNOWN_KEY = _rule(
     "CPR002",
     "copilot-prompt-unknown-key",
     Severity.WARNING,
-    "A VS Code prompt file, custom agent or chat mode has a frontmatter key VS Code does not "
-    "know for that file type, or an agent `target` other than `vscode` or `github-copilot`.",
-    "Prompt files know `name`, `description`, `agent`, `model`, `tools`, `argument-hint` (and "
-    "the older `mode`); agents `name`, `description`, `model`, `tools`, `handoffs`, "
-    "`argument-hint`, `target`, `infer`, `advancedOptions` (with `target: github-copilot`: "
-    "`name`, `description`, `tools`, `target`, `mcp-servers`, `infer`). VS Code ignores other "
-    "keys (an `applyTo` in a prompt file does nothing) and reads an unknown `target` as VS "
-    "Code's. Check the spelling, or move the key to the file type that reads it.",
+    "A VS Code prompt file, custom agent or chat mode has a frontmatter key VS Code's "
+    "prompt-file parser does not know.",
+    "VS Code's PromptHeader knows `name`, `description`, `agent`, `mode`, `model`, `tools`, "
+    "`argument-hint`, `handoffs`, `target`, `infer`, `applyTo`, `paths`, `excludeAgent`, "
+    "`agents`, `user-invocable`, `disable-model-invocation`, `mcp-servers`, `license`, "
+    "`compatibility`, `metadata`, `advancedOptions`, `disallowedTools` and `hooks`; it ignores "
+    "any other key (which file type reads which changes from release to release, so only a key "
+    "it knows nowhere is reported). Check the spelling.",
     ".github/agents/planner.agent.md:\n---\ndescription: Plans work\ntools: ['search']\n---\n",
     ".github/agents/planner.agent.md:\n---\ndescription: Plans work\ntool: ['search']\n---\n",
 )
@@ -108,83 +112,65 @@ LEGACY_FORM = _rule(
 RULES = (VALUE_LOST, UNKNOWN_KEY, LEGACY_FORM)
 
 
+def _lost(doc: Doc, key: str, wanted: str, value: Any) -> Finding:
+    return fm.at(
+        VALUE_LOST,
+        doc,
+        fm.value_pos(doc, (key,)),
+        f"$.{key}: VS Code reads {wanted}; this {type(value).__name__} is dropped, as if the key "
+        "were not there",
+    )
+
+
 def _shape_findings(doc: Doc) -> Iterator[Finding]:
-    for key, (wanted, types) in SHAPES.items():
-        value = doc.data.get(key)
-        if value is None:
-            continue  # absent, or `key:` with nothing: read as not given
-        if isinstance(value, bool) and bool not in types:
-            # YAML 1.1 reads `yes`/`on` as booleans where VS Code's YAML may keep a string:
-            # judged only where no string is read either
-            lost = STRING not in (SHAPES[key],)
-        elif isinstance(value, types):
-            yield from _item_findings(doc, key, value)
-            continue
-        else:
-            # a number is one to VS Code's YAML too; dates and other YAML 1.1 scalars may be
-            # strings there, so only numbers, strings and collections are judged
-            lost = isinstance(value, int | float | str | list | dict)
-        if lost:
+    data = doc.data
+    for key in (*SINGLE, *FLAGS):
+        if isinstance(data.get(key), list | dict):
+            yield _lost(doc, key, "one value (a string, or true/false)", data[key])
+    for key in SINGLE_OR_LIST:
+        if isinstance(data.get(key), dict):
+            yield _lost(doc, key, "a string or a list of strings", data[key])
+    tools = data.get("tools")
+    if isinstance(tools, list):
+        for index, item in enumerate(tools):
+            if isinstance(item, list | dict):
+                yield fm.at(
+                    VALUE_LOST,
+                    doc,
+                    fm.value_pos(doc, ("tools", index)),
+                    f"$.tools[{index}]: VS Code reads a tool name; this {type(item).__name__} is "
+                    "dropped",
+                )
+    handoffs = data.get("handoffs")
+    if handoffs is not None and not isinstance(handoffs, list):
+        yield _lost(doc, "handoffs", "a list of handoffs", handoffs)
+    for index, item in enumerate(handoffs if isinstance(handoffs, list) else ()):
+        fields = item if isinstance(item, dict) else {}
+        missing = [k for k in ("agent", "label", "prompt") if not _scalar(fields.get(k))]
+        if missing:
             yield fm.at(
                 VALUE_LOST,
                 doc,
-                fm.value_pos(doc, (key,)),
-                f"$.{key}: VS Code reads {wanted}; this {type(value).__name__} is dropped, as "
-                "if the key were not there",
+                fm.value_pos(doc, ("handoffs", index)),
+                f"$.handoffs[{index}]: VS Code keeps a handoff only with `agent`, `label` and "
+                f"`prompt` values; this one lacks {', '.join(missing)} and is dropped",
             )
 
 
-def _item_findings(doc: Doc, key: str, value: Any) -> Iterator[Finding]:
-    if key == "tools" and isinstance(value, list):
-        for index, item in enumerate(value):
-            if not isinstance(item, str):
-                yield fm.at(
-                    VALUE_LOST,
-                    doc,
-                    fm.value_pos(doc, (key, index)),
-                    f"$.tools[{index}]: VS Code reads a tool name (a string); this "
-                    f"{type(item).__name__} is dropped",
-                )
-    if key == "handoffs":
-        for index, item in enumerate(value):
-            fields = item if isinstance(item, dict) else {}
-            missing = [k for k in ("agent", "label") if not isinstance(fields.get(k), str)]
-            if not isinstance(fields.get("prompt"), str):
-                missing.append("prompt")
-            if missing:
-                yield fm.at(
-                    VALUE_LOST,
-                    doc,
-                    fm.value_pos(doc, (key, index)),
-                    f"$.handoffs[{index}]: VS Code keeps a handoff only with `agent`, `label` "
-                    f"and `prompt` strings; this one lacks {', '.join(missing)} and is dropped",
-                )
+def _scalar(value: Any) -> bool:
+    return value is not None and not isinstance(value, list | dict)
 
 
 def _known_keys(doc: Doc) -> Iterator[Finding]:
-    if doc.kind == PROMPT:
-        known, what = PROMPT_KEYS, "prompt files"
-    elif doc.data.get("target") == "github-copilot":
-        known, what = GITHUB_AGENT_KEYS, "GitHub Copilot agents (target: github-copilot)"
-    else:
-        known, what = AGENT_KEYS | GITHUB_AGENT_KEYS, "VS Code agents"
     for key in doc.data:
-        if key not in known:
+        if key not in KNOWN_KEYS:
             yield fm.at(
                 UNKNOWN_KEY,
                 doc,
                 fm.key_pos(doc, (key,)),
-                f"$.{key}: VS Code does not read this key in {what} (it knows "
-                f"{', '.join(sorted(known))}); check the spelling",
+                f"$.{key}: VS Code's prompt-file parser knows no such attribute and ignores it; "
+                "check the spelling",
             )
-    target = doc.data.get("target")
-    if doc.kind != PROMPT and isinstance(target, str) and target.strip() not in TARGETS:
-        yield fm.at(
-            UNKNOWN_KEY,
-            doc,
-            fm.value_pos(doc, ("target",)),
-            f"$.target: VS Code knows {' and '.join(TARGETS)}; it reads {target!r} as VS Code's",
-        )
 
 
 def check_prompt_file(doc: Doc, project: Project) -> Iterator[Finding]:
