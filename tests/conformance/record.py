@@ -8,6 +8,7 @@ compares with the committed files.
 from __future__ import annotations
 
 import json
+import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -29,13 +30,15 @@ RUNNERS = {"claude": run_claude, "codex": run_codex, "gemini": run_gemini}
 def run_tree(tree: Tree, workdir: Path) -> list[Recorded]:
     project = tree.write(workdir / tree.name / "project")
     home = workdir / tree.name / "home"
+    if tree.cwd:  # Codex reads the chain of AGENTS.md from the repository root down
+        subprocess.run(["git", "init", "-q", str(project)], check=True)
     with MockServer(tree.make_script()) as mock:
         for command in tree.setup:
             args = [part.replace("{project}", str(project)) for part in command]
             done = claude_cli(project, home, mock, args)
             if done.returncode != 0:
                 raise RuntimeError(f"claude {' '.join(args)} failed: {done.stderr[-2000:]}")
-        run = RUNNERS[tree.tool](project, home, mock, "hello")
+        run = RUNNERS[tree.tool](project / tree.cwd, home, mock, "hello")
     if run.returncode != 0:
         raise RuntimeError(f"{tree.tool} failed on tree {tree.name}: {run.stderr[-2000:]}")
     return mock.requests

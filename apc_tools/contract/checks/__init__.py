@@ -16,6 +16,7 @@ from types import MappingProxyType
 from apc_tools.contract.checks import (
     agents,
     agents_md,
+    codex_chain,
     commands,
     discovery,
     gitignore,
@@ -37,6 +38,7 @@ ProjectCheck = Callable[[Project], Iterable[Finding]]
 FAMILIES = (
     discovery,
     agents_md,
+    codex_chain,
     project_json,
     agents,
     memory,
