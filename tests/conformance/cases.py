@@ -396,27 +396,15 @@ def _chain_doc(name: str, lines: int) -> str:
 
 # Codex reads the AGENTS.md (or AGENTS.override.md) of every folder from the repository root
 # down to its working folder, with one 32 KiB budget for all (codex-rs/core/src/project_doc.rs).
-CHAIN_ROOT = _chain_doc("root", 880)  # 31.7 KB: fits alone, leaves about 1 KB
-CODEX_CHAIN = Tree(
-    "codex-chain",
-    "codex",
-    {
-        "AGENTS.md": CHAIN_ROOT,
-        "a/AGENTS.md": _chain_doc("a", 120),
-        "a/b/AGENTS.md": _chain_doc("b", 20),
-    },
-    cwd="a/b",
-)
-CODEX_CHAIN_FITS = Tree(
-    "codex-chain-fits",
-    "codex",
-    {
-        "AGENTS.md": _chain_doc("root", 400),
-        "a/AGENTS.md": _chain_doc("a", 300),
-        "a/b/AGENTS.md": _chain_doc("b", 100),
-    },
-    cwd="a/b",
-)
+def _chain_tree(name: str, root: int, a: int, b: int) -> Tree:
+    """A chain of three AGENTS.md (``root``, ``a``, ``a/b``, of that many lines), Codex run in
+    ``a/b``."""
+    files = {"AGENTS.md": _chain_doc("root", root), "a/AGENTS.md": _chain_doc("a", a)}
+    return Tree(name, "codex", {**files, "a/b/AGENTS.md": _chain_doc("b", b)}, cwd="a/b")
+
+
+CODEX_CHAIN = _chain_tree("codex-chain", 880, 120, 20)  # 31.7 KB at the root leaves ~200 bytes
+CODEX_CHAIN_FITS = _chain_tree("codex-chain-fits", 400, 300, 100)
 # A parent reached again through a symlink is sent, and counted, twice.
 CODEX_CHAIN_LINK = Tree(
     "codex-chain-link",
