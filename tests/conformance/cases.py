@@ -440,11 +440,20 @@ CODEX_OVERRIDE = Tree(
     },
     cwd="a",
 )
+# An override that is a link to nothing is passed over: the AGENTS.md beside it is sent.
+CODEX_OVERRIDE_DANGLING = Tree(
+    "codex-override-dangling",
+    "codex",
+    {"AGENTS.md": _chain_doc("dangmd", 10)},
+    cwd=".",
+    links=(("AGENTS.override.md", "nowhere.md"),),
+)
 
 TREES = {
     t.name: t
     for t in (
         CODEX_CHAIN,
+        CODEX_OVERRIDE_DANGLING,
         CODEX_CHAIN_FITS,
         CODEX_CHAIN_LINK,
         CODEX_OVERRIDE,
@@ -527,6 +536,9 @@ def _chain_cases() -> list[Case]:
         _chain_case("codex-override-shadowed", over, "AGENTS.md", "rootmd", ("AGM007",), SHADOWED),
         _chain_case("codex-override-sent", over, "AGENTS.override.md", "override"),
         _chain_case("codex-override-below-still-sent", over, "a/AGENTS.md", "a"),
+        _chain_case(
+            "codex-override-dangling-passed-over", CODEX_OVERRIDE_DANGLING, "AGENTS.md", "dangmd"
+        ),
     ]
 
 
