@@ -43,7 +43,7 @@ from apc_tools.findings import Finding
 
 Progress = Callable[[int, int], None]
 POLICY_SESSION = Verdict("session content (a path the policy names)", True, 1, 1, "")
-CONTRACT_NAMES = ("agents.md", "skill.md", ".instructions.md")
+CONTRACT_NAMES = ("agents.md", "agents.override.md", "skill.md", ".instructions.md")
 CONTRACT_FOLDERS = (".claude/", ".cursor/", ".github/")
 INSTRUCTION_FILES = frozenset(
     {"claude.md", "gemini.md", ".cursorrules", ".windsurfrules", "copilot-instructions.md"}

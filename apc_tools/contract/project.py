@@ -63,8 +63,8 @@ JSON_KINDS = frozenset({"project", "mcps"})
 # Every kind of file `apc validate` recognises, and the tool whose reading decides the severity
 # of its findings (docs/validate.md has one row per kind; a test holds the two together).
 KINDS = {
-    "agents-md": "AGENTS.md: Codex, Copilot, Cursor and other agents (and the APC spec); the "
-    "root one also Claude Code 2.1.332 where there is no CLAUDE.md",
+    "agents-md": "AGENTS.md (and Codex's AGENTS.override.md): Codex, Copilot, Cursor and other "
+    "agents (and the APC spec); the root one also Claude Code 2.1.332 where there is no CLAUDE.md",
     "claude-md": "CLAUDE.md: Claude Code",
     "gemini-md": "GEMINI.md: Gemini CLI",
     "copilot-instructions": ".github/copilot-instructions.md: GitHub Copilot",
@@ -87,9 +87,9 @@ KINDS = {
 }
 
 LOOKS_FOR = (
-    "AGENTS.md, CLAUDE.md, GEMINI.md, SKILL.md, .apc/ (project.json, mcps.json, .gitignore, "
-    "memory.md, agents/, skills/, rules/, plans/), .claude/agents/*.md, .claude/commands/*.md, "
-    ".cursor/rules/*.mdc, .github/copilot-instructions.md, "
+    "AGENTS.md, AGENTS.override.md, CLAUDE.md, GEMINI.md, SKILL.md, .apc/ (project.json, "
+    "mcps.json, .gitignore, memory.md, agents/, skills/, rules/, plans/), .claude/agents/*.md, "
+    ".claude/commands/*.md, .cursor/rules/*.mdc, .github/copilot-instructions.md, "
     ".github/instructions/*.instructions.md, .github/prompts/*.prompt.md, .github/agents/*.md "
     "and .github/chatmodes/*.chatmode.md (and a Claude Code plugin's agents/ and commands/)"
 )
@@ -115,7 +115,7 @@ def kind_of_parts(parts: tuple[str, ...]) -> str | None:
     """:func:`classify` of a path given as its parts (none empty or ``.``; at least one)."""
     name = parts[-1]
     parents = parts[:-1]
-    if name == "AGENTS.md":
+    if name in ("AGENTS.md", "AGENTS.override.md"):  # Codex reads the override instead
         return "agents-md"
     if name == "SKILL.md":
         return "skill"

@@ -30,7 +30,11 @@ _NAME_RULE = (
 
 BASIS: dict[str, tuple[Basis, str]] = {
     "AGM001": (P, "the APC spec requires AGENTS.md at the root of every APC project"),
-    "AGM002": (A, "Codex reads the first 32 KiB and drops the rest silently"),
+    "AGM002": (
+        A,
+        "Codex reads the first 32 KiB of the whole chain of AGENTS.md files (root down to the "
+        "working folder) and drops the rest silently; what it sends still works as written",
+    ),
     "AGM003": (
         A,
         "Codex sends a Markdown link as text and never follows it (AGENTS.md has no import "
@@ -39,6 +43,19 @@ BASIS: dict[str, tuple[Basis, str]] = {
     "AGM004": (L, "AGENTS.md is committed and read into every agent's context"),
     "AGM005": (L, "runtime state in a contract file: agents read the marker as instructions"),
     "AGM006": (N, ""),
+    "AGM007": (
+        A,
+        "Codex never sends an AGENTS.md that an AGENTS.override.md beside it replaces; the "
+        "override is Codex's documented way to replace it on purpose, and every other agent "
+        "still reads the AGENTS.md",
+    ),
+    "AGM008": (
+        A,
+        "Codex skips the file, but the file is as written: the chain above it spends the "
+        "budget, which the user can raise (`project_doc_max_bytes`), and other agents that "
+        "read nested AGENTS.md still read it; so a warning that names the files to shorten, "
+        "as AGM002 is for the cut",
+    ),
     "AGT001": (R, "APX skips an agent whose file name is not a slug, silently"),
     "AGT002": (
         R,
@@ -259,6 +276,8 @@ CC, CX, GM = "Claude Code 2.1.197, 2.1.332", "Codex 0.171.0", "Gemini CLI 0.61.0
 VERIFIED: dict[str, str] = {
     "AGM002": CX,
     "AGM003": CX,
+    "AGM007": CX,
+    "AGM008": CX,
     "AGT002": CC,
     "AGT010": f"{CC} (a `:` in the name: 2.1.197 loads the subagent, 2.1.332 skips it)",
     "AGT011": CC,

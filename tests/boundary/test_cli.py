@@ -123,3 +123,13 @@ def test_bare_repository_is_exit_2_with_advice(tmp_path: Path) -> None:
         done = apc(tmp_path / "bare.git", *flags)
         assert done.returncode == 2
         assert "bare repository" in done.stderr and "git worktree add" in done.stderr
+
+
+def test_a_secret_in_agents_override_md_is_a_contract_secret(tmp_path: Path) -> None:
+    """Codex sends AGENTS.override.md instead of AGENTS.md: a contract file, scanned for secrets
+    by default (``--secrets contract``), as AGENTS.md is."""
+    root = repo(tmp_path, {"AGENTS.override.md": f"token {token('ghp_', 36)}\n"})
+    done = apc(root, "--format", "json")
+    assert done.returncode == 1
+    found = json.loads(done.stdout)["findings"]
+    assert [(f["rule"], f["path"]) for f in found] == [("BSC001", "AGENTS.override.md")]

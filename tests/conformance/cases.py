@@ -172,7 +172,24 @@ def codex_link(text: str, rel: str) -> dict[str, Any]:
     }
 
 
+def codex_chain(text: str, key: str) -> dict[str, Any]:
+    """How many bytes of one file of a chain Codex sent: the file starts with its own heading
+    (``# CHAIN <name>``) and runs to the next file's (Codex joins the files with a blank line).
+    ``key`` is the heading's name, ``@2`` after it for its second copy (a linked parent)."""
+    name, _, nth = key.partition("@")
+    match = re.search(r"<INSTRUCTIONS>\n(.*?)\n</INSTRUCTIONS>", text, re.S)
+    sent = match.group(1) if match else ""
+    starts = [m.start() for m in re.finditer(rf"^# CHAIN {re.escape(name)}$", sent, re.M)]
+    if len(starts) < int(nth or 1):
+        return {"listed": False}
+    start = starts[int(nth or 1) - 1]
+    following = re.compile(r"^# CHAIN ", re.M).search(sent, start + 1)
+    part = sent[start : following.start() if following else len(sent)]
+    return {"listed": True, "bytes": len(part.rstrip().encode("utf-8"))}
+
+
 OBSERVERS = {
+    "codex-chain": codex_chain,
     "claude-link": claude_link,
     "codex-link": codex_link,
     "gemini-link": gemini_link,
@@ -215,12 +232,19 @@ class Tree:
     files: dict[str, str]
     script: tuple[Any, ...] = ()  # turns (ToolCall/Text) when the case needs a conversation
     setup: tuple[tuple[str, ...], ...] = ()  # Claude Code commands run first ({project}: the tree)
+    # The folder the CLI runs in (a git repository is made of the tree first, so that Codex
+    # reads the chain of AGENTS.md from its root down to there), and symlinks (rel, target).
+    cwd: str = ""
+    links: tuple[tuple[str, str], ...] = ()
 
     def write(self, root: Path) -> Path:
         for rel, text in self.files.items():
             target = root / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, "utf-8")
+        for rel, to in self.links:
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).symlink_to(to)
         return root
 
     def make_script(self) -> Script:
@@ -394,9 +418,62 @@ CODEX_LINK = Tree(
     },
 )
 
+
+def _chain_doc(name: str, lines: int) -> str:
+    """An AGENTS.md of one chain: its heading (what :func:`codex_chain` looks for), then
+    ``lines`` lines of 36 bytes."""
+    return f"# CHAIN {name}\n" + "".join(
+        f"{name}{i:05d} rule text to grow the file\n" for i in range(lines)
+    )
+
+
+# Codex reads the AGENTS.md (or AGENTS.override.md) of every folder from the repository root
+# down to its working folder, with one 32 KiB budget for all (codex-rs/core/src/project_doc.rs).
+def _chain_tree(name: str, root: int, a: int, b: int) -> Tree:
+    """A chain of three AGENTS.md (``root``, ``a``, ``a/b``, of that many lines), Codex run in
+    ``a/b``."""
+    files = {"AGENTS.md": _chain_doc("root", root), "a/AGENTS.md": _chain_doc("a", a)}
+    return Tree(name, "codex", {**files, "a/b/AGENTS.md": _chain_doc("b", b)}, cwd="a/b")
+
+
+CODEX_CHAIN = _chain_tree("codex-chain", 880, 120, 20)  # 31.7 KB at the root leaves ~200 bytes
+CODEX_CHAIN_FITS = _chain_tree("codex-chain-fits", 400, 300, 100)
+# A parent reached again through a symlink is sent, and counted, twice.
+CODEX_CHAIN_LINK = Tree(
+    "codex-chain-link",
+    "codex",
+    {"AGENTS.md": _chain_doc("root", 560), "a/b/AGENTS.md": _chain_doc("b", 20)},
+    cwd="a/b",
+    links=(("a/AGENTS.md", "../AGENTS.md"),),
+)
+# AGENTS.override.md replaces the AGENTS.md beside it, and only that one.
+CODEX_OVERRIDE = Tree(
+    "codex-override",
+    "codex",
+    {
+        "AGENTS.md": _chain_doc("rootmd", 10),
+        "AGENTS.override.md": _chain_doc("override", 10),
+        "a/AGENTS.md": _chain_doc("a", 10),
+    },
+    cwd="a",
+)
+# An override that is a link to nothing is passed over: the AGENTS.md beside it is sent.
+CODEX_OVERRIDE_DANGLING = Tree(
+    "codex-override-dangling",
+    "codex",
+    {"AGENTS.md": _chain_doc("dangmd", 10)},
+    cwd=".",
+    links=(("AGENTS.override.md", "nowhere.md"),),
+)
+
 TREES = {
     t.name: t
     for t in (
+        CODEX_CHAIN,
+        CODEX_OVERRIDE_DANGLING,
+        CODEX_CHAIN_FITS,
+        CODEX_CHAIN_LINK,
+        CODEX_OVERRIDE,
         CLAUDE_MAIN,
         CLAUDE_COMMANDS,
         CLAUDE_SUBAGENTS,
@@ -430,6 +507,59 @@ def _agent_case(
         rules,
         **kw,
     )
+
+
+def _chain_case(
+    cid: str, tree: Tree, rel: str, key: str, rules: tuple[str, ...] = (), why: str = ""
+) -> Case:
+    text = tree.files.get(rel) or tree.files[dict(tree.links)[rel].replace("../", "")]
+    return Case(
+        cid,
+        "codex",
+        tree.name,
+        rel,
+        "codex-chain",
+        key,
+        {"bytes": len(text.rstrip().encode())},
+        rules,
+        apc="warning" if why else "",
+        why=why,
+    )
+
+
+NEVER_SENT = (
+    "Codex skips the file, but the file is as written; the chain above it spends the "
+    "budget, which the user can raise, and other agents still read it (AGM008's basis)"
+)
+SHADOWED = (
+    "Codex skips the file: the override is Codex's documented way to replace the file on purpose, and every "
+    "other agent still reads AGENTS.md (AGM007's basis)"
+)
+
+
+def _chain_cases() -> list[Case]:
+    chain, fits, link, over = CODEX_CHAIN, CODEX_CHAIN_FITS, CODEX_CHAIN_LINK, CODEX_OVERRIDE
+    return [
+        _chain_case("codex-chain-root-fits", chain, "AGENTS.md", "root"),
+        _chain_case("codex-chain-nested-cut", chain, "a/AGENTS.md", "a", ("AGM002",)),
+        _chain_case(
+            "codex-chain-nested-never-sent", chain, "a/b/AGENTS.md", "b", ("AGM008",), NEVER_SENT
+        ),
+        _chain_case("codex-chain-fits-root", fits, "AGENTS.md", "root"),
+        _chain_case("codex-chain-fits-nested", fits, "a/AGENTS.md", "a"),
+        _chain_case("codex-chain-fits-deepest", fits, "a/b/AGENTS.md", "b"),
+        _chain_case("codex-chain-link-root", link, "AGENTS.md", "root"),
+        _chain_case("codex-chain-link-again-cut", link, "a/AGENTS.md", "root@2", ("AGM002",)),
+        _chain_case(
+            "codex-chain-link-never-sent", link, "a/b/AGENTS.md", "b", ("AGM008",), NEVER_SENT
+        ),
+        _chain_case("codex-override-shadowed", over, "AGENTS.md", "rootmd", ("AGM007",), SHADOWED),
+        _chain_case("codex-override-sent", over, "AGENTS.override.md", "override"),
+        _chain_case("codex-override-below-still-sent", over, "a/AGENTS.md", "a"),
+        _chain_case(
+            "codex-override-dangling-passed-over", CODEX_OVERRIDE_DANGLING, "AGENTS.md", "dangmd"
+        ),
+    ]
 
 
 def _skill_cases(tool: str, tree: str, base: str) -> list[Case]:
@@ -726,6 +856,7 @@ CASES: tuple[Case, ...] = (
         {"bytes": len(AGENTS_UNDER.rstrip("\n").encode())},
     ),
     *_skill_cases("gemini", "gemini-main", ".gemini/skills"),
+    *_chain_cases(),
     Case(
         "claude-plugin-agent-good",
         "claude",
@@ -839,7 +970,7 @@ def verdict(case: Case, seen: dict[str, Any]) -> str:
         return "as-written"
     if case.observe == "claude-memory":
         return "as-written" if seen["chars"] >= case.written["chars"] else "degraded"
-    if case.observe == "codex-agents-md":
+    if case.observe in ("codex-agents-md", "codex-chain"):
         return "as-written" if seen["bytes"] >= case.written["bytes"] else "degraded"
     worst = "as-written"
     for key, meant in case.written.items():

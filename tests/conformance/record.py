@@ -9,6 +9,7 @@ installed CLIs (after a pin is added to ``installer.PINS``); the full tier runs
 from __future__ import annotations
 
 import json
+import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -31,13 +32,15 @@ def run_tree(tree: Tree, workdir: Path, version: str | None = None) -> list[Reco
     base = workdir / f"{tree.name}@{version or 'first'}"
     project = tree.write(base / "project")
     home = base / "home"
+    if tree.cwd:  # Codex reads the chain of AGENTS.md from the repository root down
+        subprocess.run(["git", "init", "-q", str(project)], check=True)
     with MockServer(tree.make_script()) as mock:
         for command in tree.setup:
             args = [part.replace("{project}", str(project)) for part in command]
             done = claude_cli(project, home, mock, args, version=version)
             if done.returncode != 0:
                 raise RuntimeError(f"claude {' '.join(args)} failed: {done.stderr[-2000:]}")
-        run = RUNNERS[tree.tool](project, home, mock, "hello", version=version)
+        run = RUNNERS[tree.tool](project / tree.cwd, home, mock, "hello", version=version)
     if run.returncode != 0:
         raise RuntimeError(
             f"{label(tree.tool, version)} failed on tree {tree.name}: {run.stderr[-2000:]}"

@@ -173,6 +173,41 @@ def test_cross_file_findings_follow_watched_file_changes(tmp_path: Path) -> None
     run(scenario())
 
 
+def test_codex_chain_findings_follow_the_files_above(tmp_path: Path) -> None:
+    """AGM002/AGM007/AGM008 of a nested AGENTS.md depend on the files above it: the root's
+    unsaved buffer grown past the budget gives the open nested file AGM008 (and the root
+    AGM002), shrunk it clears them; an AGENTS.override.md created on disk shadows the root's
+    AGENTS.md (AGM007) and, at 32 KiB, fills the budget for the nested file again."""
+    root = project(tmp_path, {"packages/api/AGENTS.md": "# api\n\nRun `make api-test`.\n"})
+    top, nested = root / "AGENTS.md", root / "packages/api/AGENTS.md"
+    small = top.read_text()
+    big = "x" * 99 + "\n"
+
+    async def scenario() -> None:
+        async with Session([root]) as s:
+            s.open(top)
+            s.open(nested)
+            await s.barrier(nested)
+            assert codes(s.diagnostics.get(uri(nested), [])) == []
+            s.replace(top, big * 330)
+            await s.diagnostics_of(nested, lambda d: codes(d) == ["AGM008"])
+            await s.diagnostics_of(top, lambda d: "AGM002" in codes(d))
+            s.replace(top, small)
+            await s.diagnostics_of(nested, lambda d: d == [])
+            override = root / "AGENTS.override.md"
+            override.write_text(big * 330)
+            s.watched((override, t.FileChangeType.Created))
+            await s.diagnostics_of(top, lambda d: "AGM007" in codes(d))
+            found = await s.diagnostics_of(nested, lambda d: codes(d) == ["AGM008"])
+            assert "AGENTS.override.md (32.0 KiB)" in found[0].message
+            override.unlink()
+            s.watched((override, t.FileChangeType.Deleted))
+            await s.diagnostics_of(nested, lambda d: d == [])
+            await s.diagnostics_of(top, lambda d: "AGM007" not in codes(d))
+
+    run(scenario())
+
+
 def test_a_dead_glob_comes_alive_when_a_file_it_matches_appears(tmp_path: Path) -> None:
     """RUL003 (a rule's glob matches no file) depends on the file list, not only on the rule
     file: a matching file created on disk clears it though the rule file did not change."""

@@ -17,6 +17,7 @@ from apc_tools.contract.checks import (
     agents,
     agents_md,
     claude_memory,
+    codex_chain,
     commands,
     copilot_prompts,
     discovery,
@@ -39,6 +40,7 @@ ProjectCheck = Callable[[Project], Iterable[Finding]]
 FAMILIES = (
     discovery,
     agents_md,
+    codex_chain,
     project_json,
     agents,
     memory,

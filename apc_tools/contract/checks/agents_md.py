@@ -40,11 +40,14 @@ TOO_LARGE = _rule(
     "AGM002",
     "agents-md-too-large",
     Severity.WARNING,
-    "AGENTS.md is larger than 32 KiB, the amount Codex reads by default.",
+    "AGENTS.md is cut by Codex: it is larger than 32 KiB, or than what the AGENTS.md files "
+    "above it leave of that budget.",
     "Codex stops adding project instructions once they reach `project_doc_max_bytes` (32 KiB) "
-    "and does not say so; the rest of the file is silently ignored. The finding points at the "
-    "line where the cut falls. Move detail into skills, rules or linked docs and keep AGENTS.md "
-    "short.",
+    "and does not say so; the rest is silently ignored. The budget covers the whole chain from "
+    "the repository root down to the working folder, so a nested AGENTS.md gets what its "
+    "parents leave (the message names them; one that gets nothing is AGM008). The finding "
+    "points at the line where the cut falls. Move detail into skills, rules or linked docs and "
+    "keep AGENTS.md short.",
     "an AGENTS.md of 6 KiB linking to docs/architecture.md",
     "an AGENTS.md of 48 KiB with the whole architecture pasted in",
 )
@@ -97,25 +100,6 @@ NO_APC = _rule(
 )
 
 RULES = (MISSING, TOO_LARGE, BROKEN_LINK, SECRET, RUNTIME_MARKER, NO_APC)
-
-# --------------------------------------------------------------------------- size
-
-
-def check_size(doc: Doc, project: Project) -> Iterator[Finding]:
-    data = doc.text.encode("utf-8")
-    if len(data) <= CODEX_LIMIT:
-        return
-    cut = len(data[:CODEX_LIMIT].decode("utf-8", errors="ignore"))
-    line, column = detect.line_column(doc.text, cut)
-    yield TOO_LARGE.finding(
-        doc.path,
-        f"AGENTS.md is {len(data)} bytes ({len(data) / 1024:.1f} KiB); Codex reads 32 KiB by "
-        "default and silently drops the rest from here on: move detail into skills, rules or "
-        "linked docs",
-        line,
-        column,
-    )
-
 
 # --------------------------------------------------------------------------- links
 
@@ -328,5 +312,5 @@ def check_no_apc(project: Project) -> Iterator[Finding]:
         )
 
 
-CHECKS = {"agents-md": (check_size, check_links, check_secrets, check_markers)}
+CHECKS = {"agents-md": (check_links, check_secrets, check_markers)}  # size: codex_chain
 PROJECT_CHECKS = (check_required, check_no_apc)
