@@ -142,8 +142,10 @@ def _path_part(part: str) -> bool:
     bare = part.strip("{}<>:*")
     if not bare or re.fullmatch(r"[a-z0-9]{1,3}|\d{1,12}", bare):
         return True
+    words = _SEPARATORS.split(bare)
+    plain = all(w.islower() or w.isupper() or w.istitle() for w in words if w)
     return bool(
-        _WORDS_ONLY.fullmatch(bare)
+        (plain and _WORDS_ONLY.fullmatch(bare))
         or _WORD_DIGITS.fullmatch(bare)
         or is_name(bare)
         or (len(bare) <= 24 and not _looks_generated(bare))
@@ -283,7 +285,10 @@ def is_sequential(value: str) -> bool:
     if len(chars) < 8:
         return False
     steps = sum(1 for pair in pairwise(chars) if pair in _STEPS)
-    return steps >= 0.7 * (len(chars) - 1) or _in_runs(chars) >= 0.5 * len(chars)
+    if steps >= 0.7 * (len(chars) - 1) or _in_runs(chars) >= 0.5 * len(chars):
+        return True
+    # two runs woven together: 1a2b3c4d-5e6f-7a8b-... (each of the two strands steps)
+    return all(_in_runs(chars[i::2]) >= 0.5 * len(chars[i::2]) for i in (0, 1))
 
 
 def _in_runs(chars: list[str]) -> int:

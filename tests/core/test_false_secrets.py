@@ -79,6 +79,17 @@ CASES: list[tuple[str, str, str]] = [
         f'api_key = "{rand(20)}"  # never do this',
     ),
     (
+        "two stepping runs woven together",
+        'self.update_token = "' + "1a2b3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d" + '"',
+        f'self.update_token = "{rand(8, "0123456789abcdef")}-{rand(4, "0123456789abcdef")}-4'
+        + rand(3, "0123456789abcdef")
+        + "-a"
+        + rand(3, "0123456789abcdef")
+        + "-"
+        + rand(12, "0123456789abcdef")
+        + '"',
+    ),
+    (
         "an unsigned JWT (alg none) under a token name",
         f'access_token = "{UNSIGNED}."',
         f'access_token = "{jwt()}"',
@@ -167,7 +178,7 @@ def test_a_provider_format_is_a_secret_under_a_public_name() -> None:
 
 
 def test_vault_secret_id_is_a_credential_not_an_attribute() -> None:
-    value = rand(24)
+    value = "Zq8rT2mX9vK4wL7pN3bYc5Df"
     assert [h.detector for h in detect.find_secrets(f"secret_id = {value}")] == ["generic-secret"]
     assert detect.find_secrets(f"token_id = {value}") == []
 
@@ -176,8 +187,9 @@ def test_literal_credentials_follow_the_name_rules() -> None:
     jwt = f"{SIGNED}.{SIGNATURE}"
     assert detect.literal_secret("SUPABASE_ANON_KEY", jwt) is None
     assert detect.literal_secret("SUPABASE_SERVICE_ROLE_KEY", jwt) == "jwt"
-    assert detect.literal_secret("TOKEN_URL", "https-ish-" + rand(20)) is None
-    assert detect.literal_secret("API_TOKEN", rand(20)) == "literal-credential"
+    value = "Zq8rT2mX9vK4wL7pN3bY"  # mixed, with digits: random-looking
+    assert detect.literal_secret("TOKEN_URL", value) is None
+    assert detect.literal_secret("API_TOKEN", value) == "literal-credential"
     assert detect.literal_secret("NEXT_PUBLIC_API_KEY", "sk-" + "proj-" + rand(48)) == (
         "openai-api-key"
     )
@@ -205,7 +217,12 @@ def test_paths_are_public_values(value: str) -> None:
 @pytest.mark.parametrize("length", [20, 28, 40])
 def test_base64_with_slashes_is_not_a_path(length: int) -> None:
     # the shape of an AWS secret access key: 40 characters of base64, slashes inside
-    value = rand(7) + "/" + rand(length - 16) + "/" + rand(7)
+    rng = random.Random(length)
+
+    def part(n: int) -> str:
+        return "".join(rng.choice(B62 + "+") for _ in range(n))
+
+    value = part(6) + "/" + part(length - 16) + "/" + part(7)
     assert not detect.is_path(value)
     assert not detect.is_path("/" + value)
 
