@@ -364,9 +364,23 @@ _ATTRIBUTE = (
     r"|(?<![Ss][Ee][Cc][Rr][Ee][Tt])(?:[_.-](?i:id)|(?<=[a-z0-9])(?:Id|ID)))s?"
 )
 _NAME_END = r"[\"'`]?[ \t]{0,4}\Z"
+# A quoted map key that is a qualified type or resource name, not a variable: a table of
+# CloudFormation types to schema digests (``"AWS::ApiGateway::ApiKey": "48205d4f..."``), of
+# aliases to ids (``"alias/aws/secretsmanager": "<uuid>"``). No ``:`` or ``@`` in a segment,
+# so a key holding the URL it is for (``"apiKey@https://..."``) is still a key name.
+_QUALIFIED_KEY = (
+    r"[\"'`][A-Za-z0-9_.-]{1,60}(?:(?:::|/)[A-Za-z0-9_.-]{1,60}){1,8}[\"'`][ \t]{0,4}\Z"
+)
 # Before a generic value (the match starts at its ``:`` or ``=``): the whole key name.
 _NOT_SECRET_KEY = re.compile(
-    r"(?:" + _PUBLIC_NAME + r"[A-Za-z0-9_.-]{0,40}|" + _ATTRIBUTE + r")" + _NAME_END
+    r"(?:"
+    + _PUBLIC_NAME
+    + r"[A-Za-z0-9_.-]{0,40}|"
+    + _ATTRIBUTE
+    + r")"
+    + _NAME_END
+    + "|"
+    + _QUALIFIED_KEY
 )
 # Before a token (the match starts at the token): the key name and its assignment.
 _PUBLIC_KEY = re.compile(

@@ -145,6 +145,20 @@ CASES: list[tuple[str, str, str]] = [
         'credential="vcrd_' + rand(24) + '"',
     ),
     (
+        "a map keyed by qualified type names (CloudFormation types to schema digests)",
+        '{"AWS::ApiGateway::Account": "'
+        + "9c1fb2d4e07a3b65"
+        + '", "AWS::ApiGateway::ApiKey": "'
+        + "48205d4ffd7feba3"
+        + '"}',
+        '{"AWS::ApiGateway::Account": "9c1fb2d4e07a3b65", "ApiKey": "' + rand(16) + '"}',
+    ),
+    (
+        "a map keyed by alias paths",
+        '"alias/aws/secretsmanager": "' + "fee5173a-3972-428e-ae73-cd4c2a371222" + '",',
+        '"aws_secret": "fee5173a-3972-428e-ae73-' + rand(12, "0123456789abcdef") + '",',
+    ),
+    (
         "a JWT under a name that says it is public (Supabase's anon key)",
         f"NEXT_PUBLIC_SUPABASE_ANON_KEY={SIGNED}.{SIGNATURE}",
         f"SUPABASE_SERVICE_ROLE_KEY={jwt()}",
