@@ -17,13 +17,14 @@ runs every pattern against pathological input under a hang guard.
 from __future__ import annotations
 
 import base64
+import json
 import math
 import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import groupby, pairwise
 from typing import NamedTuple
 
 Gate = Callable[[str], bool]
@@ -39,6 +40,10 @@ class Detector:
     group: int = 0
     gate: Gate | None = None
     before: re.Pattern[str] | None = None  # must match the text just before the match
+    # must not match the text just before the match (a name that says the value is public, or
+    # is an attribute of a credential rather than the credential: ``PublicKeyToken=``,
+    # ``tokenUrl=``)
+    not_before: re.Pattern[str] | None = None
     not_after: frozenset[str] = frozenset()  # characters that may not come right before
     lead: int = 0  # characters before the match that belong to the hit (a drive letter)
     # Literal strings one of which every match contains: a text holding none of them is
@@ -79,10 +84,13 @@ _PLACEHOLDER_WORDS = re.compile(
 _PLACEHOLDER_REF = re.compile(
     r"\$\{[^${}\n]*\}|\{\{[^{}\n]*\}\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%|<[^<>\n]*>"
 )
-_WORDS_ONLY = re.compile(r"[A-Za-z]+(?:[-_. ][A-Za-z]+)*")
-# Code, not a value: a dotted name (process.env.KEY!), a call, a URL, a CONSTANT_NAME_42.
+# Words of any script (``ВАШ_ПАРОЛЬ`` is "your password" as much as ``YOUR_PASSWORD`` is).
+_WORDS_ONLY = re.compile(r"[^\W\d_]+(?:[-_. ][^\W\d_]+)*")
+# Code, not a value: a member access (process.env.KEY!, payload?.data?.toString, self::KEY,
+# obj->key), a call, a URL, a CONSTANT_NAME_42.
 _CODE_LIKE = re.compile(
-    r"[(){}\[\]]|://|^[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)+[!?;]?$|^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$"
+    r"[(){}\[\]]|://|^[A-Za-z_$][\w$]*(?:(?:\?\.|!\.|\.|::|->)[A-Za-z_$][\w$-]*)+[!?;]?$"
+    r"|^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$"
 )
 # A human-made password such as "securepass123" or "Welcome2024!": one word, then digits.
 _WORD_DIGITS = re.compile(r"(?<![A-Za-z])[A-Za-z]+[0-9]{1,8}[!@#$%^&*.?]?")
@@ -105,13 +113,138 @@ def strip_placeholders(value: str) -> str:
 
 
 def is_placeholder(value: str) -> bool:
-    """True for values that stand for a secret rather than being one."""
+    """True for values that stand for a secret rather than being one, or that are no secret
+    at all: a well-formed identifier of a public thing (:func:`is_public_value`)."""
     bare = strip_placeholders(value).strip(" \t\"'`,;")
     if len(bare) < 4 or len(set(bare)) <= 2:
         return True
     if _PLACEHOLDER_WORDS.search(bare):
         return True
-    return bool(_WORDS_ONLY.fullmatch(bare) or _CODE_LIKE.search(bare))
+    if _WORDS_ONLY.fullmatch(bare) or _CODE_LIKE.search(bare):
+        return True
+    return is_public_value(bare)
+
+
+# --------------------------------------------------------------------------- public values
+# A value that is a well-formed identifier of a public thing is not a secret (issue 32 item 4):
+# a file path or URL path, a public blockchain address, an unsigned token. Each is recognised
+# by its structure, never by a list of values.
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")  # an Ethereum-style account or contract address
+_LINE_SUFFIX = re.compile(r"(?::\d{1,7}){1,2}\Z")  # file.go:137, file.py:12:5
+_EXTENSION = re.compile(r"[^\W_][\w-]{0,80}\.[A-Za-z][A-Za-z0-9]{0,5}")  # name.ext
+
+
+def _path_part(part: str) -> bool:
+    """A path segment that is a name (``api``, ``v1``, ``{id}``, ``oss.go``,
+    ``serviceAccountKey.json``), not a run of random characters."""
+    if not part or part in (".", "..", "~"):
+        return True
+    if _EXTENSION.fullmatch(part):
+        part = part.rsplit(".", 1)[0]
+    bare = part.strip("{}<>:*")
+    if not bare or re.fullmatch(r"[a-z0-9]{1,3}|\d{1,12}", bare):
+        return True
+    words = _SEPARATORS.split(bare)
+    plain = all(w.islower() or w.isupper() or w.istitle() for w in words if w)
+    return bool(
+        (plain and _WORDS_ONLY.fullmatch(bare))
+        or _WORD_DIGITS.fullmatch(bare)
+        or is_name(bare)
+        or (len(bare) <= 24 and not _looks_generated(bare))
+    )
+
+
+def _looks_generated(part: str) -> bool:
+    """A segment with the letter/digit mix of generated text (``K7MDENG``, ``bPxRfiCY``)."""
+    return any(c.isdigit() for c in part) or _class_changes(part) >= 2
+
+
+def is_path(value: str) -> bool:
+    """A file path or URL path: ``./serviceAccountKey.json``, ``~/.config/x``,
+    ``/api/v1/auth/login``, ``lib/oss/oss.go:137``, ``C:\\keys\\app.pem``; every segment a
+    name. Base64 holds ``/`` too, but not a leading ``./`` or ``~/``, and its segments are
+    runs of random characters."""
+    value = _LINE_SUFFIX.sub("", value)
+    if re.match(r"[A-Za-z]:[\\/]|\\\\", value):  # C:\x, \\server\share
+        parts = re.split(r"[\\/]+", value[2:])
+    elif value.startswith(("./", "../", "~/")):
+        parts = value.split("/")[1:]
+    elif value.startswith("/") or ("/" in value and _EXTENSION.fullmatch(value.rsplit("/")[-1])):
+        parts = value.strip("/").split("/")
+    elif _EXTENSION.fullmatch(value) and not value[-1].isdigit():
+        parts = [value]  # a bare file name: credentials.json, service-account.pem
+    else:
+        return False
+    return all(_path_part(p) for p in parts)
+
+
+def _unsigned_jwt(value: str) -> bool:
+    """A JSON Web Token whose header says ``"alg": "none"``: it carries no signature, so it
+    proves nothing and grants nothing on its own (RFC 7519 section 6, "Unsecured JWTs")."""
+    head = value.split(".", 1)[0]
+    if not head.startswith("eyJ") or "." not in value or len(head) > 2000:
+        return False
+    try:
+        decoded = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)).decode("utf-8")
+        header = json.loads(decoded)
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(header, dict) and str(header.get("alg", "")).lower() == "none"
+
+
+def is_public_value(value: str) -> bool:
+    """True for a value that is a well-formed identifier of a public thing, not a secret: a
+    file or URL path (:func:`is_path`), a ``0x`` address of 40 hex digits (an account or
+    contract: public by design; a private key is 64 hex digits), an unsigned JWT."""
+    return bool(_ADDRESS.fullmatch(value)) or is_path(value) or _unsigned_jwt(value)
+
+
+# --------------------------------------------------------------------------- names
+# An identifier made of words (``scram-sha-256``, ``unused-under-sigv4``, ``s3_credentials``,
+# ``nullFloat64ToInt64``): an algorithm, a variable, a label, not a generated value. Random
+# text rarely splits into pronounceable words with digits only at their ends (measured on
+# random base62/base64 values: under 0.5% of 12 characters, under 0.01% from 24).
+_PIECE = re.compile(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]|\d+")
+_SEPARATORS = re.compile(r"[-_.]+")
+_VOWEL = re.compile(r"[aeiouAEIOU]")
+_CLUSTER = re.compile(r"[^aeiouAEIOU]{4}")
+
+
+def _wordlike(piece: str) -> bool:
+    return bool(_VOWEL.search(piece)) and not _CLUSTER.search(piece)
+
+
+def _words_in(part: str) -> int | None:
+    """How many words the separator-free ``part`` is made of (camelCase humps, digits at a
+    word's end), or None when it is not made of words."""
+    if not (part.isascii() and part.isalnum()):
+        return None
+    pieces = _PIECE.findall(part)
+    words = [p for p in pieces if not p.isdigit()]
+    for at, piece in enumerate(pieces):
+        after = pieces[at + 1] if at + 1 < len(pieces) else ""
+        if piece.isdigit():  # digits end a word: Int64To, sha256, not 3dE5
+            if len(piece) > 5 or (after and not (after[0].isupper() and after[1:2].islower())):
+                return None
+        elif len(words) == 1:
+            if len(piece) > 5 and not _wordlike(piece):
+                return None
+        elif len(piece) == 1 or (piece.isupper() and len(piece) > 4) or not _wordlike(piece):
+            return None
+    return len(words)
+
+
+def is_name(value: str) -> bool:
+    """True when ``value`` is an identifier of at least two words (see above)."""
+    words = 0
+    for part in _SEPARATORS.split(value):
+        if part:
+            found = _words_in(part)
+            if found is None:
+                return False
+            words += found
+    return words >= 2
 
 
 def _class_changes(value: str) -> int:
@@ -155,7 +288,23 @@ def is_sequential(value: str) -> bool:
     if len(chars) < 8:
         return False
     steps = sum(1 for pair in pairwise(chars) if pair in _STEPS)
-    return steps >= 0.7 * (len(chars) - 1)
+    if steps >= 0.7 * (len(chars) - 1) or _in_runs(chars) >= 0.5 * len(chars):
+        return True
+    # two runs woven together: 1a2b3c4d-5e6f-7a8b-... (each of the two strands steps)
+    return all(_in_runs(chars[i::2]) >= 0.5 * len(chars[i::2]) for i in (0, 1))
+
+
+def _in_runs(chars: list[str]) -> int:
+    """How many of ``chars`` lie in runs of three or more that step by one up or down
+    (``abc123def456``, Telegram's documented ``123456:ABC-DEF1234ghIkl-zyx57...``): an
+    illustrative value typed by hand; a generated one has almost none."""
+    steps = [1 if pair in _STEPS else -1 if pair[::-1] in _STEPS else 0 for pair in pairwise(chars)]
+    total = 0
+    for step, group in groupby(steps):
+        pairs = len(list(group))
+        if step and pairs >= 2:  # a run of n pairs covers n + 1 characters
+            total += pairs + 1
+    return total
 
 
 def looks_random(value: str, min_length: int = 12) -> bool:
@@ -165,7 +314,7 @@ def looks_random(value: str, min_length: int = 12) -> bool:
         return False
     if _WORD_PATH.fullmatch(value):
         return False
-    if is_sequential(value):
+    if is_sequential(value) or is_name(value):
         return False
     if _base64_words(value):
         return False
@@ -197,7 +346,62 @@ _JWT_EXAMPLES = frozenset({"SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"})
 
 
 def _jwt_gate(value: str) -> bool:
-    return value.rsplit(".", 1)[-1] not in _JWT_EXAMPLES and _token_gate(0)(value)
+    if value.rsplit(".", 1)[-1] in _JWT_EXAMPLES or _unsigned_jwt(value):
+        return False
+    return _token_gate(0)(value)
+
+
+# Names that say what they hold is public: .NET's ``PublicKeyToken=``, Supabase's
+# ``NEXT_PUBLIC_SUPABASE_ANON_KEY=``, Stripe's ``publishableKey:``. A provider's secret format
+# (``sk-``, ``ghp_``...) is a secret under any name; a JWT or a generic value under such a
+# name is what the name says.
+_PUBLIC_NAME = r"(?:(?<![A-Za-z])|(?<=[a-z])(?=[A-Z]))(?i:public|publishable|anon)"
+# The name of an attribute of a credential, not the credential: its URL, path, file, id,
+# name, type, header, or a digest of it (``tokenUrl``, ``api_key_file``, ``credential_id``,
+# ``token_hash``). Vault's ``secret_id`` is a credential itself: not an attribute.
+_ATTRIBUTES = (
+    "url", "uri", "endpoint", "path", "file", "filename", "dir", "address", "name", "type",
+    "header", "hash", "digest", "checksum", "fingerprint",
+)  # fmt: skip
+_ATTRIBUTE = (
+    r"(?:(?:[_.-](?i:" + "|".join(_ATTRIBUTES) + r")"
+    r"|(?<=[a-z0-9])(?:" + "|".join(w.capitalize() + "|" + w.upper() for w in _ATTRIBUTES) + r"))"
+    r"|(?<![Ss][Ee][Cc][Rr][Ee][Tt])(?:[_.-](?i:id)|(?<=[a-z0-9])(?:Id|ID)))s?"
+)
+_NAME_END = r"[\"'`]?[ \t]{0,4}\Z"
+# A quoted map key that is a qualified type or resource name, not a variable: a table of
+# CloudFormation types to schema digests (``"AWS::ApiGateway::ApiKey": "48205d4f..."``), of
+# aliases to ids (``"alias/aws/secretsmanager": "<uuid>"``). No ``:`` or ``@`` in a segment,
+# so a key holding the URL it is for (``"apiKey@https://..."``) is still a key name.
+_QUALIFIED_KEY = (
+    r"[\"'`][A-Za-z0-9_.-]{1,60}(?:(?:::|/)[A-Za-z0-9_.-]{1,60}){1,8}[\"'`][ \t]{0,4}\Z"
+)
+# Before a generic value (the match starts at its ``:`` or ``=``): the whole key name.
+_NOT_SECRET_KEY = re.compile(
+    r"(?:"
+    + _PUBLIC_NAME
+    + r"[A-Za-z0-9_.-]{0,40}|"
+    + _ATTRIBUTE
+    + r")"
+    + _NAME_END
+    + "|"
+    + _QUALIFIED_KEY
+)
+# Before a token (the match starts at the token): the key name and its assignment.
+_PUBLIC_KEY = re.compile(
+    _PUBLIC_NAME + r"[A-Za-z0-9_.-]{0,40}" + _NAME_END[:-2] + r"[:=][ \t]{0,4}[\"'`]?\Z"
+)
+
+
+# The detectors a public name overrides (a provider's own format is a secret under any name).
+_NAMED_FORMATS = frozenset({"jwt", "generic-secret"})
+
+
+def names_no_secret(name: str) -> bool:
+    """True for a key name that says its value is public (``PublicKeyToken``,
+    ``SUPABASE_ANON_KEY``) or is an attribute of a credential (``tokenUrl``, ``api_key_file``,
+    ``credential_id``) rather than the credential itself."""
+    return _NOT_SECRET_KEY.search(name) is not None
 
 
 def _url_password_gate(value: str) -> bool:
@@ -222,6 +426,7 @@ def _d(
     gate: Gate | None = None,
     *,
     before: str | None = None,
+    not_before: re.Pattern[str] | None = None,
     not_after: str = "",
     lead: int = 0,
     needles: tuple[str, ...] = (),
@@ -236,6 +441,7 @@ def _d(
         group,
         gate,
         re.compile(before) if before else None,
+        not_before,
         frozenset(not_after),
         lead,
         needles,
@@ -361,6 +567,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         _B + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}" + _E,
         "JSON Web Token",
         gate=_jwt_gate,
+        not_before=_PUBLIC_KEY,
         not_after=_TOKEN_CHARS,
         needles=("eyJ",),
         prefixed=True,
@@ -392,9 +599,11 @@ GENERIC_SECRET = _d(
     # A value ends at a JSON-escaped control character (``\n``, ``\t``): in a JSON string
     # ``"total_tokens: 9229\ntool_uses: 3"`` the value is ``9229``, not ``9229\ntool_uses:``.
     r"[:=][ \t]{0,4}(?:\"((?:[^\"\s\\]|\\[^nrtbfu\s]){12,200})\""
-    r"|'((?:[^'\s\\]|\\[^nrtbfu\s]){12,200})'|([^\s\"'`,;(){}\[\]\\]{12,200}))",
+    # An unquoted value right before ``(`` is the name of a function being called: code.
+    r"|'((?:[^'\s\\]|\\[^nrtbfu\s]){12,200})'|(?>([^\s\"'`,;(){}\[\]\\]{12,200}))(?!\())",
     "a password, secret, token or API key assigned a literal, random-looking value",
     gate=looks_random,
+    not_before=_NOT_SECRET_KEY,
     # The key may name the server it is for ("apiKey@https://ampcode.com/": Amp's secrets.json).
     before=r"(?i)"
     + _KEYWORD
@@ -531,6 +740,10 @@ def _hits(detector: Detector, text: str, matches: Iterable[re.Match[str]]) -> It
                     continue
             if not before.search(text, max(0, start - BEFORE_WINDOW), start):
                 continue
+        if detector.not_before is not None and detector.not_before.search(
+            text, max(0, start - BEFORE_WINDOW), start
+        ):
+            continue
         group = detector.group or next(
             (i for i in range(1, (match.lastindex or 0) + 1) if match.group(i) is not None), 0
         )
@@ -756,11 +969,14 @@ def literal_secret(name: str, value: str) -> str | None:
     literal that is not a placeholder word counts; elsewhere only a known token format does.
     """
     bare = strip_placeholders(value)
-    hits = find_secrets(bare)
+    public = re.search(_PUBLIC_NAME, name) is not None  # a JWT under SUPABASE_ANON_KEY
+    hits = [h for h in find_secrets(bare) if not (public and h.detector in _NAMED_FORMATS)]
     if hits:
         return hits[0].detector
     literal = _AUTH_SCHEME.sub("", bare.strip()).strip()
-    if not is_secret_name(name) or len(literal) < 8 or literal.startswith(_PATH_STARTS):
+    if not is_secret_name(name) or names_no_secret(name):
+        return None
+    if len(literal) < 8 or literal.startswith(_PATH_STARTS):
         return None
     return None if is_placeholder(literal) else "literal-credential"
 
@@ -858,11 +1074,15 @@ __all__ = [
     "find_markers",
     "find_secrets",
     "hint",
+    "is_name",
+    "is_path",
     "is_placeholder",
+    "is_public_value",
     "is_secret_name",
     "line_column",
     "literal_secret",
     "looks_random",
+    "names_no_secret",
     "redact",
     "redact_secrets",
     "strip_placeholders",

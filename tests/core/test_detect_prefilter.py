@@ -36,6 +36,9 @@ def plain_scan(detector: Detector, text: str) -> Iterable[Hit]:
             continue
         if detector.before and not detector.before.search(text, max(0, start - 48), start):
             continue
+        window = max(0, start - detect.BEFORE_WINDOW)
+        if detector.not_before and detector.not_before.search(text, window, start):
+            continue
         group = detector.group or next(
             (i for i in range(1, (match.lastindex or 0) + 1) if match.group(i) is not None), 0
         )
@@ -144,6 +147,15 @@ SECRET = "Zq8vT2mK9pLx4RwN7bYc"  # random-looking: the generic rule reports it
 def test_edge_cases_give_the_same_hits(text: str) -> None:
     assert_same(text)
     assert_same(text * 3)
+
+
+def test_what_is_no_secret_is_the_same_with_and_without_the_automata() -> None:
+    # issue 32 item 4: the key-name rules (not_before) run in the one place both paths share
+    from tests.core.test_false_secrets import CASES
+
+    for _what, false, twin in CASES:
+        for text in (false, twin, f"{false}\n{twin}\n"):
+            assert_same(text)
 
 
 KEYWORDS = ["password", "PassWd", "pwd", "SECRET", "token", "api-key", "ApiKey", "access_key"]
