@@ -58,21 +58,19 @@ class Found:
     error: str | None = None  # the run could not be made (an unreadable policy, ...)
 
 
-def validate_root(root: Path, texts: Mapping[Path, bytes]) -> Found:
+def validate_root(root: Path, texts: Mapping[Path, bytes], session: Any = None) -> Found:
     """`apc validate --format json` run in ``root``, with ``texts`` (absolute path -> bytes)
-    standing in for those files on disk; the baseline applied as the CLI applies it."""
+    standing in for those files on disk; the baseline applied as the CLI applies it.
+    ``session``: the server's ``contract.session.Session`` (what its earlier runs judged)."""
     from apc_tools.boundary.trusted import accept_baseline
-    from apc_tools.contract import validate
     from apc_tools.contract.listing import layout_of, report_root
     from apc_tools.contract.validate import rooted, run_validate
-
-    if validate.MEMO is None:  # this process validates the same trees on every change
-        validate.MEMO = {}
 
     try:
         report = report_root(root)
         layout = layout_of([], root, report)
-        outcome = rooted(run_validate([], layout=layout, texts=texts), layout)
+        run = run_validate([], layout=layout, texts=texts, session=session)
+        outcome = rooted(run, layout)
         result = accept_baseline(outcome.result, report, None)
     except CannotRun as exc:
         return Found(root, error=str(exc))
