@@ -99,7 +99,7 @@ class Session:
     walks: dict[str, _Walk] = field(default_factory=dict)
     judged: dict[str, list[tuple[tuple[Any, ...], Judgement]]] = field(default_factory=dict)
     # of the last scan: how many projects it judged again and took whole, files read and not
-    stats: dict[str, int] = field(default_factory=dict)
+    stats: dict[str, int] = field(default_factory=lambda: {"read": 0, "kept": 0})
 
     def forget(self) -> None:
         """Start again from nothing (the caller's files changed in a way it cannot tell)."""
@@ -134,12 +134,12 @@ class Session:
     # ------------------------------------------------------------------ reading
 
     def read(
-        self, one: _ProjectFiles, rel: str, shown: str, limit: int
+        self, one: _ProjectFiles, path: str, shown: str, limit: int
     ) -> tuple[bytes | Finding, str]:
-        """The bytes of the contract file ``rel`` of ``one`` (or why they cannot be read) and
-        their digest (``warm._digest``): the buffer when the editor has it open, else the
-        bytes recorded for its stat signature, else read from disk (and recorded)."""
-        path = os.path.join(os.fspath(one.root), rel)
+        """The bytes of the contract file at ``path`` (of the project ``one``; or why they
+        cannot be read) and their digest (``warm._digest``): the buffer when the editor has it
+        open, else the bytes recorded for its stat signature, else read from disk (and
+        recorded)."""
         if io.overlay_bytes(path) is not None:
             data = io.read_bytes(path, one.root, shown)
             return data, warm._digest(data)
@@ -150,9 +150,9 @@ class Session:
         sig = warm._signature(info) if info is not None else None
         known = self.reads.get(path)
         if sig is not None and known is not None and known[0] == sig:
-            self.stats["kept"] = self.stats.get("kept", 0) + 1
+            self.stats["kept"] += 1
             return known[2], known[1]
-        self.stats["read"] = self.stats.get("read", 0) + 1
+        self.stats["read"] += 1
         data = io.read_bytes(path, one.root, shown, info)
         digest = warm._digest(data)
         if sig is not None and isinstance(data, bytes) and warm._recordable(sig, data, limit):

@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -726,7 +726,7 @@ def _judge_in_session(
     Outcomes from the session's memo) and kept: (loaded, load findings, check findings), in
     the order of a run without a session."""
     session.stats.clear()
-    session.stats.update(read=0, kept=0)
+    session.stats.update(read=0, kept=0)  # (Session.read counts)
     limit = session.limit()
     digest = run or _run_digest(policy, profile)
     gathered = Gathered()
@@ -734,13 +734,14 @@ def _judge_in_session(
     for one in layouts:
         top = os.fspath(one.root)
         kinds = gathered.kinds[top] = session.kinds_of(one)
+        prefix = os.path.join(top, "")  # + a POSIX rel: the path (one join per project)
         files: list[tuple[str, str, str]] = []
         for rel in one.local:
             kind = kinds.get(rel)
             if kind is None:
                 continue
             shown = f"{one.display}/{rel}" if one.display else rel  # Project.display_path
-            data, sha = session.read(one, rel, shown, limit)
+            data, sha = session.read(one, prefix + rel, shown, limit)
             gathered.data[(top, rel)] = data
             if not isinstance(data, Finding):
                 gathered.digests[(top, rel)] = sha
@@ -1000,22 +1001,8 @@ def rooted(outcome: Validation, layout: Layout) -> Validation:
     and `apc check`. A path outside that root is left as it is."""
     cwd, root = layout.cwd, layout.report_root()
 
-    moved: dict[str, str] = {}
     here, top = os.fspath(cwd), os.fspath(root)
-
-    def move(path: str) -> str:
-        if path not in moved:
-            full = os.path.normpath(os.path.join(here, path))
-            inside = full.startswith(top) and full[len(top) : len(top) + 1] == os.sep
-            if inside:
-                rel = full[len(top) + 1 :]
-            elif os.name != "nt" and full != top:  # not below the root: relpath would go up
-                rel = os.pardir
-            else:
-                rel = os.path.relpath(full, top)
-            outside = rel == os.pardir or rel.startswith(os.pardir + os.sep)
-            moved[path] = path if outside or os.path.isabs(rel) else rel.replace(os.sep, "/")
-        return moved[path]
+    move = partial(_rebased, here, top)
 
     was = outcome.result
     findings = [_moved(f, move(f.path)) for f in was.findings]
@@ -1026,6 +1013,22 @@ def rooted(outcome: Validation, layout: Layout) -> Validation:
         tuple(_moved(f, move(f.path)) for f in outcome.allowed),
         outcome.probes,
     )
+
+
+@lru_cache(maxsize=1 << 17)
+def _rebased(here: str, top: str, path: str) -> str:
+    """:func:`rooted`'s move of one path (a pure function of its text, kept for the paths a
+    long-lived caller moves on every run)."""
+    full = os.path.normpath(os.path.join(here, path))
+    inside = full.startswith(top) and full[len(top) : len(top) + 1] == os.sep
+    if inside:
+        rel = full[len(top) + 1 :]
+    elif os.name != "nt" and full != top:  # not below the root: relpath would go up
+        rel = os.pardir
+    else:
+        rel = os.path.relpath(full, top)
+    outside = rel == os.pardir or rel.startswith(os.pardir + os.sep)
+    return path if outside or os.path.isabs(rel) else rel.replace(os.sep, "/")
 
 
 def _shown(path: str, cwd: Path) -> str:

@@ -49,11 +49,10 @@ def scan_root(path: str, folders: Sequence[str]) -> Path:
 
 @dataclass
 class Found:
-    """One validation of a scan root: findings by absolute path, the recognised files."""
+    """One validation of a scan root: findings by absolute path."""
 
     root: Path
     by_path: dict[str, list[Finding]] = field(default_factory=dict)
-    listed: frozenset[str] = frozenset()
     report: Path | None = None
     error: str | None = None  # the run could not be made (an unreadable policy, ...)
 
@@ -79,7 +78,6 @@ def validate_root(root: Path, texts: Mapping[Path, bytes], session: Any = None) 
     for finding in result.findings:
         where = os.path.normpath(os.path.join(top, finding.path))
         found.by_path.setdefault(where, []).append(finding)
-    found.listed = frozenset(os.path.normpath(os.path.join(top, s)) for s, _ in outcome.listed)
     return found
 
 
