@@ -81,22 +81,10 @@ def test_neovim_shows_the_finding_and_clears_it_on_an_unsaved_edit(tmp_path: Pat
         **{f"XDG_{k}_HOME": str(tmp_path / k.lower()) for k in ("CONFIG", "DATA", "STATE")},
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
     }
+    command = [editor, "--headless", "-u", str(tmp_path / "init.lua"), "AGENTS.md"]
+    command += ["-c", "luafile ../probe.lua"]  # after the documented set-up: the probe
     done = subprocess.run(
-        [
-            editor,
-            "--headless",
-            "-u",
-            tmp_path / "init.lua",
-            "AGENTS.md",
-            "-c",
-            "luafile ../probe.lua",
-        ],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
+        command, cwd=project, env=env, capture_output=True, text=True, timeout=180
     )
     assert done.returncode == 0, done.stdout + done.stderr
     opened = json.loads((tmp_path / "out.opened").read_text())
