@@ -18,10 +18,15 @@ own ``XDG_CACHE_HOME`` (the user's cache is never used):
   bursts are coalesced by the debounce: one run for the burst); the server's own CPU time
   (``/proc``) per change is printed too, the figure a loaded machine changes least.
 
+``--before DIR`` (a checkout or an unpacked copy of another apc, e.g. ``main``) measures that
+build beside this one in the same run, each measure interleaved (a start of one, then of the
+other; a change sent to one server, then the same change to the other), so that the machine's
+load weighs on both alike; ``--rounds N`` repeats the whole measure.
+
 Targets (issue 34): initialize <= 300 ms; change -> diagnostics p95 <= 150 ms.
 
     python bench/lsp_latency.py [--corpus DIR] [--starts N] [--changes N] [--debounce S]
-        [--json OUT]
+        [--before DIR] [--rounds N] [--json OUT]
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lsprotocol import types as t
@@ -59,6 +65,7 @@ class Client:
             self.event.set()
 
     async def start(self, folder: Path, env: dict[str, str], debounce: float | None) -> float:
+        """Spawn the server in ``folder`` and initialize it: the seconds to its answer."""
         started = time.perf_counter()
         await self.client.start_io(
             sys.executable, "-m", "apc_tools", "lsp", env=env, cwd=str(folder)
@@ -112,58 +119,86 @@ def pick_files(tree: Path) -> list[Path]:
     return [path for group in kinds for path in [p for p in group if p in found][:2]]
 
 
-async def measure(tree: Path, args: argparse.Namespace, env: dict[str, str]) -> dict[str, object]:
-    empty = Path(tempfile.mkdtemp(prefix="apc-lsp-empty-"))
-    starts = []
-    for _ in range(args.starts):
-        client = Client()
-        starts.append(await client.start(empty, env, args.debounce))
-        await client.stop()
+def pid_of(client: Client) -> int:
+    server = client.client._server
+    return server.pid if server is not None else 0
 
-    client = Client()
-    await client.start(tree, env, args.debounce)
+
+async def measure(
+    tree: Path, args: argparse.Namespace, envs: dict[str, dict[str, str]]
+) -> dict[str, dict[str, object]]:
+    """Each build's start-ups, first open and changes, interleaved (module docstring)."""
+    empty = Path(tempfile.mkdtemp(prefix="apc-lsp-empty-"))
+    got: dict[str, dict[str, Any]] = {name: {"initialize": [], "changes": []} for name in envs}
+    for _ in range(args.starts):
+        for name, env in envs.items():
+            client = Client()
+            got[name]["initialize"].append(await client.start(empty, env, args.debounce))
+            await client.stop()
+
     files = pick_files(tree)
     texts = {p: p.read_text(encoding="utf-8") for p in files}
-    versions = dict.fromkeys(files, 1)
-    first = time.perf_counter()
-    for path in files:
-        client.client.text_document_did_open(
-            t.DidOpenTextDocumentParams(
-                t.TextDocumentItem(path.as_uri(), "markdown", 1, texts[path])
+    clients: dict[str, Client] = {}
+    for name, env in envs.items():  # one after the other: the first open validates the tree
+        client = clients[name] = Client()
+        await client.start(tree, env, args.debounce)
+        first = time.perf_counter()
+        for path in files:
+            client.client.text_document_did_open(
+                t.DidOpenTextDocumentParams(
+                    t.TextDocumentItem(path.as_uri(), "markdown", 1, texts[path])
+                )
             )
-        )
-    await asyncio.gather(*(client.wait(p.as_uri(), 1) for p in files[:1]))
-    cold = time.perf_counter() - first
+        await client.wait(files[0].as_uri(), 1)
+        got[name]["first_open"] = time.perf_counter() - first
     await asyncio.sleep(1.0)
-    changes = []
     pause = max(0.1, 2 * (args.debounce if args.debounce is not None else 0.05))
-    server = client.client._server
-    pid = server.pid if server is not None else 0
-    cpu_before = cpu_seconds(pid)
+    cpu_before = {name: cpu_seconds(pid_of(client)) for name, client in clients.items()}
     for index in range(args.changes):
         path = files[index % len(files)]
-        versions[path] += 1
-        body = texts[path]
+        version = 2 + index // len(files)
         # a line added at the end, then removed: what typing does to the buffer
-        text = body + ("\nA new line.\n" if index % 2 == 0 else "")
-        sent = time.perf_counter()
-        client.client.text_document_did_change(
-            t.DidChangeTextDocumentParams(
-                t.VersionedTextDocumentIdentifier(version=versions[path], uri=path.as_uri()),
-                [t.TextDocumentContentChangeWholeDocument(text=text)],
+        text = texts[path] + ("\nA new line.\n" if index % 2 == 0 else "")
+        for name, client in clients.items():
+            sent = time.perf_counter()
+            client.client.text_document_did_change(
+                t.DidChangeTextDocumentParams(
+                    t.VersionedTextDocumentIdentifier(version=version, uri=path.as_uri()),
+                    [t.TextDocumentContentChangeWholeDocument(text=text)],
+                )
             )
-        )
-        await client.wait(path.as_uri(), versions[path])
-        changes.append(time.perf_counter() - sent)
-        await asyncio.sleep(pause)
-    cpu = (cpu_seconds(pid) - cpu_before) / max(1, len(changes))
-    await client.stop()
-    return {"initialize": starts, "first_open": cold, "changes": changes, "cpu_per_change": cpu}
+            await client.wait(path.as_uri(), version)
+            got[name]["changes"].append(time.perf_counter() - sent)
+            await asyncio.sleep(pause)
+    for name, client in clients.items():
+        spent = cpu_seconds(pid_of(client)) - cpu_before[name]
+        got[name]["cpu_per_change"] = spent / max(1, args.changes)
+        await client.stop()
+    return got
 
 
 def quantile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def report(name: str, got: dict[str, Any]) -> None:
+    starts, changes = got["initialize"], got["changes"]
+    init_median, init_p95 = statistics.median(starts), quantile(starts, 0.95)
+    p50, p95 = quantile(changes, 0.50), quantile(changes, 0.95)
+    print(f"[{name}]")
+    print(
+        f"  initialize: median {init_median * 1000:.0f} ms, p95 {init_p95 * 1000:.0f} ms, "
+        f"max {max(starts) * 1000:.0f} ms over {len(starts)} starts "
+        f"(target {INIT_TARGET * 1000:.0f} ms: {'met' if init_p95 <= INIT_TARGET else 'MISSED'})"
+    )
+    print(f"  first open (cold validation of the tree): {got['first_open'] * 1000:.0f} ms")
+    print(
+        f"  change -> diagnostics: p50 {p50 * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms, "
+        f"max {max(changes) * 1000:.0f} ms over {len(changes)} changes "
+        f"(target p95 {CHANGE_TARGET * 1000:.0f} ms: {'met' if p95 <= CHANGE_TARGET else 'MISSED'})"
+    )
+    print(f"  server CPU per change (user+sys): {got['cpu_per_change'] * 1000:.0f} ms")
 
 
 def main() -> int:
@@ -172,37 +207,40 @@ def main() -> int:
     parser.add_argument("--starts", type=int, default=10)
     parser.add_argument("--changes", type=int, default=60)
     parser.add_argument("--debounce", type=float, default=None)
+    parser.add_argument("--before", type=Path, default=None, help="another apc's checkout")
+    parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
+    builds = {"this checkout": ROOT}
+    if args.before is not None:
+        if not (args.before / "apc_tools" / "__init__.py").is_file():
+            parser.error(f"--before {args.before}: no apc_tools package there")
+        builds = {"before": args.before.resolve(), "after (this checkout)": ROOT}
+    rounds = []
     with tempfile.TemporaryDirectory(prefix="apc-lsp-bench-") as tmp:
         tree = Path(tmp) / "tree"
         counts = stage(args.corpus, tree)
-        cache = Path(tmp) / "xdg"
-        env = child_env({"XDG_CACHE_HOME": str(cache), "PYTHONPATH": str(ROOT)})
-        before = load()
-        got = asyncio.run(measure(tree, args, env))
-        after = load()
-    starts = got["initialize"]
-    changes = got["changes"]
-    assert isinstance(starts, list) and isinstance(changes, list)
-    init_median, init_p95 = statistics.median(starts), quantile(starts, 0.95)
-    p50, p95 = quantile(changes, 0.50), quantile(changes, 0.95)
-    print(f"tree: {sum(counts.values())} files staged from {args.corpus}")
-    print(f"load: before {before}; after {after}")
-    print(
-        f"initialize: median {init_median * 1000:.0f} ms, p95 {init_p95 * 1000:.0f} ms, "
-        f"max {max(starts) * 1000:.0f} ms over {len(starts)} starts "
-        f"(target {INIT_TARGET * 1000:.0f} ms: {'met' if init_p95 <= INIT_TARGET else 'MISSED'})"
-    )
-    print(f"first open (cold validation of the tree): {got['first_open'] * 1000:.0f} ms")  # type: ignore[operator]
-    print(
-        f"change -> diagnostics: p50 {p50 * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms, "
-        f"max {max(changes) * 1000:.0f} ms over {len(changes)} changes "
-        f"(target p95 {CHANGE_TARGET * 1000:.0f} ms: {'met' if p95 <= CHANGE_TARGET else 'MISSED'})"
-    )
-    print(f"server CPU per change (user+sys): {got['cpu_per_change'] * 1000:.0f} ms")  # type: ignore[operator]
+        print(f"tree: {sum(counts.values())} files staged from {args.corpus}")
+        for index in range(args.rounds):
+            envs = {
+                name: child_env(
+                    {
+                        "XDG_CACHE_HOME": str(Path(tmp) / f"xdg-{index}-{n}"),
+                        "PYTHONPATH": str(root),
+                        "PYTHONDONTWRITEBYTECODE": None,  # as installed: bytecode kept
+                    }
+                )
+                for n, (name, root) in enumerate(builds.items())
+            }
+            before = load()
+            got = asyncio.run(measure(tree, args, envs))
+            after = load()
+            print(f"round {index + 1}: load at start {before}; at end {after}")
+            for name, one in got.items():
+                report(name, one)
+            rounds.append({"load": [before, after], "builds": got})
     if args.json:
-        args.json.write_text(json.dumps({**got, "load": [before, after]}, indent=2))
+        args.json.write_text(json.dumps(rounds, indent=2))
     return 0
 
 

@@ -147,13 +147,20 @@ def _layout(
     cwd: Path,
     policy: Policy | None = None,
     extra: Sequence[str] = (),
+    folders: list[str] | None = None,
 ) -> tuple[list[_ProjectFiles], list[Finding]]:
     """The projects under ``tree`` and their files (shown relative to ``cwd``). ``extra`` are
     files (relative to ``tree``) named on the command line that the listing left out
-    (git-ignored). Folders that cannot be listed are IO005 findings (M4)."""
+    (git-ignored). Folders that cannot be listed are IO005 findings (M4). ``folders``: the
+    folders a walk listed are added to it (``project.walk_files``), those of a listing that
+    depends on nothing else (none for git's list, a walk that met a symbolic link, whose
+    target may change outside the tree, or a folder it could not list)."""
     unlistable: list[str] = []
     links: list[str] = []
-    files, tracked = list_files(tree, unlistable, links)
+    listed: list[str] = []
+    files, tracked = list_files(tree, unlistable, links, listed)
+    if folders is not None and not links and not unlistable:
+        folders += listed
     found: list[Finding] = [_unlistable(tree, cwd, rel) for rel in unlistable]
     # a walk says which entries are links (only they can be folder links); git's list does not
     candidates = sorted(links) if tracked is None else files

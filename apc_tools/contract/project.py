@@ -394,11 +394,15 @@ def display_root(root: Path, cwd: Path) -> str:
 
 
 def walk_files(
-    root: Path, unlistable: list[str] | None = None, links: list[str] | None = None
+    root: Path,
+    unlistable: list[str] | None = None,
+    links: list[str] | None = None,
+    folders: list[str] | None = None,
 ) -> list[str]:
     """Every file under ``root`` (POSIX, relative), not following symlinked folders. Folders
     that cannot be listed are added to ``unlistable`` (relative), never skipped silently; the
-    entries that are symbolic links, to ``links`` (the listing says so without a system call)."""
+    entries that are symbolic links, to ``links`` (the listing says so without a system call);
+    every folder listed, to ``folders`` (as the walk named it: ``root`` joined to it)."""
 
     def failed(error: OSError) -> None:
         if unlistable is not None and error.filename is not None:
@@ -418,6 +422,8 @@ def walk_files(
         except OSError as error:
             failed(error)
             continue
+        if folders is not None:
+            folders.append(folder)
         below: list[tuple[str, str]] = []
         for entry in entries:
             try:
@@ -461,19 +467,22 @@ def _present(path: Path) -> bool:
 
 
 def list_files(
-    root: Path, unlistable: list[str] | None = None, links: list[str] | None = None
+    root: Path,
+    unlistable: list[str] | None = None,
+    links: list[str] | None = None,
+    folders: list[str] | None = None,
 ) -> tuple[list[str], frozenset[str] | None]:
-    """(files, tracked files): git's list in a work tree, else the walk (tracked None, and the
-    symbolic links among the files added to ``links``)."""
+    """(files, tracked files): git's list in a work tree, else the walk (tracked None, the
+    symbolic links among the files added to ``links``, the folders it listed to ``folders``)."""
     if not maybe_in_git(root):
-        return walk_files(root, unlistable, links), None
+        return walk_files(root, unlistable, links, folders), None
     from apc_tools.core import git  # (and subprocess) only where a work tree may be
 
     from_git = git.work_tree_files(root)
     if from_git is not None:
         files, tracked = from_git
         return [f for f in files if _present(root / f)], tracked
-    return walk_files(root, unlistable, links), None
+    return walk_files(root, unlistable, links, folders), None
 
 
 # The environment variables that can give git a repository or a work tree a folder's own

@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -76,6 +76,7 @@ from apc_tools.findings import CannotRun, Finding, Result, changed, content_hash
 
 if TYPE_CHECKING:  # pragma: no cover - imported by load_contract only (not by a validate run)
     from apc_tools.contract.model import Contract
+    from apc_tools.contract.session import Judgement, Session  # (the session imports warm)
 
 PROFILES = ("default", "agentskills")
 
@@ -280,11 +281,24 @@ AFTER_OUTCOMES = frozenset({"plan"})
 class _Loaded:
     """A project of a batch run: its contract files in order, each parsed here (a Doc) or
     known by its Outcome; ``early``: the findings of the checks and of the secret scan of a
-    Doc checked while the pool's workers ran (:func:`_check_early`), by the Doc's id."""
+    Doc checked while the pool's workers ran (:func:`_check_early`), by the Doc's id;
+    ``problems``: the findings of reading and parsing its files; ``parsed``: the parse
+    findings of each Doc (before redaction), by its path."""
 
     project: Project
     entries: list[Doc | Outcome] = field(default_factory=list)
     early: dict[int, tuple[list[Finding], list[Finding]]] = field(default_factory=dict)
+    problems: list[Finding] = field(default_factory=list)
+    parsed: dict[str, list[Finding]] = field(default_factory=dict)
+
+
+# What a project judged before holds of each of its files, for a run on the same file list
+# (contract.session): the file's digest, its Doc or Outcome, a Doc's parse findings and the
+# findings of its early checks (:func:`_check_early`: they read nothing but the file and the
+# file list), by the file's path.
+Prior = Mapping[
+    str, tuple[str, "Doc | Outcome", list[Finding], "tuple[list[Finding], list[Finding]] | None"]
+]
 
 
 @dataclass
@@ -318,11 +332,17 @@ def _load_batch(
     store: Cache,
     run: str,
     gathered: Gathered | None = None,
+    memo: dict[bytes, Outcome] | None = None,
+    priors: Mapping[str, Prior] | None = None,
 ) -> tuple[list[_Loaded], list[Finding]]:
     """Read every contract file of ``layouts`` once (or take the bytes ``gathered`` read):
     parse and keep in full the files whose checks need their project, take the others'
-    Outcomes from the cache or compute them."""
+    Outcomes from ``memo`` (a long-lived caller's: :class:`.session.Session`), the cache or
+    compute them. ``priors`` (by project root, with ``gathered``'s digests): a file whose
+    digest is the one its prior had is taken from it, its Doc not parsed nor its early checks
+    run again (the file list must be the one the prior was made on)."""
     loaded: list[_Loaded] = []
+    reused: list[tuple[_Loaded, Outcome]] = []
     jobs: list[_Job] = []
     # per project, in file order: each file's findings (redacted below, as load_project does);
     # the files parsed here are parsed while the pool's workers start (see _outcomes)
@@ -339,6 +359,7 @@ def _load_batch(
         top = os.fspath(one.root)
         given = gathered.kinds.get(top) if gathered else None
         kinds = given if given is not None else kinds_of(one.local, partial(_text_of, one.root))
+        prior = priors.get(top) if priors and gathered else None
         for rel in one.local:
             kind = kinds.get(rel)
             if kind is None:
@@ -346,6 +367,19 @@ def _load_batch(
             shown = project.display_path(rel)
             got = gathered.data.get((top, rel)) if gathered else None
             data = got if got is not None else io.read_bytes(one.root / rel, one.root, shown)
+            known = prior.get(rel) if prior is not None and got is not None else None
+            if known is not None and gathered and known[0] == gathered.digests.get((top, rel)):
+                _, entry, parsed, early = known
+                if entry.kind == kind:
+                    here.entries.append(entry)
+                    if isinstance(entry, Doc):
+                        here.parsed[rel] = parsed
+                        mine.append(list(parsed))
+                        if early is not None:
+                            here.early[id(entry)] = early
+                    else:
+                        reused.append((here, entry))
+                    continue
             if kind in FILE_KINDS:
                 if isinstance(data, Finding):
                     mine.append([data])
@@ -370,10 +404,11 @@ def _load_batch(
             doc, problems = parse_doc(kind, rel, read)
             here.entries[index] = doc
             slot += problems
+            here.parsed[rel] = problems
         for here, index, *_ in later:
             _check_early(here, here.entries[index])
 
-    _outcomes(jobs, profile, store, run, parse_here)
+    _outcomes(jobs, profile, store, run, parse_here, memo)
     found: list[Finding] = []
     for here, mine in zip(loaded, raw, strict=True):
         project, ready = here.project, []
@@ -385,39 +420,42 @@ def _load_batch(
                 assert not isinstance(read, Finding)  # it was decoded before
                 doc, problems = parse_doc(job.kind, job.rel, read)
                 here.entries[job.index] = doc
+                here.parsed[job.rel] = problems
                 mine.append(problems)
             else:
                 if outcome.unread:
                     project.unread.append(job.rel)
                 project.imported_agents += outcome.agents
                 ready += outcome.parse
+        for outcome in (o for h, o in reused if h is here):
+            project.imported_agents += outcome.agents
+            ready += outcome.parse
         here.entries = [e for e in here.entries if isinstance(e, Doc) or not e.unread]
         project.docs = [entry for entry in here.entries if isinstance(entry, Doc)]
-        found += redact(project, [f for part in mine for f in part]) + ready
+        here.problems = redact(project, [f for part in mine for f in part]) + ready
+        found += here.problems
     return loaded, found
 
 
-# The Outcomes of this process's runs by their result-cache key, for a long-lived caller that
-# validates the same tree again and again (`apc lsp`, on each change): the key is the cache's,
-# so an Outcome found here is the one the cache holds (like it, without a rule file's dead
-# globs, which depend on the file list), without the lookup and the decoding.
-# None (a command's run) keeps none; only with the cache on.
-MEMO: dict[bytes, Outcome] | None = None
-MEMO_LIMIT = 100_000
-
-
 def _outcomes(
-    jobs: Sequence[_Job], profile: str, store: Cache, run: str, meanwhile: Callable[[], None]
+    jobs: Sequence[_Job],
+    profile: str,
+    store: Cache,
+    run: str,
+    meanwhile: Callable[[], None],
+    memo: dict[bytes, Outcome] | None = None,
 ) -> None:
-    """Fill in each job's Outcome: from the cache, else computed (module core.pool decides
-    whether on several processes) and stored. ``meanwhile`` (this process's own parsing) runs
-    once: while the pool's workers start, so the workers take more of the files."""
+    """Fill in each job's Outcome: from ``memo``, else the cache, else computed (module
+    core.pool decides whether on several processes) and stored. ``meanwhile`` (this process's
+    own parsing) runs once: while the pool's workers start, so the workers take more of the
+    files. ``memo``: a long-lived caller's Outcomes by their cache key (an Outcome found there
+    is the one the cache holds: like it, without a rule file's dead globs, which depend on the
+    file list), used with the cache on; the Outcome of an editor's buffer (``files.overlaid``)
+    is kept there, not stored."""
     from apc_tools.core import pool
 
     known: dict[bytes, bytes] = {}
-    memo = MEMO if store.enabled else None
-    if memo is not None and len(memo) > MEMO_LIMIT:
-        memo.clear()
+    memo = memo if store.enabled else None
     if store.enabled and jobs:
         make = cache_keyer("validate", run)  # the common parts hashed once
         for job in jobs:
@@ -464,7 +502,14 @@ def _outcomes(
             memo[job.key] = replace(outcome, dead=None)
     if keep:
         pairs = zip(missing, computed, strict=True)
-        store.put_many({job.key: raw for job, (_, raw) in pairs})
+        stored = {job.key: raw for job, (_, raw) in pairs if memo is None or not _buffer(job)}
+        if stored:
+            store.put_many(stored)
+
+
+def _buffer(job: _Job) -> bool:
+    """The job's bytes are an editor's buffer (``files.overlaid``), not the file on disk."""
+    return io.overlay_bytes(os.path.join(job.loaded.project.root, job.rel)) is not None
 
 
 def _check_early(here: _Loaded, entry: Doc | Outcome) -> None:
@@ -619,25 +664,35 @@ def _run_scan(
     batch: bool = False,
     use_cache: bool = True,
     gathered: Gathered | None = None,
+    session: Session | None = None,
 ) -> None:
     """Validate the scan's tree. ``batch``: the files whose checks need only themselves are
     known by their Outcomes (cached with ``use_cache``, on several processes for a large tree)
-    instead of being kept parsed (``--fix`` needs every file parsed)."""
+    instead of being kept parsed (``--fix`` needs every file parsed). ``session``: what a
+    long-lived caller kept from its earlier runs (:mod:`.session`)."""
     extra = scan.group.extra()
     known: dict[str, Allowances] = {}
     if batch:
         given = gathered.layouts.get(os.fspath(scan.root)) if gathered else None
         if given is not None:  # listed by contract.warm for the run's key
             layouts, scan.found = given[0], list(given[1])
+        elif session is not None:
+            layouts, scan.found = session.layout(scan.root, layout.cwd, policy, extra)
         else:
             layouts, scan.found = _layout(scan.root, layout.cwd, policy, extra)
         judged = Judged((scan.root,))
         with Cache.open("validate", enabled=use_cache, judged=judged) as store:
             run = _run_digest(policy, profile) if store.enabled else ""
-            loaded, problems = _load_batch(layouts, profile, store, run, gathered)
-            scan.found += problems
-            for here in loaded:
-                scan.found += _check_batch(here, store, run)
+            if session is not None:
+                loaded, problems, checks = _judge_in_session(
+                    layouts, profile, policy, store, run, session
+                )
+                scan.found += problems + checks
+            else:
+                loaded, problems = _load_batch(layouts, profile, store, run, gathered)
+                scan.found += problems
+                for here in loaded:
+                    scan.found += _check_batch(here, store, run)
         scan.projects = [here.project for here in loaded]
         scan.outcomes = [
             (here.project, e) for here in loaded for e in here.entries if isinstance(e, Outcome)
@@ -655,6 +710,86 @@ def _run_scan(
     if inline_allow:
         docs = {doc.path: doc for project in scan.projects for doc in project.docs}
         scan.found, scan.allowed = split_allowed(scan.found, docs, known)
+
+
+def _judge_in_session(
+    layouts: Sequence[_ProjectFiles],
+    profile: str,
+    policy: Policy,
+    store: Cache,
+    run: str,
+    session: Session,
+) -> tuple[list[_Loaded], list[Finding], list[Finding]]:
+    """:func:`_load_batch` and :func:`_check_batch` of every project of ``layouts``, a
+    project whose files, kinds and disk answers are the ones ``session`` judged before taken
+    whole from it (:class:`.session.Judgement`), the others judged now (their unchanged files'
+    Outcomes from the session's memo) and kept: (loaded, load findings, check findings), in
+    the order of a run without a session."""
+    session.stats.clear()
+    session.stats.update(read=0, kept=0)  # (Session.read counts)
+    limit = session.limit()
+    digest = run or _run_digest(policy, profile)
+    gathered = Gathered()
+    keys: list[tuple[Any, ...]] = []
+    for one in layouts:
+        top = os.fspath(one.root)
+        kinds = gathered.kinds[top] = session.kinds_of(one)
+        prefix = os.path.join(top, "")  # + a POSIX rel: the path (one join per project)
+        files: list[tuple[str, str, str]] = []
+        for rel in one.local:
+            kind = kinds.get(rel)
+            if kind is None:
+                continue
+            shown = f"{one.display}/{rel}" if one.display else rel  # Project.display_path
+            data, sha = session.read(one, prefix + rel, shown, limit)
+            gathered.data[(top, rel)] = data
+            if not isinstance(data, Finding):
+                gathered.digests[(top, rel)] = sha
+            files.append((rel, kind, sha))
+        keys.append((digest, top, one.display, profile, tuple(one.local), one.tracked, files))
+    found = [
+        session.judgement(os.fspath(one.root), key) for one, key in zip(layouts, keys, strict=True)
+    ]
+    missed = [i for i, judged in enumerate(found) if judged is None]
+    session.stats["judged"], session.stats["kept_whole"] = len(missed), len(layouts) - len(missed)
+    if missed:
+        again = [layouts[i] for i in missed]
+        priors, asked = {}, {}
+        for i in missed:  # the same file list judged before: its unchanged files taken from it
+            top = os.fspath(layouts[i].root)
+            before = session.earlier(top, keys[i][:-1])
+            if before is not None:
+                priors[top] = _prior_of(before)
+                asked[top] = before.loaded.project.probes
+        memo = session.outcome_memo()
+        loaded, _ = _load_batch(again, profile, store, run, gathered, memo, priors)
+        for i, here in zip(missed, loaded, strict=True):
+            # the checks not run again asked the disk too: their questions stay to be asked
+            here.project.probes.update(asked.get(os.fspath(layouts[i].root), {}))
+            checks = _check_batch(here, store, run)
+            found[i] = session.keep(os.fspath(layouts[i].root), keys[i], here, checks)
+    done = [judged for judged in found if judged is not None]
+    return (
+        [judged.loaded for judged in done],
+        [f for judged in done for f in judged.problems],
+        [f for judged in done for f in judged.checks],
+    )
+
+
+def _prior_of(judged: Judgement) -> Prior:
+    """What ``judged`` holds of each file it read (:data:`Prior`)."""
+    here: _Loaded = judged.loaded
+    digests = {rel: sha for rel, _, sha in judged.files}
+    out: dict[str, Any] = {}
+    for entry in here.entries:
+        sha = digests.get(entry.rel)
+        if sha is None:
+            continue
+        if isinstance(entry, Doc):
+            out[entry.rel] = (sha, entry, here.parsed.get(entry.rel, []), here.early.get(id(entry)))
+        else:
+            out[entry.rel] = (sha, entry, [], None)
+    return out
 
 
 def _finding_path(finding: Finding, cwd: Path) -> str:
@@ -753,6 +888,7 @@ def run_validate(
     gathered: Gathered | None = None,
     layout: Layout | None = None,
     texts: Mapping[Path, bytes] | None = None,
+    session: Session | None = None,
 ) -> Validation:
     """Validate the projects holding ``paths`` (default: the project around ``cwd``) with
     their full context, and keep the findings about files under ``paths``.
@@ -770,6 +906,7 @@ def run_validate(
     caller decided it (``paths`` and ``cwd`` are then its own). ``texts`` (absolute path ->
     bytes) stand in for the contents on disk of those files (`apc lsp`: an editor's unsaved
     buffers), read as the disk would be (:func:`apc_tools.core.files.overlaid`).
+    ``session``: what a long-lived caller keeps between its runs (:mod:`.session`; a batch run).
     """
     with io.overlaid(texts):
         return _run_validate(
@@ -783,6 +920,7 @@ def run_validate(
             batch,
             gathered,
             layout,
+            session,
         )
 
 
@@ -797,6 +935,7 @@ def _run_validate(
     batch: bool,
     gathered: Gathered | None,
     layout: Layout | None,
+    session: Session | None = None,
 ) -> Validation:
     layout, scans, policy = start_run(paths, profile, config_path, cwd, layout)
     cwd = layout.cwd
@@ -818,6 +957,7 @@ def _run_validate(
             batch=batch,
             use_cache=cache,
             gathered=gathered,
+            session=session,
         )
         more, seen, skip = _select(scan, layout, profile)
         found += policy.apply(more, layout.display(scan.root))
@@ -861,22 +1001,8 @@ def rooted(outcome: Validation, layout: Layout) -> Validation:
     and `apc check`. A path outside that root is left as it is."""
     cwd, root = layout.cwd, layout.report_root()
 
-    moved: dict[str, str] = {}
     here, top = os.fspath(cwd), os.fspath(root)
-
-    def move(path: str) -> str:
-        if path not in moved:
-            full = os.path.normpath(os.path.join(here, path))
-            inside = full.startswith(top) and full[len(top) : len(top) + 1] == os.sep
-            if inside:
-                rel = full[len(top) + 1 :]
-            elif os.name != "nt" and full != top:  # not below the root: relpath would go up
-                rel = os.pardir
-            else:
-                rel = os.path.relpath(full, top)
-            outside = rel == os.pardir or rel.startswith(os.pardir + os.sep)
-            moved[path] = path if outside or os.path.isabs(rel) else rel.replace(os.sep, "/")
-        return moved[path]
+    move = partial(_rebased, here, top)
 
     was = outcome.result
     findings = [_moved(f, move(f.path)) for f in was.findings]
@@ -887,6 +1013,22 @@ def rooted(outcome: Validation, layout: Layout) -> Validation:
         tuple(_moved(f, move(f.path)) for f in outcome.allowed),
         outcome.probes,
     )
+
+
+@lru_cache(maxsize=1 << 17)
+def _rebased(here: str, top: str, path: str) -> str:
+    """:func:`rooted`'s move of one path (a pure function of its text, kept for the paths a
+    long-lived caller moves on every run)."""
+    full = os.path.normpath(os.path.join(here, path))
+    inside = full.startswith(top) and full[len(top) : len(top) + 1] == os.sep
+    if inside:
+        rel = full[len(top) + 1 :]
+    elif os.name != "nt" and full != top:  # not below the root: relpath would go up
+        rel = os.pardir
+    else:
+        rel = os.path.relpath(full, top)
+    outside = rel == os.pardir or rel.startswith(os.pardir + os.sep)
+    return path if outside or os.path.isabs(rel) else rel.replace(os.sep, "/")
 
 
 def _shown(path: str, cwd: Path) -> str:

@@ -49,30 +49,27 @@ def scan_root(path: str, folders: Sequence[str]) -> Path:
 
 @dataclass
 class Found:
-    """One validation of a scan root: findings by absolute path, the recognised files."""
+    """One validation of a scan root: findings by absolute path."""
 
     root: Path
     by_path: dict[str, list[Finding]] = field(default_factory=dict)
-    listed: frozenset[str] = frozenset()
     report: Path | None = None
     error: str | None = None  # the run could not be made (an unreadable policy, ...)
 
 
-def validate_root(root: Path, texts: Mapping[Path, bytes]) -> Found:
+def validate_root(root: Path, texts: Mapping[Path, bytes], session: Any = None) -> Found:
     """`apc validate --format json` run in ``root``, with ``texts`` (absolute path -> bytes)
-    standing in for those files on disk; the baseline applied as the CLI applies it."""
+    standing in for those files on disk; the baseline applied as the CLI applies it.
+    ``session``: the server's ``contract.session.Session`` (what its earlier runs judged)."""
     from apc_tools.boundary.trusted import accept_baseline
-    from apc_tools.contract import validate
     from apc_tools.contract.listing import layout_of, report_root
     from apc_tools.contract.validate import rooted, run_validate
-
-    if validate.MEMO is None:  # this process validates the same trees on every change
-        validate.MEMO = {}
 
     try:
         report = report_root(root)
         layout = layout_of([], root, report)
-        outcome = rooted(run_validate([], layout=layout, texts=texts), layout)
+        run = run_validate([], layout=layout, texts=texts, session=session)
+        outcome = rooted(run, layout)
         result = accept_baseline(outcome.result, report, None)
     except CannotRun as exc:
         return Found(root, error=str(exc))
@@ -81,7 +78,6 @@ def validate_root(root: Path, texts: Mapping[Path, bytes]) -> Found:
     for finding in result.findings:
         where = os.path.normpath(os.path.join(top, finding.path))
         found.by_path.setdefault(where, []).append(finding)
-    found.listed = frozenset(os.path.normpath(os.path.join(top, s)) for s, _ in outcome.listed)
     return found
 
 

@@ -70,6 +70,7 @@ class ApcServer(LanguageServer):
         self.last: dict[Path, analysis.Found] = {}
         self.hidden_bom: set[str] = set()  # documents whose editor hides the file's BOM
         self.extra: dict[Path, set[str]] = {}  # per root: uris published that no buffer shows
+        self.session: Any = None  # contract.session.Session, made on the first run
 
     # ------------------------------------------------------------------ guarded work
 
@@ -151,9 +152,15 @@ class ApcServer(LanguageServer):
         return out
 
     def run_root(self, root: Path) -> None:
+        if self.session is None:  # this process validates the same trees on every change
+            from apc_tools.contract.session import Session
+
+            self.session = Session()
         opened = self.texts_of(root)
         texts = {Path(path): data for path, data in opened.values()}
-        found = analysis.validate_root(root, texts) if opened else analysis.Found(root)
+        found = (
+            analysis.validate_root(root, texts, self.session) if opened else analysis.Found(root)
+        )
         self.last[root] = found
         if found.error is not None:
             self.log(f"apc lsp: {found.error}", t.MessageType.Warning)

@@ -57,7 +57,7 @@ async def server_findings(trees: list[Path]) -> dict[Path, list[tuple[object, ..
                 session.open(path)
         await session.barrier(trees[0] / "AGENTS.md")
         # each tree once more, as after a keystroke: its Outcomes now come from the server's
-        # memo (contract.validate.MEMO), and the diagnostics must not change
+        # session (contract.session.Session), and the diagnostics must not change
         first, count = dict(session.diagnostics), session.published
         for tree in trees:
             path = min(p for p in tree.rglob("*") if p.is_file() and not p.is_symlink())

@@ -45,9 +45,10 @@ def helix_command() -> list[str]:
     (snippet,) = blocks(EDITORS, "toml")
     config = tomllib.loads(snippet)
     server = config["language-server"]["apc"]
-    (markdown,) = config["language"]
+    markdown, json = config["language"]
     assert markdown["name"] == "markdown" and "apc" in markdown["language-servers"]
     assert "mdc" in markdown["file-types"]
+    assert json["name"] == "json" and "apc" in json["language-servers"]
     return [server["command"], *server["args"]]
 
 

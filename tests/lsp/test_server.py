@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from lsprotocol import types as t
@@ -204,6 +205,63 @@ def test_codex_chain_findings_follow_the_files_above(tmp_path: Path) -> None:
             s.watched((override, t.FileChangeType.Deleted))
             await s.diagnostics_of(nested, lambda d: d == [])
             await s.diagnostics_of(top, lambda d: "AGM007" not in codes(d))
+
+    run(scenario())
+
+
+def test_a_change_reaches_every_open_file_of_its_project_when_the_rest_is_kept(
+    tmp_path: Path,
+) -> None:
+    """The server keeps what it judged (contract.session): files older than its racy margin
+    (2 s) are trusted by their stat signature, and a project the change does not touch is
+    taken whole. A cross-file finding still follows every change: a plan whose owner is no
+    agent (PLN001) clears when the open project.json's buffer imports that agent, and comes
+    back when the buffer is reverted; project.json closed, then edited on disk (keeping its size
+    and mtime, announced by no event) to import the agent, the plan's finding goes at the next
+    keystroke; the nested project, untouched, keeps its own finding throughout. Each state is
+    the CLI's."""
+    plan = "---\ntitle: Refresh\nstatus: active\nowner: sofia\nupdated: 2026-06-08\n---\nX\n"
+    root = project(tmp_path, {".apc/plans/refresh.md": plan})
+    nested = root / "sub"
+    shutil.copytree(CASES / "invalid" / "agents" / "AGT006", nested)
+    (nested / "case.json").unlink(missing_ok=True)
+    plan_path, manifest, other = (
+        root / ".apc/plans/refresh.md",
+        root / ".apc/project.json",
+        nested / ".apc/agents/sales.md",
+    )
+    base = json.loads(manifest.read_text())
+    importing = json.dumps({**base, "agents": {"imported": ["sofia"]}}) + "\n"
+    text = json.dumps(base).ljust(len(importing) - 1) + "\n"  # the same size (blanks after)
+    manifest.write_text(text)
+    time.sleep(2.2)  # past the server's racy margin: every file trusted by its signature
+
+    async def scenario() -> None:
+        async with Session([root]) as s:
+            for path in (plan_path, manifest, other):
+                s.open(path, language="json" if path.suffix == ".json" else "markdown")
+            await s.diagnostics_of(plan_path, lambda d: "PLN001" in codes(d))
+            await s.diagnostics_of(other, lambda d: codes(d) == ["AGT006"])
+            assert codes(s.diagnostics[uri(plan_path)]) == cli_codes(root, ".apc/plans/refresh.md")
+            s.replace(manifest, importing)
+            await s.diagnostics_of(plan_path, lambda d: "PLN001" not in codes(d))
+            s.replace(manifest, text)
+            await s.diagnostics_of(plan_path, lambda d: "PLN001" in codes(d))
+            s.close(manifest)
+            s.replace(plan_path, plan)
+            await s.barrier(plan_path)
+            assert "PLN001" in codes(s.diagnostics[uri(plan_path)])  # project.json as on disk
+            was = os.stat(manifest)
+            manifest.write_text(importing)
+            os.utime(manifest, ns=(was.st_atime_ns, was.st_mtime_ns))
+            assert os.stat(manifest).st_size == was.st_size
+            s.replace(plan_path, plan)  # a keystroke: a run
+            await s.barrier(plan_path)
+            assert "PLN001" not in codes(s.diagnostics.get(uri(plan_path), []))
+            shown = codes(s.diagnostics.get(uri(plan_path), []))
+            assert shown == cli_codes(root, ".apc/plans/refresh.md")
+            assert codes(s.diagnostics[uri(other)]) == ["AGT006"]
+            assert codes(s.diagnostics[uri(other)]) == cli_codes(nested, ".apc/agents/sales.md")
 
     run(scenario())
 
