@@ -18,6 +18,7 @@ from apc_tools.contract.checks import (
     agents_md,
     commands,
     discovery,
+    gemini,
     gitignore,
     instructions,
     mcps,
@@ -47,6 +48,7 @@ FAMILIES = (
     gitignore,
     instructions,
     commands,
+    gemini,
     secrets,
 )
 
