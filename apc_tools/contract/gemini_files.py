@@ -28,11 +28,8 @@ DEFAULT_CONTEXT = "GEMINI.md"
 def decides_kinds(rel: str) -> bool:
     """``rel`` is a file whose text decides the kinds of other files (an extension manifest,
     a project's Gemini settings): a cached kind table stands only while it is unchanged."""
-    return (
-        rel == EXTENSION_MANIFEST
-        or rel.endswith("/" + EXTENSION_MANIFEST)
-        or rel == GEMINI_SETTINGS
-        or rel.endswith("/" + GEMINI_SETTINGS)
+    return rel in (EXTENSION_MANIFEST, GEMINI_SETTINGS) or rel.endswith(
+        ("/" + EXTENSION_MANIFEST, "/" + GEMINI_SETTINGS)
     )
 
 

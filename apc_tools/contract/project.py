@@ -101,7 +101,11 @@ def classify(rel: str) -> str | None:
     """The kind of contract file at the POSIX path ``rel`` (relative to its project), or None."""
     name = rel[rel.rfind("/") + 1 :]
     # (an empty or ``.`` last part means the name is an earlier one: ``a/b/``, ``a/.``)
-    if not name.endswith((".md", ".mdc", ".toml")) and name not in _OTHER_NAMES and name not in ("", "."):
+    if (
+        not name.endswith((".md", ".mdc", ".toml"))
+        and name not in _OTHER_NAMES
+        and name not in ("", ".")
+    ):
         return None
     parts = tuple(rel.split("/"))
     if "" in parts or "." in parts:

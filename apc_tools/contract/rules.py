@@ -251,6 +251,7 @@ VERIFIED: dict[str, str] = {
     "GEX002": GM,
     "GEX003": GM,
     "GCM001": GM,
+    "GCM002": GM,
     "GCM003": GM,
     "GCM004": GM,
 }

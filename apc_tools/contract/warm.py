@@ -39,6 +39,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from apc_tools.contract.gemini_files import decides_kinds
 from apc_tools.contract.listing import (
     Gathered,
     Layout,
@@ -48,7 +49,6 @@ from apc_tools.contract.listing import (
     layout_of,
     report_root,
 )
-from apc_tools.contract.gemini_files import decides_kinds
 from apc_tools.contract.project import MARKETPLACE, disk_answer, kinds_of
 from apc_tools.core import files as io
 from apc_tools.core.cache import UNDECODABLE

@@ -26,16 +26,27 @@ from tests.conformance.installer import label
 RUNNERS = {"claude": run_claude, "codex": run_codex, "gemini": run_gemini}
 
 
+def link_extensions(tree: Tree, project: Path, home: Path) -> None:
+    """Each extension folder of ``tree`` linked into Gemini CLI's HOME as `gemini extensions
+    link` records it (``.gemini-extension-install.json``, type ``link``): loaded from the tree."""
+    for folder in tree.extensions:
+        installed = home / ".gemini" / "extensions" / folder
+        installed.mkdir(parents=True, exist_ok=True)
+        record = {"source": str(project / "exts" / folder), "type": "link"}
+        (installed / ".gemini-extension-install.json").write_text(json.dumps(record), "utf-8")
+
+
 def run_tree(tree: Tree, workdir: Path) -> list[Recorded]:
     project = tree.write(workdir / tree.name / "project")
     home = workdir / tree.name / "home"
+    link_extensions(tree, project, home)
     with MockServer(tree.make_script()) as mock:
         for command in tree.setup:
             args = [part.replace("{project}", str(project)) for part in command]
             done = claude_cli(project, home, mock, args)
             if done.returncode != 0:
                 raise RuntimeError(f"claude {' '.join(args)} failed: {done.stderr[-2000:]}")
-        run = RUNNERS[tree.tool](project, home, mock, "hello")
+        run = RUNNERS[tree.tool](project, home, mock, tree.prompt)
     if run.returncode != 0:
         raise RuntimeError(f"{tree.tool} failed on tree {tree.name}: {run.stderr[-2000:]}")
     return mock.requests

@@ -127,8 +127,7 @@ CONTEXT_NOT_LOADED = _rule(
     "its place. Fix the name or add the file.",
     'gemini-extension.json:\n{"name": "x", "version": "1.0.0", "contextFileName": "CONTEXT.md"}'
     "\n   (CONTEXT.md exists)",
-    'gemini-extension.json:\n{"name": "x", "version": "1.0.0", "contextFileName": '
-    '"../CONTEXT.md"}',
+    'gemini-extension.json:\n{"name": "x", "version": "1.0.0", "contextFileName": "../CONTEXT.md"}',
 )
 EXCLUDE_TOOLS = _rule(
     "GEX003",
@@ -136,7 +135,7 @@ EXCLUDE_TOOLS = _rule(
     Severity.ERROR,
     "`excludeTools` of a `gemini-extension.json` is not a list of tool names: Gemini CLI does "
     "not exclude the tool.",
-    "Gemini CLI reads `excludeTools` as a list of strings (`[\"run_shell_command\"]`); given as "
+    'Gemini CLI reads `excludeTools` as a list of strings (`["run_shell_command"]`); given as '
     "one string, the tool stays available to the model.",
     'gemini-extension.json:\n{"name": "x", "version": "1", "excludeTools": ["web_fetch"]}',
     'gemini-extension.json:\n{"name": "x", "version": "1", "excludeTools": "web_fetch"}',
@@ -234,7 +233,7 @@ def check_manifest(doc: Doc, project: Project) -> Iterator[Finding]:
     if not data.get("version"):
         yield fm.at(EXTENSION_SKIPPED, doc, fm.start(doc), f"$.version: missing; {_SKIP}")
     elif not isinstance(data["version"], str):
-        yield _field(doc, "version", "should be a string such as \"1.0.0\"")
+        yield _field(doc, "version", 'should be a string such as "1.0.0"')
     yield from _contexts(doc, project)
     tools = data.get("excludeTools")
     if tools is not None and not (
@@ -261,9 +260,7 @@ def _js_string(value: object) -> str:
 
 
 def _field(doc: Doc, key: str, message: str, severity: Severity | None = None) -> Finding:
-    return fm.at(
-        EXTENSION_FIELD, doc, fm.value_pos(doc, (key,)), f"$.{key}: {message}", severity
-    )
+    return fm.at(EXTENSION_FIELD, doc, fm.value_pos(doc, (key,)), f"$.{key}: {message}", severity)
 
 
 def _fields(doc: Doc) -> Iterator[Finding]:
@@ -299,8 +296,8 @@ def _contexts(doc: Doc, project: Project) -> Iterator[Finding]:
     if not value:  # empty: Gemini CLI falls back to GEMINI.md
         return
     for index, name in enumerate(entries):
-        path: tuple[str | int, ...] = ("contextFileName", index) if isinstance(value, list) else (
-            "contextFileName",
+        path: tuple[str | int, ...] = (
+            ("contextFileName", index) if isinstance(value, list) else ("contextFileName",)
         )
         pos = fm.value_pos(doc, path)
         if not isinstance(name, str) or not name.strip():
@@ -338,7 +335,7 @@ def check_command(doc: Doc, project: Project) -> Iterator[Finding]:
     prompt = data.get("prompt")
     if prompt is None:
         yield COMMAND_SKIPPED.finding(
-            doc.path, "no `prompt`; Gemini CLI skips this command: add prompt = \"...\"", 1, 1
+            doc.path, 'no `prompt`; Gemini CLI skips this command: add prompt = "..."', 1, 1
         )
     elif not isinstance(prompt, str):
         yield _toml_at(
