@@ -43,6 +43,17 @@ def _json(read: Callable[[str], str | None] | None, rel: str) -> object:
         return None
 
 
+def js_falsy(value: object) -> bool:
+    """``!value`` in JavaScript for a JSON value (an empty list or object is truthy there):
+    where Gemini CLI takes ``contextFileName`` as absent and loads ``GEMINI.md``."""
+    return (
+        value is None
+        or value is False
+        or value == ""
+        or (isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0)
+    )
+
+
 def names_of(value: object) -> list[str]:
     """The names of a ``contextFileName`` / ``context.fileName`` value (a string or a list of
     strings; other entries name nothing)."""
@@ -77,7 +88,7 @@ def extension_roots(rels: Iterable[str]) -> list[str]:
 def _extension_contexts(root: str, read: Callable[[str], str | None] | None) -> Iterator[str]:
     data = _json(read, root + EXTENSION_MANIFEST)
     value = data.get("contextFileName") if isinstance(data, dict) else None
-    for name in names_of(value) if value else [DEFAULT_CONTEXT]:
+    for name in [DEFAULT_CONTEXT] if js_falsy(value) else names_of(value):
         rel = context_rel(root, name)
         if rel is not None:
             yield rel

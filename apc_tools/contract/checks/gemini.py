@@ -29,7 +29,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from apc_tools.contract.checks import _support as fm
 from apc_tools.contract.checks.agents_md import exists
-from apc_tools.contract.gemini_files import EXTENSION_MANIFEST, context_rel, extension_roots
+from apc_tools.contract.gemini_files import (
+    EXTENSION_MANIFEST,
+    context_rel,
+    extension_roots,
+    js_falsy,
+)
 from apc_tools.contract.project import Doc, Project
 from apc_tools.core import detect
 from apc_tools.findings import Finding, Rule, Severity, rule_family
@@ -293,7 +298,7 @@ def _contexts(doc: Doc, project: Project) -> Iterator[Finding]:
     value = doc.data["contextFileName"]
     root = doc.rel[: -len(EXTENSION_MANIFEST)]
     entries = value if isinstance(value, list) else [value]
-    if not value:  # empty: Gemini CLI falls back to GEMINI.md
+    if js_falsy(value):  # Gemini CLI takes it as absent: GEMINI.md
         return
     for index, name in enumerate(entries):
         path: tuple[str | int, ...] = (
