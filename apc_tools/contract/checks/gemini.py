@@ -24,7 +24,6 @@ suite's ``gemini-ext`` tree) and read in its source (``ExtensionManager.loadExte
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from apc_tools.contract.checks import _support as fm
@@ -325,6 +324,8 @@ def _contexts(doc: Doc, project: Project) -> Iterator[Finding]:
 
 
 def check_command(doc: Doc, project: Project) -> Iterator[Finding]:
+    import tomllib  # only where a command file is checked (a run without one never loads it)
+
     try:
         data = tomllib.loads(doc.text)
     except tomllib.TOMLDecodeError as error:
@@ -388,7 +389,7 @@ def _toml_type(value: object) -> str:
     return "a date or time"
 
 
-def _toml_position(error: tomllib.TOMLDecodeError, text: str) -> tuple[int, int]:
+def _toml_position(error: ValueError, text: str) -> tuple[int, int]:
     line, column = getattr(error, "lineno", None), getattr(error, "colno", None)
     if isinstance(line, int) and isinstance(column, int):
         return line, column
