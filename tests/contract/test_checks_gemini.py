@@ -5,8 +5,6 @@ conformance suite (tests/conformance, trees gemini-ext and gemini-cmd-*)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,17 +12,7 @@ import pytest
 from apc_tools.contract.checks.gemini import command_name
 from apc_tools.contract.project import kinds_of
 from apc_tools.contract.validate import validate
-
-
-def _tree(root: Path, files: dict[str, str | bytes]) -> Path:
-    for rel, text in files.items():
-        target = root / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            target.write_bytes(text)
-        else:
-            target.write_text(text, "utf-8")
-    return root
+from tests.conftest import run_apc, write_tree
 
 
 def _reader(files: dict[str, str]):  # type: ignore[no-untyped-def]
@@ -91,7 +79,7 @@ def test_command_names_as_gemini_makes_them() -> None:
 
 
 def test_bad_command_files_are_findings_with_positions(tmp_path: Path) -> None:
-    root = _tree(
+    root = write_tree(
         tmp_path,
         {
             ".gemini/commands/open.toml": 'description = "x\nprompt = "y"\n',
@@ -110,7 +98,7 @@ def test_bad_command_files_are_findings_with_positions(tmp_path: Path) -> None:
 
 
 def test_manifest_findings_name_the_key(tmp_path: Path) -> None:
-    root = _tree(
+    root = write_tree(
         tmp_path,
         {
             "gemini-extension.json": json.dumps(
@@ -136,13 +124,7 @@ def test_manifest_findings_name_the_key(tmp_path: Path) -> None:
 
 
 def test_the_cli_reports_a_bad_command_without_a_traceback(tmp_path: Path) -> None:
-    root = _tree(tmp_path, {".gemini/commands/bad.toml": "= = =\n"})
-    done = subprocess.run(
-        [sys.executable, "-m", "apc_tools", "validate", str(root)],
-        capture_output=True,
-        text=True,
-        cwd=root,
-        check=False,
-    )
+    root = write_tree(tmp_path, {".gemini/commands/bad.toml": "= = =\n"})
+    done = run_apc(root, "validate", root)
     assert done.returncode == 1, done.stderr
     assert "GCM001" in done.stdout and "Traceback" not in done.stderr
