@@ -39,7 +39,7 @@ def _json(read: Callable[[str], str | None] | None, rel: str) -> object:
         return None
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # (nested past the parser's depth: names nothing)
         return None
 
 

@@ -220,8 +220,8 @@ def marketplace_roots(rels: Iterable[str], read: Callable[[str], str | None]) ->
         text = read(rel)
         try:
             data = json.loads(text) if text else None
-        except ValueError:
-            continue  # a marketplace that is not JSON names no plugin here
+        except (ValueError, RecursionError):
+            continue  # a marketplace that is not JSON (or nested past the parser) names none
         if not isinstance(data, dict) or not isinstance(data.get("plugins"), list):
             continue
         base = rel[: -len(MARKETPLACE)]

@@ -124,7 +124,32 @@ def test_manifest_findings_name_the_key(tmp_path: Path) -> None:
 
 
 def test_the_cli_reports_a_bad_command_without_a_traceback(tmp_path: Path) -> None:
-    root = write_tree(tmp_path, {".gemini/commands/bad.toml": "= = =\n"})
+    root = write_tree(
+        tmp_path,
+        {
+            ".gemini/commands/bad.toml": "= = =\n",
+            ".gemini/commands/deep.toml": 'prompt = "x"\na = ' + "[" * 100_000 + "\n",
+        },
+    )
     done = run_apc(root, "validate", root)
     assert done.returncode == 1, done.stderr
-    assert "GCM001" in done.stdout and "Traceback" not in done.stderr
+    assert "Traceback" not in done.stderr
+    assert "bad.toml:1:1: error GCM001" in done.stdout
+    assert "deep.toml:1:1: error GCM001 values nested too deeply" in done.stdout
+
+
+def test_kind_deciding_files_nested_past_the_parser_name_nothing(tmp_path: Path) -> None:
+    """A manifest, settings or marketplace file nested 200,000 deep is a finding on its own
+    kind (or nothing), never a traceback of the discovery that reads it."""
+    deep = "[" * 200_000 + "]" * 200_000
+    root = write_tree(
+        tmp_path,
+        {
+            "gemini-extension.json": deep,
+            ".gemini/settings.json": deep,
+            ".claude-plugin/marketplace.json": '{"plugins": ' + deep + "}",
+        },
+    )
+    done = run_apc(root, "validate", root)
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert "gemini-extension.json: error JSN001" in done.stdout

@@ -151,7 +151,7 @@ EXTENSION_FIELD = _rule(
     "A `gemini-extension.json` value is not in the form Gemini CLI's manifest describes, or a "
     "key is not one it reads.",
     "`version` is a string, `mcpServers` an object of server objects, `settings` and `themes` "
-    "lists, `plan` and object; Gemini CLI may misread another shape. An unknown key (often a "
+    "lists, `plan` an object; Gemini CLI may misread another shape. An unknown key (often a "
     "misspelt `contextFileName`) is ignored: info.",
     'gemini-extension.json:\n{"name": "x", "version": "1.0.0", "mcpServers": {"s": '
     '{"command": "srv"}}}',
@@ -336,6 +336,15 @@ def check_command(doc: Doc, project: Project) -> Iterator[Finding]:
             f"not valid TOML ({reason}); Gemini CLI skips this command",
             line,
             column,
+        )
+        return
+    except RecursionError:  # arrays or inline tables nested thousands deep
+        yield COMMAND_SKIPPED.finding(
+            doc.path,
+            "values nested too deeply to read; apc cannot judge this command (nor does a "
+            "command need it): flatten the arrays or tables",
+            1,
+            1,
         )
         return
     prompt = data.get("prompt")
