@@ -32,6 +32,7 @@ FILE_KINDS = frozenset(
     {
         "claude-agent",
         "claude-command",
+        "gemini-command",
         "skill",
         "skill-flat",
         "skill-reference",

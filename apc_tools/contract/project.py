@@ -18,6 +18,8 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from apc_tools.contract.gemini_files import EXTENSION_MANIFEST, gemini_kinds
+
 if TYPE_CHECKING:  # pragma: no cover - detect is loaded when a secret scan runs
     from apc_tools.core import detect
     from apc_tools.core.parse import Located
@@ -57,7 +59,7 @@ MARKDOWN_KINDS = frozenset(
 )
 # Instruction files whose readers take the whole text (no frontmatter): never parsed as YAML.
 INSTRUCTION_FILES = {"CLAUDE.md": "claude-md", "GEMINI.md": "gemini-md"}
-JSON_KINDS = frozenset({"project", "mcps"})
+JSON_KINDS = frozenset({"project", "mcps", "gemini-extension"})
 
 
 # Every kind of file `apc validate` recognises, and the tool whose reading decides the severity
@@ -84,26 +86,34 @@ KINDS = {
     "plan": ".apc/plans/*.md: the APC spec (APX)",
     "claude-agent": ".claude/agents/**/*.md, a plugin's agents/*.md: Claude Code",
     "claude-command": ".claude/commands/**/*.md, a plugin's commands/**/*.md: Claude Code",
+    "gemini-extension": "gemini-extension.json: Gemini CLI",
+    "gemini-command": ".gemini/commands/**/*.toml, an extension's commands/**/*.toml: Gemini CLI",
 }
 
 LOOKS_FOR = (
     "AGENTS.md, AGENTS.override.md, CLAUDE.md, GEMINI.md, SKILL.md, .apc/ (project.json, "
     "mcps.json, .gitignore, memory.md, agents/, skills/, rules/, plans/), .claude/agents/*.md, "
     ".claude/commands/*.md, .cursor/rules/*.mdc, .github/copilot-instructions.md, "
-    ".github/instructions/*.instructions.md, .github/prompts/*.prompt.md, .github/agents/*.md "
-    "and .github/chatmodes/*.chatmode.md (and a Claude Code plugin's agents/ and commands/)"
+    ".github/instructions/*.instructions.md, .github/prompts/*.prompt.md, .github/agents/*.md, "
+    ".github/chatmodes/*.chatmode.md, .gemini/commands/*.toml, gemini-extension.json (and a "
+    "Claude Code plugin's agents/ and commands/, a Gemini CLI extension's commands/ and context "
+    "files)"
 )
 
 
 # Names a contract file can have besides ``*.md`` and ``*.mdc`` (classify's first question).
-_OTHER_NAMES = frozenset({"project.json", "mcps.json", ".gitignore"})
+_OTHER_NAMES = frozenset({"project.json", "mcps.json", ".gitignore", EXTENSION_MANIFEST})
 
 
 def classify(rel: str) -> str | None:
     """The kind of contract file at the POSIX path ``rel`` (relative to its project), or None."""
     name = rel[rel.rfind("/") + 1 :]
     # (an empty or ``.`` last part means the name is an earlier one: ``a/b/``, ``a/.``)
-    if not name.endswith((".md", ".mdc")) and name not in _OTHER_NAMES and name not in ("", "."):
+    if (
+        not name.endswith((".md", ".mdc", ".toml"))
+        and name not in _OTHER_NAMES
+        and name not in ("", ".")
+    ):
         return None
     parts = tuple(rel.split("/"))
     if "" in parts or "." in parts:
@@ -121,6 +131,10 @@ def kind_of_parts(parts: tuple[str, ...]) -> str | None:
         return "skill"
     if name in INSTRUCTION_FILES:
         return INSTRUCTION_FILES[name]
+    if name == EXTENSION_MANIFEST:
+        return "gemini-extension"
+    if name.endswith(".toml"):
+        return "gemini-command" if _under(parents, (".gemini", "commands")) else None
     if parents[-1:] == (".github",) and name == "copilot-instructions.md":
         return "copilot-instructions"
     if _under(parents, (".github", "instructions")) and name.endswith(".instructions.md"):
@@ -169,6 +183,7 @@ def kinds_of(
     rels = list(rels)
     kinds = {rel: kind for rel in rels if (kind := classify(rel)) is not None}
     kinds.update(plugin_kinds(rels, kinds, read))
+    kinds.update(gemini_kinds(rels, kinds, read))
     skills = [rel for rel, kind in kinds.items() if kind == "skill"]
     if not all(_plain(rel) for rel in skills):
         skill_dirs = {PurePosixPath(r).parent for r in skills}
@@ -219,8 +234,8 @@ def marketplace_roots(rels: Iterable[str], read: Callable[[str], str | None]) ->
         text = read(rel)
         try:
             data = json.loads(text) if text else None
-        except ValueError:
-            continue  # a marketplace that is not JSON names no plugin here
+        except (ValueError, RecursionError):
+            continue  # a marketplace that is not JSON (or nested past the parser) names none
         if not isinstance(data, dict) or not isinstance(data.get("plugins"), list):
             continue
         base = rel[: -len(MARKETPLACE)]

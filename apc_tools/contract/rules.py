@@ -206,6 +206,26 @@ BASIS: dict[str, tuple[Basis, str]] = {
     "SKL009": (S, "skills-ref accepts it"),
     "SKL010": (S, "skills-ref does not check these values"),
     "SKL011": (A, "agents pick a flat skill by its frontmatter when there is one"),
+    "GEX001": (
+        R,
+        "Gemini CLI skips the whole extension (`Skipping extension in ...`): none of its context "
+        "files, commands or MCP servers load",
+    ),
+    "GEX002": (
+        R,
+        "Gemini CLI drops a refused name with a warning and a missing file silently: the context "
+        "never reaches the model",
+    ),
+    "GEX003": (R, "Gemini CLI does not exclude the tool: it stays declared to the model"),
+    "GEX004": (A, "Gemini CLI loads the extension; it may misread or ignore the value"),
+    "GCM001": (R, "Gemini CLI skips the command file (`Skipping invalid command file`)"),
+    "GCM002": (N, ""),
+    "GCM003": (
+        N,
+        "Gemini CLI runs it (asking first when interactive); a non-interactive run under the "
+        "default approval mode is refused by its policy",
+    ),
+    "GCM004": (A, "Gemini CLI loads the command under another name (`/workspace.<name>`)"),
 }
 
 # What `apc validate --fix` repairs (apc_tools.contract.fix), rule ID -> (safe/unsafe, how).
@@ -292,6 +312,13 @@ VERIFIED: dict[str, str] = {
     "SKL003": f"{CC}; {CX}; {GM}",
     "SKL004": f"{CC}; {CX}; {GM}",
     "SKL005": f"{CC}; {CX}; {GM}",
+    "GEX001": GM,
+    "GEX002": GM,
+    "GEX003": GM,
+    "GCM001": GM,
+    "GCM002": GM,
+    "GCM003": GM,
+    "GCM004": GM,
 }
 
 # Rules whose reader cannot run here, checked against its source instead (VS Code): shown as

@@ -39,6 +39,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from apc_tools.contract.gemini_files import decides_kinds
 from apc_tools.contract.listing import (
     Gathered,
     Layout,
@@ -225,8 +226,8 @@ def _load_memos(store: Cache | None, tops: Sequence[str]) -> dict[str, dict[str,
 
 class _Record:
     """The kinds part of one project's stat memo: the kinds it recorded stand when the file
-    list is the same and every plugin marketplace (whose text decides kinds) has the recorded
-    signature."""
+    list is the same and every plugin marketplace, Gemini CLI extension manifest and Gemini
+    settings file (whose text decides kinds) has the recorded signature."""
 
     def __init__(
         self, record: dict[str, Any], listing: str, local: Sequence[str], top: str, limit: int
@@ -235,7 +236,7 @@ class _Record:
         self.listing = hashlib.sha256(listing.encode("utf-8", "surrogatepass")).hexdigest()
         self.markets: dict[str, list[int] | None] = {}
         for rel in local:
-            if rel == MARKETPLACE or rel.endswith("/" + MARKETPLACE):
+            if rel == MARKETPLACE or rel.endswith("/" + MARKETPLACE) or decides_kinds(rel):
                 try:
                     self.markets[rel] = _signature(os.lstat(os.path.join(top, rel)))
                 except (OSError, ValueError):

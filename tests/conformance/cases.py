@@ -188,8 +188,40 @@ def codex_chain(text: str, key: str) -> dict[str, Any]:
     return {"listed": True, "bytes": len(part.rstrip().encode("utf-8"))}
 
 
+def gemini_context(text: str, markers: str) -> dict[str, Any]:
+    """Context files Gemini CLI sent: each ``|``-separated marker of their content found."""
+    return {"listed": all(m in text for m in markers.split("|"))}
+
+
+def gemini_command(body: Any, invocation: str) -> dict[str, Any]:
+    """What Gemini CLI sent for ``gemini -p "/name args"``: the command's prompt when it has a
+    command of that name, else the invocation as plain text (the user turn's parts after the
+    session context)."""
+    contents = body.get("contents") if isinstance(body, dict) else None
+    parts = contents[-1].get("parts") or [] if contents else []
+    texts = [p.get("text", "") for p in parts if isinstance(p, dict)]
+    texts = [t for t in texts if "<session_context>" not in t]
+    sent = "\n".join(texts).strip()
+    return {"expanded": sent != invocation, "sent": sent[:200]}
+
+
+def gemini_tools(body: Any, tool: str) -> dict[str, Any]:
+    """Whether the tool ``tool`` is declared to the model in the request."""
+    tools = body.get("tools") if isinstance(body, dict) else None
+    names = [
+        f.get("name")
+        for t in tools or []
+        if isinstance(t, dict)
+        for f in t.get("functionDeclarations") or []
+        if isinstance(f, dict)
+    ]
+    return {"declared": tool in names}
+
+
+BODY_OBSERVERS = {"gemini-command": gemini_command, "gemini-tools": gemini_tools}
 OBSERVERS = {
     "codex-chain": codex_chain,
+    "gemini-context": gemini_context,
     "claude-link": claude_link,
     "codex-link": codex_link,
     "gemini-link": gemini_link,
@@ -236,6 +268,8 @@ class Tree:
     # reads the chain of AGENTS.md from its root down to there), and symlinks (rel, target).
     cwd: str = ""
     links: tuple[tuple[str, str], ...] = ()
+    prompt: str = "hello"  # what the CLI is asked (a slash command: `/name args`)
+    extensions: tuple[str, ...] = ()  # Gemini CLI extension folders linked into the HOME first
 
     def write(self, root: Path) -> Path:
         for rel, text in self.files.items():
@@ -406,6 +440,74 @@ CLAUDE_AGENTS_MD_BESIDE = Tree(
     {"CLAUDE.md": "# Notes\n\nRun the tests.\n", "AGENTS.md": "# Notes\n\n@docs/missing.md\n"},
 )
 
+
+def _manifest(**fields: Any) -> str:
+    return json.dumps(fields)
+
+
+# Gemini CLI extensions, each linked into the HOME (`gemini extensions link`'s install record)
+GEMINI_EXTS = {
+    "exts/good-ext/gemini-extension.json": _manifest(
+        name="good-ext",
+        version="1.0.0",
+        contextFileName="CTX.md",
+        excludeTools=["google_web_search"],
+    ),
+    "exts/good-ext/CTX.md": "GOODEXTCTX: the context of good-ext\n",
+    "exts/good-ext/commands/greet.toml": 'description = "GREETDESC"\nprompt = "GREETPROMPT hello {{args}}"\n',
+    "exts/list-ext/gemini-extension.json": _manifest(
+        name="list-ext", version="1.0.0", contextFileName=["A.md", "B.md"]
+    ),
+    "exts/list-ext/A.md": "LISTACTX: first\n",
+    "exts/list-ext/B.md": "LISTBCTX: second\n",
+    "exts/escape-ext/gemini-extension.json": _manifest(
+        name="escape-ext", version="1.0.0", contextFileName="../SHARED.md"
+    ),
+    "exts/SHARED.md": "ESCAPECTX: outside the extension\n",
+    "exts/nover-ext/gemini-extension.json": _manifest(name="nover-ext"),
+    "exts/nover-ext/GEMINI.md": "NOVERCTX: the context of nover-ext\n",
+    "exts/badname-ext/gemini-extension.json": _manifest(name="bad_name", version="1.0.0"),
+    "exts/badname-ext/GEMINI.md": "BADNAMECTX: the context of bad_name\n",
+    "exts/numctx-ext/gemini-extension.json": _manifest(
+        name="numctx-ext", version="1.0.0", contextFileName=5, excludeTools="web_fetch"
+    ),
+    "exts/numctx-ext/GEMINI.md": "NUMCTX: the context of numctx-ext\n",
+}
+GEMINI_EXT = Tree(
+    "gemini-ext",
+    "gemini",
+    GEMINI_EXTS,
+    extensions=tuple(sorted({rel.split("/")[1] for rel in GEMINI_EXTS})),
+)
+GEMINI_COMMANDS = {
+    ".gemini/commands/good.toml": 'description = "PGOODDESC"\nprompt = "PGOODPROMPT {{args}}"\n',
+    ".gemini/commands/bad.toml": 'description = "PBADDESC\nprompt = "BADPROMPT"\n',
+    ".gemini/commands/noprompt.toml": 'description = "PNOPROMPT"\n',
+    ".gemini/commands/numdesc.toml": 'description = 5\nprompt = "NUMDESCPROMPT"\n',
+    ".gemini/commands/extra.toml": 'prompt = "EXTRAPROMPT"\nmodel = "gemini-2.5-flash"\n',
+    ".gemini/commands/git/commit.toml": 'description = "PCOMMIT"\nprompt = "COMMITPROMPT"\n',
+    ".gemini/commands/help.toml": 'description = "PHELP"\nprompt = "HELPPROMPT"\n',
+    ".gemini/commands/shell.toml": 'description = "PSHELL"\nprompt = "SHELLPROMPT !{echo SHELLRAN}"\n',
+    "exts/cmd-ext/gemini-extension.json": _manifest(name="cmd-ext", version="1.0.0"),
+    "exts/cmd-ext/commands/greet.toml": 'prompt = "EXTGREETPROMPT {{args}}"\n',
+}
+# one run per invocation: a command shows only in the request it expands into
+GEMINI_INVOCATIONS = {
+    "good": "/good ARGX",
+    "bad": "/bad",
+    "noprompt": "/noprompt",
+    "numdesc": "/numdesc",
+    "extra": "/extra",
+    "git-commit": "/git:commit",
+    "help": "/workspace.help",
+    "shell": "/shell",
+    "ext-greet": "/greet Z",
+}
+GEMINI_COMMAND_TREES = [
+    Tree(f"gemini-cmd-{name}", "gemini", GEMINI_COMMANDS, prompt=prompt, extensions=("cmd-ext",))
+    for name, prompt in GEMINI_INVOCATIONS.items()
+]
+
 LINK_ONLY = "# Notes\n\nSee [the guide](docs/nowhere.md) before releasing.\n"
 CLAUDE_LINK = Tree("claude-link", "claude", {"CLAUDE.md": LINK_ONLY})
 GEMINI_LINK = Tree("gemini-link", "gemini", {"GEMINI.md": LINK_ONLY})
@@ -489,6 +591,8 @@ TREES = {
         GEMINI_MAIN,
         GEMINI_LINK,
         CODEX_LINK,
+        GEMINI_EXT,
+        *GEMINI_COMMAND_TREES,
     )
 }
 
@@ -935,6 +1039,64 @@ CASES: tuple[Case, ...] = (
         {"listed": True},
         ("INS001",),
     ),
+    *[
+        Case(f"gemini-ext-{cid}", "gemini", "gemini-ext", path, "gemini-context", key, {}, rules)
+        for cid, path, key, rules in (
+            ("context", "exts/good-ext/gemini-extension.json", "GOODEXTCTX", ()),
+            ("context-list", "exts/list-ext/gemini-extension.json", "LISTACTX|LISTBCTX", ()),
+            ("context-outside", "exts/escape-ext/gemini-extension.json", "ESCAPECTX", ("GEX002",)),
+            ("context-not-string", "exts/numctx-ext/gemini-extension.json", "NUMCTX", ("GEX002",)),
+            ("no-version", "exts/nover-ext/gemini-extension.json", "NOVERCTX", ("GEX001",)),
+            ("bad-name", "exts/badname-ext/gemini-extension.json", "BADNAMECTX", ("GEX001",)),
+        )
+    ],
+    Case(
+        "gemini-ext-exclude-tools-list",
+        "gemini",
+        "gemini-ext",
+        "exts/good-ext/gemini-extension.json",
+        "gemini-tools",
+        "google_web_search",
+        {"declared": False},
+    ),
+    Case(
+        "gemini-ext-exclude-tools-string",
+        "gemini",
+        "gemini-ext",
+        "exts/numctx-ext/gemini-extension.json",
+        "gemini-tools",
+        "web_fetch",
+        {"declared": False},
+        ("GEX003",),
+    ),
+    *[
+        Case(
+            f"gemini-cmd-{name}",
+            "gemini",
+            f"gemini-cmd-{name}",
+            path,
+            "gemini-command",
+            GEMINI_INVOCATIONS[name],
+            written,
+            rules,
+        )
+        for name, path, written, rules in (
+            ("good", ".gemini/commands/good.toml", {"sent": "PGOODPROMPT ARGX"}, ()),
+            ("bad", ".gemini/commands/bad.toml", {"sent": "BADPROMPT"}, ("GCM001",)),
+            ("noprompt", ".gemini/commands/noprompt.toml", {"sent": ""}, ("GCM001",)),
+            ("numdesc", ".gemini/commands/numdesc.toml", {"sent": "NUMDESCPROMPT"}, ("GCM001",)),
+            ("extra", ".gemini/commands/extra.toml", {"sent": "EXTRAPROMPT"}, ("GCM002",)),
+            ("git-commit", ".gemini/commands/git/commit.toml", {"sent": "COMMITPROMPT"}, ()),
+            (
+                "help",
+                ".gemini/commands/help.toml",
+                {"sent": "HELPPROMPT", "name": "/help"},
+                ("GCM004",),
+            ),
+            ("shell", ".gemini/commands/shell.toml", {"sent": "SHELLPROMPT SHELLRAN"}, ("GCM003",)),
+            ("ext-greet", "exts/cmd-ext/commands/greet.toml", {"sent": "EXTGREETPROMPT Z"}, ()),
+        )
+    ],
 )
 
 
@@ -949,6 +1111,8 @@ def observe(case: Case, recs: list[Recorded]) -> dict[str, Any]:
     ]
     if not main:
         return {"listed": False, "no_request": True}
+    if case.observe in BODY_OBSERVERS:
+        return BODY_OBSERVERS[case.observe](main[0].body, case.key)
     return OBSERVERS[case.observe](body_text(main[0]), case.key)
 
 
@@ -961,6 +1125,15 @@ def verdict(case: Case, seen: dict[str, Any]) -> str:
             # Claude Code sends `model:` as written; a display name is no model the API serves
             return "misread" if " " in str(seen.get("model")) else "as-written"
         return "degraded" if not seen.get("tools") else "as-written"  # an allow-list of nothing
+    if case.observe == "gemini-tools":
+        return "as-written" if seen.get("declared") == case.written["declared"] else "misread"
+    if case.observe == "gemini-command":
+        if not seen.get("expanded"):
+            return "skipped"  # no command of that name: the invocation went as plain text
+        if not str(seen.get("sent", "")).startswith(case.written["sent"]):
+            return "misread"
+        # loaded under another name than its file gives it (a built-in holds that name)
+        return "degraded" if case.written.get("name", case.key) != case.key else "as-written"
     if case.observe in ("claude-link", "codex-link", "gemini-link"):
         # a link is text: kept as written and never followed (an import would be loaded)
         return "as-written" if seen["kept"] and not seen["followed"] else "misread"

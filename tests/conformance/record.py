@@ -28,19 +28,30 @@ from tests.conformance.installer import label, versions
 RUNNERS = {"claude": run_claude, "codex": run_codex, "gemini": run_gemini}
 
 
+def link_extensions(tree: Tree, project: Path, home: Path) -> None:
+    """Each extension folder of ``tree`` linked into Gemini CLI's HOME as `gemini extensions
+    link` records it (``.gemini-extension-install.json``, type ``link``): loaded from the tree."""
+    for folder in tree.extensions:
+        installed = home / ".gemini" / "extensions" / folder
+        installed.mkdir(parents=True, exist_ok=True)
+        record = {"source": str(project / "exts" / folder), "type": "link"}
+        (installed / ".gemini-extension-install.json").write_text(json.dumps(record), "utf-8")
+
+
 def run_tree(tree: Tree, workdir: Path, version: str | None = None) -> list[Recorded]:
     base = workdir / f"{tree.name}@{version or 'first'}"
     project = tree.write(base / "project")
     home = base / "home"
     if tree.cwd:  # Codex reads the chain of AGENTS.md from the repository root down
         subprocess.run(["git", "init", "-q", str(project)], check=True)
+    link_extensions(tree, project, home)
     with MockServer(tree.make_script()) as mock:
         for command in tree.setup:
             args = [part.replace("{project}", str(project)) for part in command]
             done = claude_cli(project, home, mock, args, version=version)
             if done.returncode != 0:
                 raise RuntimeError(f"claude {' '.join(args)} failed: {done.stderr[-2000:]}")
-        run = RUNNERS[tree.tool](project / tree.cwd, home, mock, "hello", version=version)
+        run = RUNNERS[tree.tool](project / tree.cwd, home, mock, tree.prompt, version=version)
     if run.returncode != 0:
         raise RuntimeError(
             f"{label(tree.tool, version)} failed on tree {tree.name}: {run.stderr[-2000:]}"

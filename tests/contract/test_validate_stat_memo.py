@@ -168,6 +168,30 @@ def test_a_marketplace_text_change_changes_the_kinds(tmp_path: Path, trusting: N
     assert "two/agents/x.md" in kinds and "one/agents/x.md" not in kinds
 
 
+def test_a_gemini_settings_or_manifest_change_changes_the_kinds(
+    tmp_path: Path, trusting: None
+) -> None:
+    """`.gemini/settings.json` (context.fileName) and `gemini-extension.json` (contextFileName)
+    decide which files are context files: an edit of either is seen by a warm run."""
+    root = _repo(tmp_path / "repo")
+    settings = root / ".gemini/settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"context": {"fileName": ["ONE.md"]}}), "utf-8")
+    (root / "ext").mkdir()
+    manifest = root / "ext/gemini-extension.json"
+    manifest.write_text(json.dumps({"name": "e", "version": "1", "contextFileName": "A.md"}))
+    for rel in ("ONE.md", "TWO.md", "ext/A.md", "ext/B.md"):
+        (root / rel).write_text("# Context\n\n@missing.md\n", "utf-8")
+    _trusted_then_fresh(root)
+    kinds = _gathered(root).kinds[os.fspath(root)]
+    assert {r for r, k in kinds.items() if k == "gemini-md"} == {"ONE.md", "ext/A.md"}
+    settings.write_text(json.dumps({"context": {"fileName": "TWO.md"}}), "utf-8")
+    manifest.write_text(json.dumps({"name": "e", "version": "1", "contextFileName": "B.md"}))
+    _fresh_and_right(root)
+    kinds = _gathered(root).kinds[os.fspath(root)]
+    assert {r for r, k in kinds.items() if k == "gemini-md"} == {"TWO.md", "ext/B.md"}
+
+
 def test_a_damaged_memo_is_ignored(tmp_path: Path, trusting: None) -> None:
     root = _repo(tmp_path / "repo")
     _trusted_then_fresh(root)

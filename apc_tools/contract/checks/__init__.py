@@ -21,6 +21,7 @@ from apc_tools.contract.checks import (
     commands,
     copilot_prompts,
     discovery,
+    gemini,
     gitignore,
     instructions,
     mcps,
@@ -53,6 +54,7 @@ FAMILIES = (
     claude_memory,
     commands,
     copilot_prompts,
+    gemini,
     secrets,
 )
 
