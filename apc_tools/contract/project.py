@@ -54,7 +54,11 @@ MARKDOWN_KINDS = frozenset(
 )
 # Instruction files whose readers take the whole text (no frontmatter): never parsed as YAML.
 INSTRUCTION_FILES = {"CLAUDE.md": "claude-md", "GEMINI.md": "gemini-md"}
-JSON_KINDS = frozenset({"project", "mcps"})
+JSON_KINDS = frozenset({"project", "mcps", "claude-settings", "claude-mcp", "cursor-mcp"})
+# JSON with comments and trailing commas (VS Code's reading): parsed with them blanked out
+JSONC_KINDS = frozenset({"vscode-mcp"})
+# Parsed by their checks (TOML): no document positions
+TOML_KINDS = frozenset({"codex-config"})
 
 
 # Every kind of file `apc validate` recognises, and the tool whose reading decides the severity
@@ -77,18 +81,44 @@ KINDS = {
     "plan": ".apc/plans/*.md: the APC spec (APX)",
     "claude-agent": ".claude/agents/**/*.md, a plugin's agents/*.md: Claude Code",
     "claude-command": ".claude/commands/**/*.md, a plugin's commands/**/*.md: Claude Code",
+    "claude-settings": ".claude/settings.json, .claude/settings.local.json: Claude Code",
+    "claude-mcp": ".mcp.json: Claude Code",
+    "cursor-mcp": ".cursor/mcp.json: Cursor (its documented format)",
+    "vscode-mcp": ".vscode/mcp.json: VS Code (its documented format)",
+    "codex-config": ".codex/config.toml: Codex",
 }
 
 LOOKS_FOR = (
     "AGENTS.md, CLAUDE.md, GEMINI.md, SKILL.md, .apc/ (project.json, mcps.json, .gitignore, "
     "memory.md, agents/, skills/, rules/, plans/), .claude/agents/*.md, .claude/commands/*.md, "
     ".cursor/rules/*.mdc, .github/copilot-instructions.md and "
-    ".github/instructions/*.instructions.md (and a Claude Code plugin's agents/ and commands/)"
+    ".github/instructions/*.instructions.md (and a Claude Code plugin's agents/ and commands/), "
+    ".claude/settings*.json, .mcp.json, .cursor/mcp.json, .vscode/mcp.json and "
+    ".codex/config.toml"
 )
 
 
 # Names a contract file can have besides ``*.md`` and ``*.mdc`` (classify's first question).
-_OTHER_NAMES = frozenset({"project.json", "mcps.json", ".gitignore"})
+_OTHER_NAMES = frozenset(
+    {
+        "project.json",
+        "mcps.json",
+        ".gitignore",
+        "settings.json",
+        "settings.local.json",
+        ".mcp.json",
+        "mcp.json",
+        "config.toml",
+    }
+)
+# Agent tools' settings and MCP files: (folder, name) -> kind (``.mcp.json`` in any folder)
+_TOOL_FILES = {
+    (".claude", "settings.json"): "claude-settings",
+    (".claude", "settings.local.json"): "claude-settings",
+    (".cursor", "mcp.json"): "cursor-mcp",
+    (".vscode", "mcp.json"): "vscode-mcp",
+    (".codex", "config.toml"): "codex-config",
+}
 
 
 def classify(rel: str) -> str | None:
@@ -111,6 +141,12 @@ def kind_of_parts(parts: tuple[str, ...]) -> str | None:
         return "agents-md"
     if name == "SKILL.md":
         return "skill"
+    if not name.endswith((".md", ".mdc")):
+        if name == ".mcp.json":
+            return "claude-mcp"
+        tool_file = _TOOL_FILES.get((parents[-1], name)) if parents else None
+        if tool_file is not None:
+            return tool_file
     if name in INSTRUCTION_FILES:
         return INSTRUCTION_FILES[name]
     if parents[-1:] == (".github",) and name == "copilot-instructions.md":

@@ -43,6 +43,7 @@ from apc_tools.contract.listing import (
 from apc_tools.contract.outcome import FILE_KINDS, FORMAT, Outcome
 from apc_tools.contract.project import (
     JSON_KINDS,
+    JSONC_KINDS,
     LOOKS_FOR,
     MARKDOWN_KINDS,
     Doc,
@@ -67,6 +68,7 @@ from apc_tools.core.parse import (
     Problem,
     load_frontmatter_yaml,
     load_json,
+    strip_jsonc,
     preload,
     split_frontmatter,
 )
@@ -102,8 +104,9 @@ def parse_doc(kind: str, rel: str, text_file: io.TextFile) -> tuple[Doc, list[Fi
             doc.meta = load_frontmatter_yaml(front.yaml, line_offset=front.yaml_line)
             found += _problem_findings(doc.path, _told(kind, rel, front.yaml, doc.meta.problems))
             found += _not_mapping(doc, doc.meta)
-    elif kind in JSON_KINDS:
-        doc.meta = load_json(text_file.text)
+    elif kind in JSON_KINDS or kind in JSONC_KINDS:
+        text = text_file.text if kind in JSON_KINDS else strip_jsonc(text_file.text)
+        doc.meta = load_json(text)
         found += _problem_findings(doc.path, doc.meta.problems)
         found += _not_mapping(doc, doc.meta)
     return doc, found
@@ -141,7 +144,11 @@ def _not_mapping(doc: Doc, meta: Located) -> list[Finding]:
     if meta.data is None or isinstance(meta.data, dict):
         return []
     pos = meta.at(())
-    what = "JSON object" if doc.kind in JSON_KINDS else "mapping of keys to values"
+    what = (
+        "JSON object"
+        if doc.kind in JSON_KINDS or doc.kind in JSONC_KINDS
+        else "mapping of keys to values"
+    )
     return [
         YAML_NOT_MAPPING.finding(
             doc.path,

@@ -209,6 +209,8 @@ class Tree:
     files: dict[str, str]
     script: tuple[Any, ...] = ()  # turns (ToolCall/Text) when the case needs a conversation
     setup: tuple[tuple[str, ...], ...] = ()  # Claude Code commands run first ({project}: the tree)
+    args: tuple[str, ...] = ()  # extra arguments of the CLI's run (Codex's --trust)
+    may_fail: bool = False  # the CLI may refuse to start on this tree (the verdict: skipped)
 
     def write(self, root: Path) -> Path:
         for rel, text in self.files.items():
@@ -717,6 +719,12 @@ CASES: tuple[Case, ...] = (
 )
 
 
+from tests.conformance import settings_cases  # noqa: E402 (its trees are Trees of this module)
+
+TREES.update({t.name: t for t in settings_cases.TREES})
+CASES += settings_cases.CASES
+
+
 def observe(case: Case, recs: list[Recorded]) -> dict[str, Any]:
     """What the tool showed of the case's file, from the recorded requests of its tree's run."""
     if case.observe == "claude-subagent":
@@ -728,11 +736,15 @@ def observe(case: Case, recs: list[Recorded]) -> dict[str, Any]:
     ]
     if not main:
         return {"listed": False, "no_request": True}
+    if case.observe in settings_cases.OBSERVES:
+        return settings_cases.observe(case, main[0].body, body_text(main[0]))
     return OBSERVERS[case.observe](body_text(main[0]), case.key)
 
 
 def verdict(case: Case, seen: dict[str, Any]) -> str:
     """as-written | degraded | misread | skipped, from what the tool showed against the file."""
+    if case.observe in settings_cases.OBSERVES:
+        return settings_cases.verdict(case, seen)
     if case.observe == "claude-subagent":
         if not seen.get("ran"):
             return "skipped"

@@ -16,10 +16,13 @@ from types import MappingProxyType
 from apc_tools.contract.checks import (
     agents,
     agents_md,
+    claude_settings,
+    codex_config,
     commands,
     discovery,
     gitignore,
     instructions,
+    mcp_configs,
     mcps,
     memory,
     plans,
@@ -47,6 +50,9 @@ FAMILIES = (
     gitignore,
     instructions,
     commands,
+    claude_settings,
+    mcp_configs,
+    codex_config,
     secrets,
 )
 
