@@ -192,16 +192,16 @@ def _line_of(text: str, path: tuple[str, ...]) -> int:
     parts = [rf'(?:{q}|"{q}"|\'{q}\')' for q in quoted]
     for cut in range(len(path), 0, -1):
         end = r"\s*[\].]" if cut == len(path) else r"\s*\]"
-        header = re.compile(r"^\s*\[\[?\s*" + r"\s*\.\s*".join(parts[:cut]) + end, re.M)
+        header = re.compile(r"^[ \t]*\[\[?[ \t]*" + r"\s*\.\s*".join(parts[:cut]) + end, re.M)
         found = header.search(text)
         if found:
             if cut == len(path):
                 return text.count("\n", 0, found.start()) + 1
             rest = r"\s*\.\s*".join(parts[cut:])
-            key = re.compile(r"^\s*" + rest + r"\s*=", re.M).search(text, found.end())
+            key = re.compile(r"^[ \t]*" + rest + r"\s*=", re.M).search(text, found.end())
             start = key.start() if key else found.start()
             return text.count("\n", 0, start) + 1
-    key = re.compile(r"^\s*" + r"\s*\.\s*".join(parts) + r"\s*=", re.M).search(text)
+    key = re.compile(r"^[ \t]*" + r"\s*\.\s*".join(parts) + r"\s*=", re.M).search(text)
     return text.count("\n", 0, key.start()) + 1 if key else 1
 
 
