@@ -68,9 +68,9 @@ from apc_tools.core.parse import (
     Problem,
     load_frontmatter_yaml,
     load_json,
-    strip_jsonc,
     preload,
     split_frontmatter,
+    strip_jsonc,
 )
 from apc_tools.core.policy import Policy, load_policy
 from apc_tools.core.selection import Selection

@@ -131,7 +131,9 @@ TREES = (
     Tree(
         "codex-config-server",
         "codex",
-        _codex(f'model = "{PROBE_MODEL}"\n\n[mcp_servers.bad]\nargs = ["mcp_probe.py", "bad_tool"]\n'),
+        _codex(
+            f'model = "{PROBE_MODEL}"\n\n[mcp_servers.bad]\nargs = ["mcp_probe.py", "bad_tool"]\n'
+        ),
         args=("--trust",),
         may_fail=True,
     ),
@@ -152,7 +154,17 @@ def _settings(cid: str, tree: str, local: bool, tool: str, rules: tuple[str, ...
 
 
 def _mcp_case(cid: str, tree: str, server: str, rules: tuple[str, ...] = (), **kw: Any) -> Case:
-    return Case(cid, "claude", tree, ".mcp.json", "claude-mcp", f"mcp__{server}__{server}_tool", {}, rules, **kw)
+    return Case(
+        cid,
+        "claude",
+        tree,
+        ".mcp.json",
+        "claude-mcp",
+        f"mcp__{server}__{server}_tool",
+        {},
+        rules,
+        **kw,
+    )
 
 
 CASES = (
@@ -162,8 +174,12 @@ CASES = (
     _settings("claude-settings-bad-mode", "claude-settings-lists", True, "Grep", ("CST001",)),
     _settings("claude-settings-bad-json", "claude-settings-json", False, "Glob"),
     _settings("claude-settings-lowercase-rule", "claude-settings-json", True, "grep", ("CST002",)),
-    _settings("claude-settings-empty-parens", "claude-settings-rules", False, "Glob()", ("CST002",)),
-    _settings("claude-settings-unclosed-rule", "claude-settings-rules", True, "Grep(*.py", ("CST002",)),
+    _settings(
+        "claude-settings-empty-parens", "claude-settings-rules", False, "Glob()", ("CST002",)
+    ),
+    _settings(
+        "claude-settings-unclosed-rule", "claude-settings-rules", True, "Grep(*.py", ("CST002",)
+    ),
     *(
         _mcp_case(f"claude-mcp-{server}", "claude-mcp-bad", server, rules, group="claude-mcp-bad")
         for server, rules in (
@@ -177,17 +193,67 @@ CASES = (
     _mcp_case("claude-mcp-plain", "claude-mcp-good", "plain"),
     _mcp_case("claude-mcp-typed", "claude-mcp-good", "typed"),
     _mcp_case("claude-mcp-servers-key", "claude-mcp-servers", "vs", ("MCF002",)),
-    Case("codex-config-good", "codex", "codex-config-good", ".codex/config.toml", "codex-model", PROBE_MODEL, group="codex-config-good"),
-    Case("codex-config-good-server", "codex", "codex-config-good", ".codex/config.toml", "codex-mcp", "good", group="codex-config-good"),
-    Case("codex-config-toml", "codex", "codex-config-toml", ".codex/config.toml", "codex-model", PROBE_MODEL, rules=("CDX001",)),
-    Case("codex-config-type", "codex", "codex-config-type", ".codex/config.toml", "codex-mcp", "good", rules=("CDX002",)),
-    Case("codex-config-server", "codex", "codex-config-server", ".codex/config.toml", "codex-model", PROBE_MODEL, rules=("CDX003",)),
-    Case("codex-config-camel", "codex", "codex-config-camel", ".codex/config.toml", "codex-mcp", "camel", rules=("CDX004",)),
+    Case(
+        "codex-config-good",
+        "codex",
+        "codex-config-good",
+        ".codex/config.toml",
+        "codex-model",
+        PROBE_MODEL,
+        group="codex-config-good",
+    ),
+    Case(
+        "codex-config-good-server",
+        "codex",
+        "codex-config-good",
+        ".codex/config.toml",
+        "codex-mcp",
+        "good",
+        group="codex-config-good",
+    ),
+    Case(
+        "codex-config-toml",
+        "codex",
+        "codex-config-toml",
+        ".codex/config.toml",
+        "codex-model",
+        PROBE_MODEL,
+        rules=("CDX001",),
+    ),
+    Case(
+        "codex-config-type",
+        "codex",
+        "codex-config-type",
+        ".codex/config.toml",
+        "codex-mcp",
+        "good",
+        rules=("CDX002",),
+    ),
+    Case(
+        "codex-config-server",
+        "codex",
+        "codex-config-server",
+        ".codex/config.toml",
+        "codex-model",
+        PROBE_MODEL,
+        rules=("CDX003",),
+    ),
+    Case(
+        "codex-config-camel",
+        "codex",
+        "codex-config-camel",
+        ".codex/config.toml",
+        "codex-mcp",
+        "camel",
+        rules=("CDX004",),
+    ),
 )
 
 
 def tool_names(body: dict[str, Any]) -> list[str]:
-    return [str(t.get("name") or t.get("type")) for t in body.get("tools") or [] if isinstance(t, dict)]
+    return [
+        str(t.get("name") or t.get("type")) for t in body.get("tools") or [] if isinstance(t, dict)
+    ]
 
 
 def observe(case: Case, body: dict[str, Any], text: str) -> dict[str, Any]:

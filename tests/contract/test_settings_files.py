@@ -140,7 +140,9 @@ def test_plugin_mcp_json_may_be_the_server_map(tmp_path: Path) -> None:
 
 
 def test_vscode_reads_json_with_comments(tmp_path: Path) -> None:
-    text = '{\n  // a comment\n  "servers": {\n    "fs": {"command": "npx"}, /* no type */\n  },\n}\n'
+    text = (
+        '{\n  // a comment\n  "servers": {\n    "fs": {"command": "npx"}, /* no type */\n  },\n}\n'
+    )
     found = _run(tmp_path, {".vscode/mcp.json": text})
     assert [(f.rule, f.severity.value, f.line) for f in found] == [("MCF004", "warning", 4)]
     # the same text in Claude Code's strict-JSON .mcp.json is a syntax error

@@ -47,7 +47,7 @@ WRONG_TYPE = _rule(
     Severity.ERROR,
     "A `.codex/config.toml` key with a value of the wrong type: Codex refuses to start.",
     "Codex deserialises its configuration strictly: a known key whose value has another type or "
-    "is not one of the allowed values (`model = 5`, `approval_policy = \"sometimes\"`) stops it "
+    'is not one of the allowed values (`model = 5`, `approval_policy = "sometimes"`) stops it '
     "with `invalid type` or `unknown variant`.",
     '.codex/config.toml:\nmodel = "gpt-5.5"\napproval_policy = "on-request"',
     '.codex/config.toml:\nmodel = 5\napproval_policy = "sometimes"',

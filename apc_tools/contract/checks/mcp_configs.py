@@ -105,7 +105,9 @@ CLAUDE = Dialect(
     "claude-mcp", "Claude Code", "mcpServers", DROPPED, NO_SERVERS,
     frozenset({"stdio"}) | CLAUDE_REMOTE, CLAUDE_REMOTE,
 )  # fmt: skip
-CURSOR = Dialect("cursor-mcp", "Cursor", "mcpServers", EDITOR_SHAPE, EDITOR_SHAPE, None, frozenset())
+CURSOR = Dialect(
+    "cursor-mcp", "Cursor", "mcpServers", EDITOR_SHAPE, EDITOR_SHAPE, None, frozenset()
+)
 VSCODE = Dialect(
     "vscode-mcp", "VS Code", "servers", EDITOR_SHAPE, EDITOR_SHAPE, VSCODE_TYPES,
     frozenset({"http", "sse"}), type_required=True,
