@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from apc_tools.contract.checks import CHECKS, PROJECT_CHECKS
 from apc_tools.contract.checks.agents import claude_yaml_outcome
 from apc_tools.contract.checks.discovery import NOTHING_RECOGNISED
+from apc_tools.contract.checks.mcp_configs import EDITOR_KINDS, editor_parse_findings
 from apc_tools.contract.checks.plans import imported_agents
 from apc_tools.contract.checks.rule_files import (
     GLOB_BUDGET,
@@ -107,7 +108,10 @@ def parse_doc(kind: str, rel: str, text_file: io.TextFile) -> tuple[Doc, list[Fi
     elif kind in JSON_KINDS or kind in JSONC_KINDS:
         text = text_file.text if kind in JSON_KINDS else strip_jsonc(text_file.text)
         doc.meta = load_json(text)
-        found += _problem_findings(doc.path, doc.meta.problems)
+        if kind in EDITOR_KINDS:  # an editor apc cannot run: its documented format, a warning
+            found += editor_parse_findings(doc.path, doc.meta.problems)
+        else:
+            found += _problem_findings(doc.path, doc.meta.problems)
         found += _not_mapping(doc, doc.meta)
     return doc, found
 

@@ -21,12 +21,13 @@ Secrets are SEC001's (and the gate's); nothing here reports a value.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from apc_tools.contract.checks.claude_settings import type_name
 from apc_tools.contract.checks.mcps import dotted, pos_of, servers_of
 from apc_tools.contract.project import Doc, Project
+from apc_tools.core.parse import Problem
 from apc_tools.findings import Finding, Rule, Severity, rule_family
 
 FAMILY = "mcp-configs"
@@ -241,6 +242,24 @@ def _no_servers(doc: Doc, dialect: Dialect, servers: object) -> Finding:
     cost = "Claude Code loads no server from this file" if dialect is CLAUDE else ""
     message = f"{said}; {cost}" if cost else said
     return dialect.top_rule.finding(doc.path, message, pos.line, pos.column)
+
+
+EDITOR_KINDS = frozenset({CURSOR.kind, VSCODE.kind})
+
+
+def editor_parse_findings(path: str, problems: Iterable[Problem]) -> list[Finding]:
+    """A Cursor or VS Code file that is not JSON (JSON with comments for VS Code): MCF004, a
+    warning, since neither editor can be run here and VS Code's parser is error-tolerant."""
+    return [
+        EDITOR_SHAPE.finding(
+            path,
+            f"not JSON its editor reads as written ({p.message}); the editor may read part of it "
+            "or none",
+            p.line,
+            p.column,
+        )
+        for p in problems
+    ]
 
 
 CHECKS = {kind: (check_servers,) for kind in DIALECTS}
