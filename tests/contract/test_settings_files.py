@@ -210,7 +210,9 @@ def test_a_secret_is_one_finding(tmp_path: Path) -> None:
 
 def test_an_editor_file_that_is_not_json_is_a_warning(tmp_path: Path) -> None:
     """VS Code's parser is error-tolerant and neither editor runs here: MCF004, not JSN001."""
-    text = '{\n  "servers": {\n    "docs": {"type": "http", "url": "http://localhost:3001/mcp"}\n  }\n'
+    text = (
+        '{\n  "servers": {\n    "docs": {"type": "http", "url": "http://localhost:3001/mcp"}\n  }\n'
+    )
     found = _run(tmp_path, {".vscode/mcp.json": text, ".cursor/mcp.json": "{"})
     assert sorted((f.path, f.rule, f.severity.value) for f in found) == [
         (".cursor/mcp.json", "MCF004", "warning"),

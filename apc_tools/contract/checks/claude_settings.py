@@ -22,10 +22,10 @@ import re
 from collections.abc import Iterator
 
 from apc_tools.contract.checks.claude_settings_keys import SETTING_TYPES
-from apc_tools.contract.checks.mcps import dotted, pos_of
+from apc_tools.contract.checks.mcps import JsonPath, dotted, pos_of
 from apc_tools.contract.project import Doc, Project
 from apc_tools.core.parse import Located
-from apc_tools.findings import Finding, Severity, rule_family
+from apc_tools.findings import Finding, Rule, Severity, rule_family
 
 FAMILY = "claude-settings"
 KIND = "claude-settings"
@@ -97,6 +97,14 @@ def settings_document(doc: Doc) -> Located | None:
     return meta if meta is not None and isinstance(meta.data, dict) else None
 
 
+def finding_at(
+    rule: Rule, doc: Doc, meta: Located, path: JsonPath, message: str, *, key: bool = False
+) -> Finding:
+    """``rule``'s finding on ``doc`` at the value (or the key) of ``path``."""
+    pos = pos_of(meta, path, key=key)
+    return rule.finding(doc.path, message, pos.line, pos.column)
+
+
 def type_name(value: object) -> str:
     if value is None:
         return "null"
@@ -146,27 +154,19 @@ def check_types(doc: Doc, project: Project) -> Iterator[Finding]:
     for key, value in data.items():
         fault = type_fault(value, SETTING_TYPES.get(key))
         if fault:
-            pos = pos_of(meta, (key,))
-            yield WRONG_TYPE.finding(doc.path, f"{key} {fault}: {lost}", pos.line, pos.column)
+            yield finding_at(WRONG_TYPE, doc, meta, (key,), f"{key} {fault}: {lost}")
     permissions = data.get("permissions")
     if permissions is None:
         return
     if not isinstance(permissions, dict):
-        pos = pos_of(meta, ("permissions",))
-        yield WRONG_TYPE.finding(
-            doc.path,
-            f"permissions is {type_name(permissions)}, not an object: {lost}",
-            pos.line,
-            pos.column,
-        )
+        said = f"permissions is {type_name(permissions)}, not an object: {lost}"
+        yield finding_at(WRONG_TYPE, doc, meta, ("permissions",), said)
         return
     for key, value in permissions.items():
         fault = type_fault(value, PERMISSION_TYPES.get(key))
         if fault:
-            pos = pos_of(meta, ("permissions", key))
-            yield WRONG_TYPE.finding(
-                doc.path, f"permissions.{key} {fault}: {lost}", pos.line, pos.column
-            )
+            said = f"permissions.{key} {fault}: {lost}"
+            yield finding_at(WRONG_TYPE, doc, meta, ("permissions", key), said)
 
 
 def rule_fault(rule: str, kind: str) -> str | None:
@@ -222,14 +222,9 @@ def check_permission_rules(doc: Doc, project: Project) -> Iterator[Finding]:
             else:
                 fault = f"is {type_name(rule)}, not a string (Claude Code removes it)"
             if fault:
-                pos = pos_of(meta, path)
                 shown = f" {rule!r}" if isinstance(rule, str) and len(rule) <= 80 else ""
-                yield BAD_PERMISSION.finding(
-                    doc.path,
-                    f"{dotted(path)}{shown}: {fault}; Claude Code skips this rule",
-                    pos.line,
-                    pos.column,
-                )
+                said = f"{dotted(path)}{shown}: {fault}; Claude Code skips this rule"
+                yield finding_at(BAD_PERMISSION, doc, meta, path, said)
 
 
 def check_unknown_keys(doc: Doc, project: Project) -> Iterator[Finding]:
@@ -239,7 +234,6 @@ def check_unknown_keys(doc: Doc, project: Project) -> Iterator[Finding]:
     for key in meta.data:
         if key in SETTING_TYPES:
             continue
-        pos = pos_of(meta, (key,), key=True)
         if key == "mcpServers":
             message = (
                 "mcpServers: Claude Code reads no MCP servers from a settings file; put them in "
@@ -250,7 +244,7 @@ def check_unknown_keys(doc: Doc, project: Project) -> Iterator[Finding]:
             if not near:
                 continue
             message = f"{key}: not a Claude Code setting (ignored); did you mean {near[0]}?"
-        yield UNKNOWN_KEY.finding(doc.path, message, pos.line, pos.column)
+        yield finding_at(UNKNOWN_KEY, doc, meta, (key,), message, key=True)
 
 
 CHECKS = {KIND: (check_types, check_permission_rules, check_unknown_keys)}

@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from apc_tools.contract.checks.claude_settings import type_name
-from apc_tools.contract.checks.mcps import dotted, pos_of, servers_of
+from apc_tools.contract.checks.claude_settings import finding_at, type_name
+from apc_tools.contract.checks.mcps import JsonPath, dotted, servers_of
 from apc_tools.contract.project import Doc, Project
 from apc_tools.core.parse import Problem
 from apc_tools.findings import Finding, Rule, Severity, rule_family
@@ -33,7 +33,6 @@ from apc_tools.findings import Finding, Rule, Severity, rule_family
 FAMILY = "mcp-configs"
 _rule = rule_family(FAMILY)
 
-JsonPath = tuple[str | int, ...]
 
 DROPPED = _rule(
     "MCF001",
@@ -180,43 +179,29 @@ def check_servers(doc: Doc, project: Project) -> Iterator[Finding]:
     for meta, name, server in servers_of(doc, dialect.top):
         for sub, fault in server_faults(server, dialect):
             path = (dialect.top, name, *sub)
-            pos = pos_of(meta, path, key=not sub)
             cost = (
                 "Claude Code drops this server (the others load)"
                 if dialect is CLAUDE
                 else f"not the shape {dialect.tool} documents"
             )
-            yield dialect.server_rule.finding(
-                doc.path, f"{dotted(path)}: {fault}; {cost}", pos.line, pos.column
-            )
+            said = f"{dotted(path)}: {fault}; {cost}"
+            yield finding_at(dialect.server_rule, doc, meta, path, said, key=not sub)
         if dialect is CLAUDE and server.get("disabled") is True:
-            pos = pos_of(meta, (dialect.top, name, "disabled"), key=True)
-            yield DISABLED.finding(
-                doc.path,
+            said = (
                 f'{dotted((dialect.top, name))}: Claude Code ignores "disabled" and starts the '
-                f'server; list "{name}" in disabledMcpjsonServers of .claude/settings.json',
-                pos.line,
-                pos.column,
+                f'server; list "{name}" in disabledMcpjsonServers of .claude/settings.json'
             )
+            yield finding_at(DISABLED, doc, meta, (dialect.top, name, "disabled"), said, key=True)
     for name, server in servers.items():
         if not isinstance(server, dict):  # servers_of yields objects only
-            pos = pos_of(meta, (dialect.top, name))
-            yield dialect.server_rule.finding(
-                doc.path,
-                f"{dotted((dialect.top, name))}: the server is {type_name(server)}, not an object",
-                pos.line,
-                pos.column,
-            )
+            path = (dialect.top, name)
+            said = f"{dotted(path)}: the server is {type_name(server)}, not an object"
+            yield finding_at(dialect.server_rule, doc, meta, path, said)
     if dialect is VSCODE and "inputs" in meta.data:
         inputs = meta.data["inputs"]
         if not isinstance(inputs, list) or not all(isinstance(i, dict) for i in inputs):
-            pos = pos_of(meta, ("inputs",))
-            yield EDITOR_SHAPE.finding(
-                doc.path,
-                "inputs: VS Code documents a list of input objects (type, id, description)",
-                pos.line,
-                pos.column,
-            )
+            said = "inputs: VS Code documents a list of input objects (type, id, description)"
+            yield finding_at(EDITOR_SHAPE, doc, meta, ("inputs",), said)
 
 
 def _bare_map(data: dict[str, object]) -> bool:
@@ -238,10 +223,9 @@ def _no_servers(doc: Doc, dialect: Dialect, servers: object) -> Finding:
     else:
         where = ()
         said = f'no "{dialect.top}" object'
-    pos = pos_of(meta, where, key=bool(where))
     cost = "Claude Code loads no server from this file" if dialect is CLAUDE else ""
     message = f"{said}; {cost}" if cost else said
-    return dialect.top_rule.finding(doc.path, message, pos.line, pos.column)
+    return finding_at(dialect.top_rule, doc, meta, where, message, key=bool(where))
 
 
 EDITOR_KINDS = frozenset({CURSOR.kind, VSCODE.kind})
