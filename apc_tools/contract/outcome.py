@@ -40,6 +40,11 @@ FILE_KINDS = frozenset(
         "mcps",
         "apc-gitignore",
         "project",  # plans read its agents.imported: kept in the Outcome (``agents``)
+        "claude-settings",
+        "claude-mcp",
+        "cursor-mcp",
+        "vscode-mcp",
+        "codex-config",
     }
 )
 

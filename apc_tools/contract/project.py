@@ -59,7 +59,13 @@ MARKDOWN_KINDS = frozenset(
 )
 # Instruction files whose readers take the whole text (no frontmatter): never parsed as YAML.
 INSTRUCTION_FILES = {"CLAUDE.md": "claude-md", "GEMINI.md": "gemini-md"}
-JSON_KINDS = frozenset({"project", "mcps", "gemini-extension"})
+JSON_KINDS = frozenset(
+    {"project", "mcps", "gemini-extension", "claude-settings", "claude-mcp", "cursor-mcp"}
+)
+# JSON with comments and trailing commas (VS Code's reading): parsed with them blanked out
+JSONC_KINDS = frozenset({"vscode-mcp"})
+# Parsed by their checks (TOML): no document positions
+TOML_KINDS = frozenset({"codex-config"})
 
 
 # Every kind of file `apc validate` recognises, and the tool whose reading decides the severity
@@ -88,6 +94,11 @@ KINDS = {
     "claude-command": ".claude/commands/**/*.md, a plugin's commands/**/*.md: Claude Code",
     "gemini-extension": "gemini-extension.json: Gemini CLI",
     "gemini-command": ".gemini/commands/**/*.toml, an extension's commands/**/*.toml: Gemini CLI",
+    "claude-settings": ".claude/settings.json, .claude/settings.local.json: Claude Code",
+    "claude-mcp": ".mcp.json: Claude Code",
+    "cursor-mcp": ".cursor/mcp.json: Cursor (its documented format)",
+    "vscode-mcp": ".vscode/mcp.json: VS Code (its documented format)",
+    "codex-config": ".codex/config.toml: Codex",
 }
 
 LOOKS_FOR = (
@@ -95,14 +106,35 @@ LOOKS_FOR = (
     "mcps.json, .gitignore, memory.md, agents/, skills/, rules/, plans/), .claude/agents/*.md, "
     ".claude/commands/*.md, .cursor/rules/*.mdc, .github/copilot-instructions.md, "
     ".github/instructions/*.instructions.md, .github/prompts/*.prompt.md, .github/agents/*.md, "
-    ".github/chatmodes/*.chatmode.md, .gemini/commands/*.toml, gemini-extension.json (and a "
-    "Claude Code plugin's agents/ and commands/, a Gemini CLI extension's commands/ and context "
-    "files)"
+    ".github/chatmodes/*.chatmode.md, .gemini/commands/*.toml, gemini-extension.json, "
+    ".claude/settings*.json, .mcp.json, .cursor/mcp.json, .vscode/mcp.json, .codex/config.toml "
+    "(and a Claude Code plugin's agents/ and commands/, a Gemini CLI extension's commands/ and "
+    "context files)"
 )
 
 
 # Names a contract file can have besides ``*.md`` and ``*.mdc`` (classify's first question).
-_OTHER_NAMES = frozenset({"project.json", "mcps.json", ".gitignore", EXTENSION_MANIFEST})
+_OTHER_NAMES = frozenset(
+    {
+        "project.json",
+        "mcps.json",
+        ".gitignore",
+        EXTENSION_MANIFEST,
+        "settings.json",
+        "settings.local.json",
+        ".mcp.json",
+        "mcp.json",
+        "config.toml",
+    }
+)
+# Agent tools' settings and MCP files: (folder, name) -> kind (``.mcp.json`` in any folder)
+_TOOL_FILES = {
+    (".claude", "settings.json"): "claude-settings",
+    (".claude", "settings.local.json"): "claude-settings",
+    (".cursor", "mcp.json"): "cursor-mcp",
+    (".vscode", "mcp.json"): "vscode-mcp",
+    (".codex", "config.toml"): "codex-config",
+}
 
 
 def classify(rel: str) -> str | None:
@@ -129,6 +161,12 @@ def kind_of_parts(parts: tuple[str, ...]) -> str | None:
         return "agents-md"
     if name == "SKILL.md":
         return "skill"
+    if not name.endswith((".md", ".mdc")):
+        if name == ".mcp.json":
+            return "claude-mcp"
+        tool_file = _TOOL_FILES.get((parents[-1], name)) if parents else None
+        if tool_file is not None:
+            return tool_file
     if name in INSTRUCTION_FILES:
         return INSTRUCTION_FILES[name]
     if name == EXTENSION_MANIFEST:

@@ -227,6 +227,27 @@ BASIS: dict[str, tuple[Basis, str]] = {
     ),
     "GCM004": (A, "Gemini CLI loads the command under another name (`/workspace.<name>`)"),
 }
+# The agent tools' settings and MCP files (issue 31 point 5)
+_SETTINGS_CC = "Claude Code 2.1.197 and 2.1.332"
+BASIS.update(
+    {
+        "CST001": (R, f"{_SETTINGS_CC} ignore the whole settings file (every setting is lost)"),
+        "CST002": (R, "Claude Code 2.1.332 skips the rule (its debug log says why); the rest load"),
+        "CST003": (A, "Claude Code keeps the key and ignores it"),
+        "MCF001": (R, f"{_SETTINGS_CC} drop the server; the file's other servers load"),
+        "MCF002": (R, f"{_SETTINGS_CC} load no server from the file"),
+        "MCF003": (R, f"{_SETTINGS_CC} start the server the file marks disabled"),
+        "MCF004": (
+            A,
+            "Cursor and VS Code cannot be run here: their documented formats, at warning",
+        ),
+        "CDX001": (R, "Codex refuses to start while the file does not parse"),
+        "CDX002": (R, "Codex refuses to start (invalid type, unknown variant)"),
+        "CDX003": (R, "Codex refuses to start (invalid transport, invalid type)"),
+        "CDX004": (R, "Codex ignores the key: the servers in it never load"),
+        "CDX005": (A, "Codex ignores a key it does not know"),
+    }
+)
 
 # What `apc validate --fix` repairs (apc_tools.contract.fix), rule ID -> (safe/unsafe, how).
 # Safe: what the file means to its reader cannot change. Unsafe: an identity or a value changes
@@ -330,6 +351,8 @@ READ_IN_SOURCE: dict[str, str] = {
     "INS006": f"VS Code source (not run): {VSCODE_PARSER}, {VSCODE_VALIDATOR}",
     "INS010": f"VS Code source (not run): {VSCODE_PARSER}",
 }
+VERIFIED.update(dict.fromkeys(("CST001", "CST002", "MCF001", "MCF002", "MCF003"), CC))
+VERIFIED.update(dict.fromkeys(("CDX001", "CDX002", "CDX003", "CDX004"), CX))
 
 RULES: tuple[Rule, ...] = tuple(
     replace(rule, verified=VERIFIED.get(rule.id) or READ_IN_SOURCE.get(rule.id, rule.verified))

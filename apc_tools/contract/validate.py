@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from apc_tools.contract.checks import CHECKS, PROJECT_CHECKS
 from apc_tools.contract.checks.agents import claude_yaml_outcome
 from apc_tools.contract.checks.discovery import NOTHING_RECOGNISED
+from apc_tools.contract.checks.mcp_configs import EDITOR_KINDS, editor_parse_findings
 from apc_tools.contract.checks.plans import imported_agents
 from apc_tools.contract.checks.rule_files import (
     GLOB_BUDGET,
@@ -43,6 +44,7 @@ from apc_tools.contract.listing import (
 from apc_tools.contract.outcome import FILE_KINDS, FORMAT, Outcome
 from apc_tools.contract.project import (
     JSON_KINDS,
+    JSONC_KINDS,
     LOOKS_FOR,
     MARKDOWN_KINDS,
     Doc,
@@ -69,6 +71,7 @@ from apc_tools.core.parse import (
     load_json,
     preload,
     split_frontmatter,
+    strip_jsonc,
 )
 from apc_tools.core.policy import Policy, load_policy
 from apc_tools.core.selection import Selection
@@ -103,9 +106,13 @@ def parse_doc(kind: str, rel: str, text_file: io.TextFile) -> tuple[Doc, list[Fi
             doc.meta = load_frontmatter_yaml(front.yaml, line_offset=front.yaml_line)
             found += _problem_findings(doc.path, _told(kind, rel, front.yaml, doc.meta.problems))
             found += _not_mapping(doc, doc.meta)
-    elif kind in JSON_KINDS:
-        doc.meta = load_json(text_file.text)
-        found += _problem_findings(doc.path, doc.meta.problems)
+    elif kind in JSON_KINDS or kind in JSONC_KINDS:
+        text = text_file.text if kind in JSON_KINDS else strip_jsonc(text_file.text)
+        doc.meta = load_json(text)
+        if kind in EDITOR_KINDS:  # an editor apc cannot run: its documented format, a warning
+            found += editor_parse_findings(doc.path, doc.meta.problems)
+        else:
+            found += _problem_findings(doc.path, doc.meta.problems)
         found += _not_mapping(doc, doc.meta)
     return doc, found
 
@@ -142,7 +149,11 @@ def _not_mapping(doc: Doc, meta: Located) -> list[Finding]:
     if meta.data is None or isinstance(meta.data, dict):
         return []
     pos = meta.at(())
-    what = "JSON object" if doc.kind in JSON_KINDS else "mapping of keys to values"
+    what = (
+        "JSON object"
+        if doc.kind in JSON_KINDS or doc.kind in JSONC_KINDS
+        else "mapping of keys to values"
+    )
     return [
         YAML_NOT_MAPPING.finding(
             doc.path,

@@ -904,6 +904,49 @@ class _JsonWalker:
             index += 1
 
 
+def strip_jsonc(text: str) -> str:
+    """``text`` with the comments (``//``, ``/* */``) and trailing commas of JSON with comments
+    (VS Code's reading of its settings files) blanked out by spaces, newlines kept: every other
+    character stays at its offset, so positions found in the result are positions in ``text``.
+    A text without ``/`` or a comma before a closing bracket is returned as it is."""
+    if "/" not in text and "," not in text:
+        return text
+    out = list(text)
+    i, n = 0, len(text)
+    last_comma = -1  # index of a comma that may turn out to be trailing
+    while i < n:
+        c = text[i]
+        if c == '"':
+            last_comma = -1
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+            i += 1
+            continue
+        if c == "/" and text.startswith("//", i):
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            out[i:end] = " " * (end - i)
+            i = end
+            continue
+        if c == "/" and text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            out[i:end] = [ch if ch == "\n" else " " for ch in text[i:end]]
+            i = end
+            continue
+        if c == ",":
+            last_comma = i
+        elif c in "}]":
+            if last_comma >= 0:
+                out[last_comma] = " "
+            last_comma = -1
+        elif not c.isspace():
+            last_comma = -1
+        i += 1
+    return "".join(out)
+
+
 def load_json(text: str) -> Located:
     """Parse JSON with positions and duplicate-key detection; never raises."""
     out = Located(None)

@@ -270,6 +270,8 @@ class Tree:
     links: tuple[tuple[str, str], ...] = ()
     prompt: str = "hello"  # what the CLI is asked (a slash command: `/name args`)
     extensions: tuple[str, ...] = ()  # Gemini CLI extension folders linked into the HOME first
+    args: tuple[str, ...] = ()  # extra arguments of the CLI's run (Codex's --trust)
+    may_fail: bool = False  # the CLI may refuse to start on this tree (the verdict: skipped)
 
     def write(self, root: Path) -> Path:
         for rel, text in self.files.items():
@@ -1100,6 +1102,12 @@ CASES: tuple[Case, ...] = (
 )
 
 
+from tests.conformance import settings_cases  # noqa: E402 (its trees are Trees of this module)
+
+TREES.update({t.name: t for t in settings_cases.TREES})
+CASES += settings_cases.CASES
+
+
 def observe(case: Case, recs: list[Recorded]) -> dict[str, Any]:
     """What the tool showed of the case's file, from the recorded requests of its tree's run."""
     if case.observe == "claude-subagent":
@@ -1113,11 +1121,15 @@ def observe(case: Case, recs: list[Recorded]) -> dict[str, Any]:
         return {"listed": False, "no_request": True}
     if case.observe in BODY_OBSERVERS:
         return BODY_OBSERVERS[case.observe](main[0].body, case.key)
+    if case.observe in settings_cases.OBSERVES:
+        return settings_cases.observe(case, main[0].body, body_text(main[0]))
     return OBSERVERS[case.observe](body_text(main[0]), case.key)
 
 
 def verdict(case: Case, seen: dict[str, Any]) -> str:
     """as-written | degraded | misread | skipped, from what the tool showed against the file."""
+    if case.observe in settings_cases.OBSERVES:
+        return settings_cases.verdict(case, seen)
     if case.observe == "claude-subagent":
         if not seen.get("ran"):
             return "skipped"

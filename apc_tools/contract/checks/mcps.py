@@ -85,22 +85,25 @@ _QUERY_SECRET = re.compile(
 _NAME_VALUE = re.compile(r"^-{0,2}([A-Za-z_][A-Za-z0-9_.-]*)\s*[=:]\s*(.+)$", re.S)
 
 
-def _pos(meta: Located, path: JsonPath, *, key: bool = False) -> Pos:
+def pos_of(meta: Located, path: JsonPath, *, key: bool = False) -> Pos:
     return (meta.key_at(path) if key else meta.at(path)) or Pos(1, 1)
 
 
-def _dotted(path: JsonPath) -> str:
+def dotted(path: JsonPath) -> str:
     out = ""
     for part in path:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out
 
 
-def _servers(doc: Doc) -> Iterator[tuple[Located, str, dict[str, object]]]:
+def servers_of(
+    doc: Doc, key: str = "mcpServers"
+) -> Iterator[tuple[Located, str, dict[str, object]]]:
+    """(document, name, server) of each server object under the top-level ``key``."""
     meta = doc.meta
     if meta is None or not isinstance(meta.data, dict):
         return
-    servers = meta.data.get("mcpServers")
+    servers = meta.data.get(key)
     if not isinstance(servers, dict):
         return
     for name, server in servers.items():
@@ -116,10 +119,10 @@ def _schema_finding(doc: Doc, meta: Located, error: SchemaError) -> Finding:
     # a present key (its position), or the key naming the mapping that misses one
     present = error.key is not None and (*error.path, error.key) in meta.keys
     where = (*error.path, error.key) if present and error.key is not None else error.path
-    pos = _pos(meta, where, key=error.key is not None)
+    pos = pos_of(meta, where, key=error.key is not None)
     if rule is NO_TRANSPORT:
         message = (
-            f"{_dotted(error.path)}: neither command nor url; add `command` (stdio server) or "
+            f"{dotted(error.path)}: neither command nor url; add `command` (stdio server) or "
             "`url` (remote server)"
         )
     else:
@@ -216,14 +219,14 @@ def _hint(value: object, detector: str) -> str:
 
 
 def check_secrets(doc: Doc, project: Project) -> Iterator[Finding]:
-    for meta, name, server in _servers(doc):
+    for meta, name, server in servers_of(doc):
         for sub, detector in _secret_sites(server):
             path = ("mcpServers", name, *sub)
-            pos = _pos(meta, path)
+            pos = pos_of(meta, path)
             env_name = str(sub[-1]).upper() if sub[0] == "env" else "NAME"
             yield SECRET.finding(
                 doc.path,
-                f"{_dotted(path)}: literal secret ({_hint(_value(server, sub), detector)}); "
+                f"{dotted(path)}: literal secret ({_hint(_value(server, sub), detector)}); "
                 f'use a placeholder such as "${{env:{env_name}}}" and keep the value in your '
                 "environment or .apc/mcps.local.json (and rotate it)",
                 pos.line,
@@ -261,16 +264,16 @@ def _path_sites(server: dict[str, object]) -> Iterator[tuple[tuple[str | int, ..
 
 
 def check_local_paths(doc: Doc, project: Project) -> Iterator[Finding]:
-    for meta, name, server in _servers(doc):
+    for meta, name, server in servers_of(doc):
         for sub, value in _path_sites(server):
             hits = detect.find_local_paths(value)
             if not hits:
                 continue
             path = ("mcpServers", name, *sub)
-            pos = _pos(meta, path)
+            pos = pos_of(meta, path)
             yield LOCAL_PATH.finding(
                 doc.path,
-                f"{_dotted(path)}: {detect.describe(hits[0].detector)}; use a command on PATH, "
+                f"{dotted(path)}: {detect.describe(hits[0].detector)}; use a command on PATH, "
                 "a project-relative path or ${env:HOME}, or move it to .apc/mcps.local.json",
                 pos.line,
                 pos.column,
