@@ -150,6 +150,46 @@ BASIS: dict[str, tuple[Basis, str]] = {
     "SKL009": (S, "skills-ref accepts it"),
     "SKL010": (S, "skills-ref does not check these values"),
     "SKL011": (A, "agents pick a flat skill by its frontmatter when there is one"),
+    "AGT016": (
+        A,
+        "Claude Code loads the plugin agent with a placeholder description (2.1.197, 2.1.332)",
+    ),
+    "PLG001": (
+        R,
+        "Claude Code refuses the whole plugin: none of its agents, commands, skills or hooks "
+        "load (2.1.197 and 2.1.332)",
+    ),
+    "PLG002": (
+        A,
+        "Claude Code 2.1.332 ignores the key and loads the plugin; 2.1.197 refused the whole "
+        "plugin",
+    ),
+    "PLG003": (R, "Claude Code loads the plugin without the missing entry (2.1.332)"),
+    "PLG004": (A, "no reader loads the file; often an agent forgotten in the list"),
+    "PLG005": (
+        R,
+        "Claude Code refuses the marketplace, or drops the entry so its plugin cannot be "
+        "installed (2.1.332)",
+    ),
+    "PLG006": (R, "Claude Code cannot install the plugin (2.1.332: Source path does not exist)"),
+    "PLG007": (R, "Claude Code installs only the first plugin of the name (2.1.332)"),
+    "PLG008": (R, "Claude Code refuses to add the marketplace (2.1.332)"),
+    "PLG009": (
+        R,
+        "Claude Code 2.1.332 refuses the plugin (events that guard permissions) or loads none of "
+        "its hooks; 2.1.197 loads none of its hooks",
+    ),
+    "HOK001": (
+        R,
+        "Claude Code never runs the hook: 2.1.332 ignores the entry, 2.1.197 loads none of the "
+        "plugin's hooks",
+    ),
+    "HOK002": (
+        R,
+        "Claude Code rejects the hook: 2.1.332 refuses the whole plugin (or ignores the whole "
+        "settings file) for an event that guards permissions and ignores the entry otherwise; "
+        "2.1.197 loads none of the plugin's or the file's hooks",
+    ),
 }
 
 # What `apc validate --fix` repairs (apc_tools.contract.fix), rule ID -> (safe/unsafe, how).
@@ -198,6 +238,13 @@ FIX: dict[str, tuple[str, str]] = {
         "cuts a `description` longer than 1,024 characters (the limit of Codex and skills-ref) "
         "after its last whole sentence that fits (else its last whole word), in the value's own "
         "style (a folded or literal block stays one); other causes are left for you",
+    ),
+    "PLG001": (
+        "safe",
+        "adds the `./` Claude Code requires to a relative path in a manifest's (or a marketplace "
+        "entry's) `agents`, `commands`, `skills`, `hooks`, `mcpServers`, `outputStyles` and "
+        "`lspServers`; other causes (a folder listed as an agent, a value of the wrong type) are "
+        "left for you",
     ),
     "MCP003": (
         "unsafe",

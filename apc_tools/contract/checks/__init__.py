@@ -19,10 +19,12 @@ from apc_tools.contract.checks import (
     commands,
     discovery,
     gitignore,
+    hooks,
     instructions,
     mcps,
     memory,
     plans,
+    plugins,
     project_json,
     rule_files,
     secrets,
@@ -47,6 +49,8 @@ FAMILIES = (
     gitignore,
     instructions,
     commands,
+    plugins,
+    hooks,
     secrets,
 )
 
