@@ -33,9 +33,10 @@ def run_tree(tree: Tree, workdir: Path) -> list[Recorded]:
         for command in tree.setup:
             args = [part.replace("{project}", str(project)) for part in command]
             done = claude_cli(project, home, mock, args)
-            if done.returncode != 0:
+            if done.returncode != 0 and not tree.setup_may_fail:
                 raise RuntimeError(f"claude {' '.join(args)} failed: {done.stderr[-2000:]}")
-        run = RUNNERS[tree.tool](project, home, mock, "hello")
+        extra = [part.replace("{project}", str(project)) for part in tree.args]
+        run = RUNNERS[tree.tool](project, home, mock, "hello", extra or None)
     if run.returncode != 0:
         raise RuntimeError(f"{tree.tool} failed on tree {tree.name}: {run.stderr[-2000:]}")
     return mock.requests
