@@ -60,14 +60,15 @@ REFUSED = _rule(
 )
 IGNORED = _rule(
     "PLG002",
-    "plugin-manifest-key-ignored",
-    Severity.WARNING,
-    "A plugin manifest metadata value of the wrong shape: Claude Code 2.1.332 ignores the key "
-    "(2.1.197 refused the whole plugin).",
-    "Claude Code 2.1.332 drops a metadata key of the wrong shape (`author` as a string, "
-    "`repository` as an object, `keywords` as a string, `homepage` not a URL, `description` or "
-    "`license` not a string) with a warning in its debug log and loads the plugin; Claude "
-    "Code 2.1.197 refused the whole plugin for it. Write `author` as "
+    "plugin-manifest-metadata-shape",
+    Severity.ERROR,
+    "A plugin manifest metadata value of the wrong shape: Claude Code 2.1.197 refuses the "
+    "whole plugin, 2.1.332 ignores the key.",
+    "Claude Code 2.1.197 refuses the whole plugin for a metadata key of the wrong shape "
+    "(`author` as a string, `repository` as an object, `keywords` as a string, `homepage` not "
+    "a URL, `description` or `license` not a string); Claude Code 2.1.332 drops the key with a "
+    "warning in its debug log and loads the plugin. The stricter reading stands (a separate "
+    "rule, so that a project on 2.1.332 only may lower it in its policy). Write `author` as "
     '`{"name": "..."}`, `repository` as a URL string, `keywords` as a list.',
     MANIFEST_GOOD,
     '.claude-plugin/plugin.json:\n{"name": "review-tools", "author": "Ana"}\n',
@@ -310,8 +311,8 @@ def _schema_finding(doc: Doc, error: SchemaError, name: str) -> Finding:
             IGNORED,
             doc,
             error.path,
-            f"{label}: {error.message}; Claude Code 2.1.332 ignores `{top}` and loads plugin "
-            f"'{name}' (2.1.197 refuses the whole plugin)",
+            f"{label}: {error.message}; Claude Code 2.1.197 refuses the whole plugin '{name}' "
+            f"for it ({_WHOLE}), 2.1.332 ignores `{top}` and loads the plugin",
         )
     return _at(
         REFUSED,
