@@ -635,6 +635,61 @@ def fix_mcp_secret(doc: Doc, text: str, project: Project, found: list[Finding]) 
     return out, notes, hidden
 
 
+def _dot_slash(entry: str) -> str | None:
+    """``entry`` with the ``./`` Claude Code requires, or None when adding it cannot be right
+    (absolute, a URL, leaving the plugin, already prefixed)."""
+    if entry.startswith(("./", "/", "~", "../")) or entry in (".", "..", "") or "://" in entry:
+        return None
+    if "\\" in entry or entry.startswith(".\\"):
+        return None
+    return "./" + entry
+
+
+def fix_manifest_paths(doc: Doc, text: str, project: Project, found: list[Finding]) -> Edit | None:
+    """PLG001 (a path without ``./``): ``./`` added to each relative entry of the manifest's
+    `agents`, `commands`, `skills`, `hooks`, `mcpServers`, `outputStyles` and `lspServers`
+    (of a plugin.json, or of each marketplace entry); other causes are left for you."""
+    meta = doc.meta
+    if meta is None or not isinstance(meta.data, dict):
+        return None
+    from apc_tools.contract.checks.plugins import PATH_KEYS
+
+    data = meta.data
+    blocks: list[tuple[tuple[str | int, ...], dict[str, Any]]] = []
+    if doc.kind == "plugin-manifest":
+        blocks.append(((), data))
+    elif doc.kind == "plugin-marketplace" and isinstance(data.get("plugins"), list):
+        entries = enumerate(data["plugins"])
+        blocks += [(("plugins", i), e) for i, e in entries if isinstance(e, dict)]
+    edits: list[tuple[int, str, str]] = []  # (offset of the string's quote, old JSON, new JSON)
+    for base, block in blocks:
+        for key in PATH_KEYS:
+            value = block.get(key)
+            items: list[tuple[tuple[int, ...], str]] = []
+            if isinstance(value, str):
+                items = [((), value)]
+            if isinstance(value, list):
+                items = [((i,), v) for i, v in enumerate(value) if isinstance(v, str)]
+            for sub, entry in items:
+                assert isinstance(entry, str)
+                new = _dot_slash(entry)
+                pos = meta.values.get((*base, key, *sub))
+                at = _json_offset(text, pos.line, pos.column) if pos and new else None
+                old = json.dumps(entry, ensure_ascii=False)
+                if at is None or new is None or not text.startswith(old, at):
+                    continue
+                edits.append((at, old, json.dumps(new, ensure_ascii=False)))
+    if not edits:
+        return None
+    out = text
+    for at, old, new in sorted(edits, reverse=True):
+        out = out[:at] + new + out[at + len(old) :]
+    again, _ = parse_doc(doc.kind, doc.rel, _text_file(doc.path, out))
+    if again.meta is None or not again.meta.ok or not isinstance(again.meta.data, dict):
+        return None
+    return out, [], []
+
+
 def fix_gitignore(doc: Doc, text: str, project: Project, found: list[Finding]) -> Edit | None:
     """GIG001: the missing safe defaults appended; existing lines untouched."""
     missing = missing_defaults(text)
@@ -657,6 +712,7 @@ FIXERS: dict[str, Fixer] = {
     "PRJ002": fix_spec_version,
     "MCP003": fix_mcp_secret,
     "GIG001": fix_gitignore,
+    "PLG001": fix_manifest_paths,
 }
 """Every fixer, in the order they run on a file (each sees the file as the previous left it).
 FMT002 (the BOM) and GIG002 (a missing .apc/.gitignore) are whole-file fixes of

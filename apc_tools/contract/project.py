@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from apc_tools.contract.gemini_files import EXTENSION_MANIFEST, gemini_kinds
+from apc_tools.contract.gemini_files import decides_kinds as gemini_decides_kinds
 
 if TYPE_CHECKING:  # pragma: no cover - detect is loaded when a secret scan runs
     from apc_tools.core import detect
@@ -60,7 +61,17 @@ MARKDOWN_KINDS = frozenset(
 # Instruction files whose readers take the whole text (no frontmatter): never parsed as YAML.
 INSTRUCTION_FILES = {"CLAUDE.md": "claude-md", "GEMINI.md": "gemini-md"}
 JSON_KINDS = frozenset(
-    {"project", "mcps", "gemini-extension", "claude-settings", "claude-mcp", "cursor-mcp"}
+    {
+        "project",
+        "mcps",
+        "gemini-extension",
+        "claude-settings",
+        "claude-mcp",
+        "cursor-mcp",
+        "plugin-manifest",
+        "plugin-marketplace",
+        "plugin-hooks",
+    }
 )
 # JSON with comments and trailing commas (VS Code's reading): parsed with them blanked out
 JSONC_KINDS = frozenset({"vscode-mcp"})
@@ -99,6 +110,9 @@ KINDS = {
     "cursor-mcp": ".cursor/mcp.json: Cursor (its documented format)",
     "vscode-mcp": ".vscode/mcp.json: VS Code (its documented format)",
     "codex-config": ".codex/config.toml: Codex",
+    "plugin-manifest": ".claude-plugin/plugin.json (a Claude Code plugin's manifest): Claude Code",
+    "plugin-marketplace": ".claude-plugin/marketplace.json: Claude Code (`plugin marketplace add`)",
+    "plugin-hooks": "hooks/hooks.json of a Claude Code plugin: Claude Code",
 }
 
 LOOKS_FOR = (
@@ -107,9 +121,9 @@ LOOKS_FOR = (
     ".claude/commands/*.md, .cursor/rules/*.mdc, .github/copilot-instructions.md, "
     ".github/instructions/*.instructions.md, .github/prompts/*.prompt.md, .github/agents/*.md, "
     ".github/chatmodes/*.chatmode.md, .gemini/commands/*.toml, gemini-extension.json, "
-    ".claude/settings*.json, .mcp.json, .cursor/mcp.json, .vscode/mcp.json, .codex/config.toml "
-    "(and a Claude Code plugin's agents/ and commands/, a Gemini CLI extension's commands/ and "
-    "context files)"
+    ".claude/settings*.json, .mcp.json, .cursor/mcp.json, .vscode/mcp.json, .codex/config.toml, "
+    ".claude-plugin/plugin.json and marketplace.json (and a Claude Code plugin's agents, "
+    "commands and hooks/hooks.json, a Gemini CLI extension's commands/ and context files)"
 )
 
 
@@ -125,6 +139,8 @@ _OTHER_NAMES = frozenset(
         ".mcp.json",
         "mcp.json",
         "config.toml",
+        "plugin.json",
+        "marketplace.json",
     }
 )
 # Agent tools' settings and MCP files: (folder, name) -> kind (``.mcp.json`` in any folder)
@@ -185,6 +201,8 @@ def kind_of_parts(parts: tuple[str, ...]) -> str | None:
         return "copilot-agent"  # VS Code: any .md directly in .github/agents/ is an agent
     if _under(parents, (".github", "chatmodes")) and name.endswith(".chatmode.md"):
         return "copilot-chatmode"
+    if parents[-1:] == (".claude-plugin",) and name in _PLUGIN_FILES:
+        return _PLUGIN_FILES[name]
     if parents[-1:] == (".apc",):
         return {
             "project.json": "project",
@@ -207,6 +225,9 @@ def kind_of_parts(parts: tuple[str, ...]) -> str | None:
     if _under(parents, (".cursor", "rules")) and name.endswith(".mdc"):
         return "rule"
     return None
+
+
+_PLUGIN_FILES = {"plugin.json": "plugin-manifest", "marketplace.json": "plugin-marketplace"}
 
 
 def kinds_of(
@@ -258,37 +279,128 @@ def _plain(rel: str) -> bool:
 
 PLUGIN_MANIFEST = ".claude-plugin/plugin.json"
 MARKETPLACE = ".claude-plugin/marketplace.json"
+PLUGIN_HOOKS = "hooks/hooks.json"
 PLUGIN_FOLDERS = {"agents": "claude-agent", "commands": "claude-command"}
+
+
+def decides_kinds(rel: str) -> bool:
+    """``rel`` is a file whose text decides the kinds of other files (a plugin's manifest lists
+    its agents and commands, a marketplace names plugin folders, a Gemini CLI extension manifest
+    or settings file names context files)."""
+    if any(rel == name or rel.endswith("/" + name) for name in (PLUGIN_MANIFEST, MARKETPLACE)):
+        return True
+    return gemini_decides_kinds(rel)
+
+
+def _json_object(read: Callable[[str], str | None], rel: str) -> dict[str, object] | None:
+    text = read(rel)
+    try:
+        data = json.loads(text) if text else None
+    except (ValueError, RecursionError):
+        return None  # not JSON (or nested past the parser): its own kind reports it
+    return data if isinstance(data, dict) else None
+
+
+def marketplace_plugins(
+    rels: Iterable[str], read: Callable[[str], str | None]
+) -> Iterator[tuple[str, str, int, dict[str, object]]]:
+    """(marketplace rel, plugin root, index, entry) of each ``plugins`` entry of every
+    ``.claude-plugin/marketplace.json`` among ``rels`` whose ``source`` is a relative path
+    (with ``metadata.pluginRoot``) inside the tree. Each root ends with ``/`` (or is empty)."""
+    for rel in rels:
+        if not (rel == MARKETPLACE or rel.endswith("/" + MARKETPLACE)):
+            continue
+        data = _json_object(read, rel)
+        if data is None or not isinstance(data.get("plugins"), list):
+            continue
+        base = rel[: -len(MARKETPLACE)]
+        meta = data.get("metadata")
+        prefix = meta.get("pluginRoot") if isinstance(meta, dict) else None
+        plugins = data["plugins"]
+        assert isinstance(plugins, list)
+        for index, plugin in enumerate(plugins):
+            root = plugin_source_root(base, plugin, prefix)
+            if root is not None and isinstance(plugin, dict):
+                yield rel, root, index, plugin
+
+
+def plugin_source_root(base: str, plugin: object, prefix: object) -> str | None:
+    """The folder (relative to the tree, ending with ``/`` or empty) a marketplace entry's
+    relative ``source`` names, from the marketplace's folder ``base``; None for another source
+    (a repository, a URL) or a path that leaves the tree."""
+    source = plugin.get("source") if isinstance(plugin, dict) else None
+    if not isinstance(source, str) or "://" in source or source.startswith(("/", "~")):
+        return None
+    if isinstance(prefix, str) and not source.startswith(("./", "../")):
+        source = f"{prefix.rstrip('/')}/{source}"
+    folder = posixpath.normpath(posixpath.join(base or ".", source))
+    if folder == "." or not folder.startswith(".."):
+        return "" if folder == "." else folder + "/"
+    return None
 
 
 def marketplace_roots(rels: Iterable[str], read: Callable[[str], str | None]) -> set[str]:
     """Plugin folders a ``.claude-plugin/marketplace.json`` names by a relative ``source`` (with
     ``metadata.pluginRoot``): Claude Code loads them as plugins even without a
     ``.claude-plugin/plugin.json`` of their own. Each root ends with ``/`` (or is empty)."""
-    roots: set[str] = set()
-    for rel in rels:
-        if not (rel == MARKETPLACE or rel.endswith("/" + MARKETPLACE)):
+    return {root for _, root, _, _ in marketplace_plugins(rels, read)}
+
+
+def listed_paths(value: object) -> list[str] | None:
+    """The paths a manifest's ``agents`` or ``commands`` value lists (a string or a list of
+    strings), normalised relative to the plugin root (no ``./``, no trailing ``/``); None when
+    the value is absent or of another shape (the plugin's default folder then applies)."""
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not items or not all(isinstance(i, str) for i in items):
+        return None
+    out = []
+    for item in items:
+        assert isinstance(item, str)
+        norm = posixpath.normpath(item.strip() or ".")
+        out.append("" if norm == "." else norm)
+    return out
+
+
+@dataclass(frozen=True)
+class PluginLists:
+    """What a plugin lists: ``paths`` per key (``agents``, ``commands``) and whether they
+    ``replace`` the default folder (a manifest's lists do; a marketplace entry's are loaded in
+    addition to ``agents/`` and ``commands/``: Claude Code 2.1.197 and 2.1.332)."""
+
+    paths: Mapping[str, list[str]]
+    replace: bool
+
+
+def plugin_lists(
+    rels: Iterable[str], read: Callable[[str], str | None] | None
+) -> dict[str, PluginLists]:
+    """Plugin root -> the agents and commands its manifest (or, for a plugin without one, its
+    marketplace entry) lists."""
+    if read is None:
+        return {}
+    rels = list(rels)
+    out: dict[str, PluginLists] = {}
+    manifests = {
+        rel[: -len(PLUGIN_MANIFEST)]: rel
+        for rel in rels
+        if rel == PLUGIN_MANIFEST or rel.endswith("/" + PLUGIN_MANIFEST)
+    }
+    for _, root, _, entry in marketplace_plugins(rels, read):
+        lists = {k: v for k in PLUGIN_FOLDERS if (v := listed_paths(entry.get(k))) is not None}
+        if lists and root not in manifests:
+            out.setdefault(root, PluginLists(lists, replace=False))
+    for root, rel in manifests.items():
+        data = _json_object(read, rel)
+        if data is None:
             continue
-        text = read(rel)
-        try:
-            data = json.loads(text) if text else None
-        except (ValueError, RecursionError):
-            continue  # a marketplace that is not JSON (or nested past the parser) names none
-        if not isinstance(data, dict) or not isinstance(data.get("plugins"), list):
-            continue
-        base = rel[: -len(MARKETPLACE)]
-        meta = data.get("metadata")
-        prefix = meta.get("pluginRoot") if isinstance(meta, dict) else None
-        for plugin in data["plugins"]:
-            source = plugin.get("source") if isinstance(plugin, dict) else None
-            if not isinstance(source, str) or "://" in source or source.startswith(("/", "~")):
-                continue
-            if isinstance(prefix, str) and not source.startswith(("./", "../")):
-                source = f"{prefix.rstrip('/')}/{source}"
-            folder = posixpath.normpath(posixpath.join(base or ".", source))
-            if folder == "." or not folder.startswith(".."):
-                roots.add("" if folder == "." else folder + "/")
-    return roots
+        lists = {k: v for k in PLUGIN_FOLDERS if (v := listed_paths(data.get(k))) is not None}
+        if lists:
+            out[root] = PluginLists(lists, replace=True)
+    return out
+
+
+def _listed(rest: str, paths: list[str]) -> bool:
+    return any(p == "" or rest == p or rest.startswith(p + "/") for p in paths)
 
 
 def plugin_kinds(
@@ -299,7 +411,8 @@ def plugin_kinds(
     """Claude Code plugins: a folder holding ``.claude-plugin/plugin.json``, or named by a
     ``source`` entry of a ``.claude-plugin/marketplace.json``, has its subagents in
     ``agents/*.md`` and its slash commands in ``commands/**/*.md`` (read as the ones under
-    ``.claude/``)."""
+    ``.claude/``), or in the files its manifest's ``agents`` / ``commands`` lists name instead
+    (anywhere in the plugin, e.g. at its root), and its hooks in ``hooks/hooks.json``."""
     rels = list(rels)
     roots = {
         r[: -len(PLUGIN_MANIFEST)]
@@ -311,8 +424,13 @@ def plugin_kinds(
     out: dict[str, str] = {}
     if not roots:
         return out
+    lists = plugin_lists(rels, read) if read is not None else {}
     for rel in rels:
-        if rel in known or not rel.endswith(".md"):
+        if rel in known:
+            continue
+        if not rel.endswith(".md"):
+            if rel.endswith(PLUGIN_HOOKS) and rel[: -len(PLUGIN_HOOKS)] in roots:
+                out[rel] = "plugin-hooks"
             continue
         # The plugin roots holding ``rel`` are among its folders: one lookup per folder (every
         # file x every root was a tenth of a run on a tree with many plugins).
@@ -320,10 +438,17 @@ def plugin_kinds(
         while cut >= 0:
             root = rel[:cut]
             if root in roots:
-                head, _, rest = rel[cut:].partition("/")
-                kind = PLUGIN_FOLDERS.get(head)
-                if kind and rest and (kind == "claude-command" or "/" not in rest):
-                    out[rel] = kind
+                rest = rel[cut:]
+                listing = lists.get(root)
+                head, _, tail = rest.partition("/")
+                for key, kind in PLUGIN_FOLDERS.items():
+                    paths = listing.paths.get(key) if listing else None
+                    if paths is not None and _listed(rest, paths):
+                        out[rel] = kind
+                    elif paths is not None and listing is not None and listing.replace:
+                        continue  # the list replaces the folder: an unlisted file loads nowhere
+                    elif head == key and tail and (kind == "claude-command" or "/" not in tail):
+                        out[rel] = kind
             cut = rel.find("/", cut)
             cut = cut + 1 if cut >= 0 else -1
     return out

@@ -226,6 +226,46 @@ BASIS: dict[str, tuple[Basis, str]] = {
         "default approval mode is refused by its policy",
     ),
     "GCM004": (A, "Gemini CLI loads the command under another name (`/workspace.<name>`)"),
+    "AGT016": (
+        A,
+        "Claude Code loads the plugin agent with a placeholder description (2.1.197, 2.1.332)",
+    ),
+    "PLG001": (
+        R,
+        "Claude Code refuses the whole plugin: none of its agents, commands, skills or hooks "
+        "load (2.1.197 and 2.1.332)",
+    ),
+    "PLG002": (
+        R,
+        "Claude Code 2.1.197 refuses the whole plugin; 2.1.332 ignores the key and loads it (the "
+        "stricter reading stands)",
+    ),
+    "PLG003": (R, "Claude Code loads the plugin without the missing entry (2.1.332)"),
+    "PLG004": (A, "no reader loads the file; often an agent forgotten in the list"),
+    "PLG005": (
+        R,
+        "Claude Code refuses the marketplace, or drops the entry so its plugin cannot be "
+        "installed (2.1.332)",
+    ),
+    "PLG006": (R, "Claude Code cannot install the plugin (2.1.332: Source path does not exist)"),
+    "PLG007": (R, "Claude Code installs only the first plugin of the name (2.1.332)"),
+    "PLG008": (R, "Claude Code refuses to add the marketplace (2.1.332)"),
+    "PLG009": (
+        R,
+        "Claude Code 2.1.332 refuses the plugin (events that guard permissions) or loads none of "
+        "its hooks; 2.1.197 loads none of its hooks",
+    ),
+    "HOK001": (
+        R,
+        "Claude Code never runs the hook: 2.1.332 ignores the entry, 2.1.197 loads none of the "
+        "plugin's hooks",
+    ),
+    "HOK002": (
+        R,
+        "Claude Code rejects the hook: 2.1.332 refuses the whole plugin (or ignores the whole "
+        "settings file) for an event that guards permissions and ignores the entry otherwise; "
+        "2.1.197 loads none of the plugin's or the file's hooks",
+    ),
 }
 # The agent tools' settings and MCP files (issue 31 point 5)
 _SETTINGS_CC = "Claude Code 2.1.197 and 2.1.332"
@@ -302,6 +342,13 @@ FIX: dict[str, tuple[str, str]] = {
         "after its last whole sentence that fits (else its last whole word), in the value's own "
         "style (a folded or literal block stays one); other causes are left for you",
     ),
+    "PLG001": (
+        "safe",
+        "adds the `./` Claude Code requires to a relative path in a manifest's (or a marketplace "
+        "entry's) `agents`, `commands`, `skills`, `hooks`, `mcpServers`, `outputStyles` and "
+        "`lspServers`; other causes (a folder listed as an agent, a value of the wrong type) are "
+        "left for you",
+    ),
     "MCP003": (
         "unsafe",
         "replaces a literal secret in `env` or `headers` with a `${env:NAME}` placeholder and "
@@ -314,6 +361,7 @@ FIX: dict[str, tuple[str, str]] = {
 # the case's verdict is read from what the real tool loaded; docs/conformance.md). A test holds
 # this table equal to the suite's cases.
 CC, CX, GM = "Claude Code 2.1.197, 2.1.332", "Codex 0.171.0", "Gemini CLI 0.61.0"
+PLG002_VERSIONS = "2.1.197 refuses the whole plugin, 2.1.332 ignores the key and loads it"
 VERIFIED: dict[str, str] = {
     "AGM002": CX,
     "AGM003": CX,
@@ -324,6 +372,18 @@ VERIFIED: dict[str, str] = {
     "AGT011": CC,
     "AGT014": CC,
     "AGT015": f"{CC} (2.1.197 runs the subagent with no tools, 2.1.332 refuses to spawn it)",
+    "AGT016": CC,
+    "HOK001": CC,
+    "HOK002": CC,
+    "PLG001": CC,
+    "PLG002": f"{CC} ({PLG002_VERSIONS})",
+    "PLG003": CC,
+    "PLG004": CC,
+    "PLG005": CC,
+    "PLG006": CC,
+    "PLG007": CC,
+    "PLG008": CC,
+    "PLG009": CC,
     "INS001": f"{CC}; {GM}",
     "INS002": f"{CC}; {GM}",
     "INS005": f"{CC} (a root AGENTS.md without CLAUDE.md: 2.1.197 does not read it, 2.1.332 "

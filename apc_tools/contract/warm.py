@@ -39,7 +39,6 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from apc_tools.contract.gemini_files import decides_kinds
 from apc_tools.contract.listing import (
     Gathered,
     Layout,
@@ -49,7 +48,7 @@ from apc_tools.contract.listing import (
     layout_of,
     report_root,
 )
-from apc_tools.contract.project import MARKETPLACE, disk_answer, kinds_of
+from apc_tools.contract.project import decides_kinds, disk_answer, kinds_of
 from apc_tools.core import files as io
 from apc_tools.core.cache import UNDECODABLE
 from apc_tools.findings import CannotRun, Finding, Result, Severity
@@ -236,7 +235,7 @@ class _Record:
         self.listing = hashlib.sha256(listing.encode("utf-8", "surrogatepass")).hexdigest()
         self.markets: dict[str, list[int] | None] = {}
         for rel in local:
-            if rel == MARKETPLACE or rel.endswith("/" + MARKETPLACE) or decides_kinds(rel):
+            if decides_kinds(rel):
                 try:
                     self.markets[rel] = _signature(os.lstat(os.path.join(top, rel)))
                 except (OSError, ValueError):

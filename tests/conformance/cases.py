@@ -219,9 +219,18 @@ def gemini_tools(body: Any, tool: str) -> dict[str, Any]:
 
 
 BODY_OBSERVERS = {"gemini-command": gemini_command, "gemini-tools": gemini_tools}
+
+
+def claude_hook(text: str, marker: str) -> dict[str, Any]:
+    """A UserPromptSubmit command hook that echoes ``marker``: Claude Code adds its output to the
+    prompt it sends, so the marker in the body says the hook was loaded and ran."""
+    return {"ran": marker in text}
+
+
 OBSERVERS = {
     "codex-chain": codex_chain,
     "gemini-context": gemini_context,
+    "claude-hook": claude_hook,
     "claude-link": claude_link,
     "codex-link": codex_link,
     "gemini-link": gemini_link,
@@ -270,8 +279,9 @@ class Tree:
     links: tuple[tuple[str, str], ...] = ()
     prompt: str = "hello"  # what the CLI is asked (a slash command: `/name args`)
     extensions: tuple[str, ...] = ()  # Gemini CLI extension folders linked into the HOME first
-    args: tuple[str, ...] = ()  # extra arguments of the CLI's run (Codex's --trust)
+    args: tuple[str, ...] = ()  # more arguments of the CLI's run ({project}: the tree)
     may_fail: bool = False  # the CLI may refuse to start on this tree (the verdict: skipped)
+    setup_may_fail: bool = False  # a refused setup command is the observation (a marketplace)
 
     def write(self, root: Path) -> Path:
         for rel, text in self.files.items():
@@ -510,6 +520,121 @@ GEMINI_COMMAND_TREES = [
     for name, prompt in GEMINI_INVOCATIONS.items()
 ]
 
+
+def _plugin_manifest(name: str, **keys: Any) -> str:
+    return json.dumps({"name": name, "version": "1.0.0", **keys})
+
+
+def _hooks(marker: str, event: str = "UserPromptSubmit", **keys: Any) -> str:
+    hook = {"type": "command", "command": f"echo {marker}", **keys}
+    return json.dumps({"hooks": {event: [{"hooks": [hook]}]}})
+
+
+_PLUGIN_DIRS = ("folder", "prefix", "rooted", "nameless", "authored", "missing")
+_PLUGIN_DIRS += ("hooked", "hooktop", "hooktime", "hookevent")
+
+# Plugins loaded with --plugin-dir: a plugin whose
+# manifest Claude Code refuses cannot be installed from a marketplace, so it is loaded this way.
+CLAUDE_PLUGINS = Tree(
+    "claude-plugins",
+    "claude",
+    {
+        "plugins/folder/.claude-plugin/plugin.json": _plugin_manifest("folder", agents="./agents"),
+        "plugins/folder/agents/lead.md": _agent("lead", "PLGFOLDER reviews code"),
+        "plugins/prefix/.claude-plugin/plugin.json": _plugin_manifest(
+            "prefix", skills=["skills/lint"]
+        ),
+        "plugins/prefix/agents/lead.md": _agent("lead", "PLGPREFIX reviews code"),
+        "plugins/prefix/skills/lint/SKILL.md": _skill("lint", "PLGPREFIXSKILL lints"),
+        "plugins/rooted/.claude-plugin/plugin.json": _plugin_manifest(
+            "rooted", agents=["./lead.md"], skills=["./skills/lint"]
+        ),
+        "plugins/rooted/lead.md": _agent("lead", "PLGROOTED reviews code"),
+        "plugins/rooted/agents/extra.md": _agent("extra", "PLGEXTRA reviews code"),
+        "plugins/rooted/skills/lint/SKILL.md": _skill("lint", "PLGROOTEDSKILL lints"),
+        "plugins/nameless/.claude-plugin/plugin.json": _plugin_manifest("nameless"),
+        "plugins/nameless/agents/anon.md": "---\ndescription: PLGANON reviews code\ntools: Read, Grep\n---\nbody\n",
+        "plugins/nameless/agents/nodesc.md": "---\nname: nodesc\ntools: Read\n---\nbody\n",
+        "plugins/authored/.claude-plugin/plugin.json": _plugin_manifest(
+            "authored", author="Ana Lima"
+        ),
+        "plugins/authored/agents/lead.md": _agent("lead", "PLGAUTHOR reviews code"),
+        "plugins/hooked/.claude-plugin/plugin.json": _plugin_manifest("hooked"),
+        "plugins/hooked/hooks/hooks.json": _hooks("HOOKMARK-GOOD", timeout=20),
+        "plugins/hooktop/.claude-plugin/plugin.json": _plugin_manifest("hooktop"),
+        "plugins/hooktop/hooks/hooks.json": json.dumps(
+            {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo HOOKMARK-TOP"}]}]}
+        ),
+        "plugins/hooktime/.claude-plugin/plugin.json": _plugin_manifest("hooktime"),
+        "plugins/hooktime/hooks/hooks.json": _hooks("HOOKMARK-TIME", timeout="5"),
+        "plugins/missing/.claude-plugin/plugin.json": _plugin_manifest(
+            "missing", agents=["./agents/lead.md", "./agents/nowhere.md"]
+        ),
+        "plugins/missing/agents/lead.md": _agent("lead", "PLGMISSING reviews code"),
+        "plugins/hookevent/.claude-plugin/plugin.json": _plugin_manifest("hookevent"),
+        "plugins/hookevent/hooks/hooks.json": _hooks("HOOKMARK-EVENT", event="UserPromptSubmitt"),
+    },
+    # one --plugin-dir each (2.1.197 loads no folder of plugins)
+    args=tuple(
+        arg for name in _PLUGIN_DIRS for arg in ("--plugin-dir", f"{{project}}/plugins/{name}")
+    ),
+)
+
+
+def _market(name: str, plugins: list[dict[str, Any]]) -> str:
+    return json.dumps({"name": name, "owner": {"name": "o"}, "plugins": plugins})
+
+
+def _market_plugin(base: str, name: str, agent: str, marker: str) -> dict[str, str]:
+    return {
+        f"{base}/.claude-plugin/plugin.json": _plugin_manifest(name),
+        f"{base}/agents/{agent}.md": _agent(agent, f"{marker} reviews code"),
+    }
+
+
+# Local marketplaces, each in a folder of its own, added and their plugin installed before the
+# run: a refused `plugin marketplace add` or `plugin install` is what is observed (the plugin's
+# agent never reaches the model). Each marketplace's plugin is `tools-<folder>`.
+def _entry(folder: str, source: str = "./plugins/tools", **keys: Any) -> dict[str, Any]:
+    return {"name": f"tools-{folder}", "source": source, **keys}
+
+
+_MARKETS: dict[str, tuple[str, list[dict[str, Any]]]] = {
+    "good": ("mk-good", [_entry("good")]),
+    "reserved": ("claude-plugins-official", [_entry("reserved")]),
+    "imitation": ("official-claude-tools", [_entry("imitation")]),
+    "missing": ("mk-missing", [_entry("missing", "./plugins/tols")]),
+    "noname": ("mk-noname", [{"source": "./plugins/tools"}]),
+    "dup": ("mk-dup", [_entry("dup"), _entry("dup", "./plugins/b")]),
+}
+CLAUDE_MARKETS = Tree(
+    "claude-markets",
+    "claude",
+    {
+        **{
+            f"{folder}/.claude-plugin/marketplace.json": _market(name, plugins)
+            for folder, (name, plugins) in _MARKETS.items()
+        },
+        **{
+            rel: text
+            for folder in _MARKETS
+            for rel, text in _market_plugin(
+                f"{folder}/plugins/tools", f"tools-{folder}", "lead", f"MK{folder.upper()}"
+            ).items()
+        },
+        **_market_plugin("dup/plugins/b", "tools-dup", "blead", "MKDUPB"),
+    },
+    setup=tuple(
+        step
+        for folder, (name, _) in _MARKETS.items()
+        for step in (
+            ("plugin", "marketplace", "add", f"{{project}}/{folder}"),
+            ("plugin", "install", f"tools-{folder}@{name}"),
+        )
+    ),
+    setup_may_fail=True,
+)
+
 LINK_ONLY = "# Notes\n\nSee [the guide](docs/nowhere.md) before releasing.\n"
 CLAUDE_LINK = Tree("claude-link", "claude", {"CLAUDE.md": LINK_ONLY})
 GEMINI_LINK = Tree("gemini-link", "gemini", {"GEMINI.md": LINK_ONLY})
@@ -588,6 +713,8 @@ TREES = {
         CLAUDE_AGENTS_MD,
         CLAUDE_AGENTS_MD_MISSING,
         CLAUDE_AGENTS_MD_BESIDE,
+        CLAUDE_PLUGINS,
+        CLAUDE_MARKETS,
         CODEX_MAIN,
         CODEX_UNDER,
         GEMINI_MAIN,
@@ -993,6 +1120,208 @@ CASES: tuple[Case, ...] = (
         ("YML001",),
     ),
     Case(
+        "claude-plugin-agents-folder",
+        "claude",
+        "claude-plugins",
+        "plugins/folder/.claude-plugin/plugin.json",
+        "claude-agent",
+        "folder:lead",
+        {"description": "PLGFOLDER reviews code"},
+        ("PLG001",),
+        why="an agents entry that is a folder: the whole plugin is refused",
+    ),
+    Case(
+        "claude-plugin-path-prefix",
+        "claude",
+        "claude-plugins",
+        "plugins/prefix/.claude-plugin/plugin.json",
+        "claude-agent",
+        "prefix:lead",
+        {"description": "PLGPREFIX reviews code"},
+        ("PLG001",),
+        why="a skills entry without ./: the whole plugin is refused, its agents too",
+    ),
+    Case(
+        "claude-plugin-root-agents",
+        "claude",
+        "claude-plugins",
+        "plugins/rooted/lead.md",
+        "claude-agent",
+        "rooted:lead",
+        {"description": "PLGROOTED reviews code"},
+        why="an agents list naming a file at the plugin root loads it",
+    ),
+    Case(
+        "claude-plugin-manifest-good",
+        "claude",
+        "claude-plugins",
+        "plugins/rooted/.claude-plugin/plugin.json",
+        "claude-skill",
+        "rooted:lint",
+        {"description": "PLGROOTEDSKILL lints"},
+        ("PLG004",),
+        apc="warning",
+        why="the manifest loads as written; PLG004 says that agents/extra.md, which its "
+        "agents list leaves out, is loaded by nothing (claude-plugin-unlisted-agent)",
+    ),
+    Case(
+        "claude-plugin-unlisted-agent",
+        "claude",
+        "claude-plugins",
+        "plugins/rooted/agents/extra.md",
+        "claude-agent",
+        "rooted:extra",
+        {"description": "PLGEXTRA reviews code"},
+        apc="ok-or-warning",
+        why="a listed agents replaces the agents/ folder: this file is never loaded; apc says so "
+        "on the manifest (PLG004, a warning: leaving a file out may be meant), not here",
+    ),
+    Case(
+        "claude-plugin-agent-nameless",
+        "claude",
+        "claude-plugins",
+        "plugins/nameless/agents/anon.md",
+        "claude-agent",
+        "nameless:anon",
+        {"description": "PLGANON reviews code", "tools": "Read, Grep"},
+        why="a plugin agent without name is loaded under its file name (not AGT010)",
+    ),
+    Case(
+        "claude-plugin-agent-no-description",
+        "claude",
+        "claude-plugins",
+        "plugins/nameless/agents/nodesc.md",
+        "claude-agent",
+        "nameless:nodesc",
+        {"description": "Agent from nameless plugin", "tools": "Read"},
+        ("AGT016",),
+        apc="warning",
+        why="loaded with the placeholder description 'Agent from <plugin> plugin', as Claude "
+        "Code documents it: the file works, but Claude cannot tell when to delegate to it",
+    ),
+    Case(
+        "claude-plugin-author-string",
+        "claude",
+        "claude-plugins",
+        "plugins/authored/.claude-plugin/plugin.json",
+        "claude-agent",
+        "authored:lead",
+        {"description": "PLGAUTHOR reviews code"},
+        ("PLG002",),
+        versions="2.1.197 refuses the whole plugin, 2.1.332 ignores the key and loads it",
+    ),
+    Case(
+        "claude-plugin-listed-missing",
+        "claude",
+        "claude-plugins",
+        "plugins/missing/.claude-plugin/plugin.json",
+        "claude-agent",
+        "missing:nowhere",
+        {"description": "PLGMISSING reviews code"},
+        ("PLG003",),
+        why="a listed agent file that does not exist: the rest of the plugin loads "
+        "(missing:lead), the entry does not",
+    ),
+    Case(
+        "claude-marketplace-good",
+        "claude",
+        "claude-markets",
+        "good/.claude-plugin/marketplace.json",
+        "claude-agent",
+        "tools-good:lead",
+        {"description": "MKGOOD reviews code"},
+    ),
+    Case(
+        "claude-marketplace-reserved-name",
+        "claude",
+        "claude-markets",
+        "reserved/.claude-plugin/marketplace.json",
+        "claude-agent",
+        "tools-reserved:lead",
+        {"description": "MKRESERVED reviews code"},
+        ("PLG008",),
+    ),
+    Case(
+        "claude-marketplace-imitation-name",
+        "claude",
+        "claude-markets",
+        "imitation/.claude-plugin/marketplace.json",
+        "claude-agent",
+        "tools-imitation:lead",
+        {"description": "MKIMITATION reviews code"},
+        ("PLG008",),
+    ),
+    Case(
+        "claude-marketplace-source-missing",
+        "claude",
+        "claude-markets",
+        "missing/.claude-plugin/marketplace.json",
+        "claude-agent",
+        "tools-missing:lead",
+        {"description": "MKMISSING reviews code"},
+        ("PLG006",),
+    ),
+    Case(
+        "claude-marketplace-entry-no-name",
+        "claude",
+        "claude-markets",
+        "noname/.claude-plugin/marketplace.json",
+        "claude-agent",
+        "tools-noname:lead",
+        {"description": "MKNONAME reviews code"},
+        ("PLG005",),
+    ),
+    Case(
+        "claude-marketplace-duplicate-name",
+        "claude",
+        "claude-markets",
+        "dup/.claude-plugin/marketplace.json",
+        "claude-agent",
+        "tools-dup:blead",
+        {"description": "MKDUPB reviews code"},
+        ("PLG007",),
+        why="the second entry named tools-dup is never installed: tools-dup@mk-dup is the first",
+    ),
+    Case(
+        "claude-plugin-hooks-good",
+        "claude",
+        "claude-plugins",
+        "plugins/hooked/hooks/hooks.json",
+        "claude-hook",
+        "HOOKMARK-GOOD",
+        {"ran": True},
+    ),
+    Case(
+        "claude-plugin-hooks-top-level",
+        "claude",
+        "claude-plugins",
+        "plugins/hooktop/hooks/hooks.json",
+        "claude-hook",
+        "HOOKMARK-TOP",
+        {"ran": True},
+        ("PLG009",),
+    ),
+    Case(
+        "claude-plugin-hook-timeout-string",
+        "claude",
+        "claude-plugins",
+        "plugins/hooktime/hooks/hooks.json",
+        "claude-hook",
+        "HOOKMARK-TIME",
+        {"ran": True},
+        ("HOK002",),
+    ),
+    Case(
+        "claude-plugin-hook-event-unknown",
+        "claude",
+        "claude-plugins",
+        "plugins/hookevent/hooks/hooks.json",
+        "claude-hook",
+        "HOOKMARK-EVENT",
+        {"ran": True},
+        ("HOK001",),
+    ),
+    Case(
         "claude-link-not-followed",
         "claude",
         "claude-link",
@@ -1146,6 +1475,8 @@ def verdict(case: Case, seen: dict[str, Any]) -> str:
             return "misread"
         # loaded under another name than its file gives it (a built-in holds that name)
         return "degraded" if case.written.get("name", case.key) != case.key else "as-written"
+    if case.observe == "claude-hook":
+        return "as-written" if seen.get("ran") else "skipped"
     if case.observe in ("claude-link", "codex-link", "gemini-link"):
         # a link is text: kept as written and never followed (an import would be loaded)
         return "as-written" if seen["kept"] and not seen["followed"] else "misread"

@@ -49,11 +49,11 @@ def run_tree(tree: Tree, workdir: Path, version: str | None = None) -> list[Reco
         for command in tree.setup:
             args = [part.replace("{project}", str(project)) for part in command]
             done = claude_cli(project, home, mock, args, version=version)
-            if done.returncode != 0:
+            if done.returncode != 0 and not tree.setup_may_fail:
                 raise RuntimeError(f"claude {' '.join(args)} failed: {done.stderr[-2000:]}")
-        extra = list(tree.args) or None
+        extra = [part.replace("{project}", str(project)) for part in tree.args]
         folder = project / tree.cwd
-        run = RUNNERS[tree.tool](folder, home, mock, tree.prompt, extra, version=version)
+        run = RUNNERS[tree.tool](folder, home, mock, tree.prompt, extra or None, version=version)
     if run.returncode != 0 and not tree.may_fail:
         raise RuntimeError(
             f"{label(tree.tool, version)} failed on tree {tree.name}: {run.stderr[-2000:]}"

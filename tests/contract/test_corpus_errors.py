@@ -12,6 +12,12 @@ from apc_tools.findings import Severity
 from tests.conftest import CORPUS, needs_shared
 
 JUDGED: dict[tuple[str, str], tuple[int, str]] = {
+    ("wshobson__agents/plugins/pptx-deck-creation/.claude-plugin/plugin.json", "PLG001"): (
+        1,
+        '`"agents": ["./agents"]` lists a folder: Claude Code 2.1.197 and 2.1.332 refuse the '
+        "whole plugin (an agents entry must be a ./...md file), so none of its agents and "
+        "skills load (the conformance case claude-plugin-agents-folder)",
+    ),
     ("agentprojectcontext__agentprojectcontext/.apc/project.json", "PRJ002"): (
         1,
         "no `apc` (or legacy `apf`) spec-version key: the APC spec requires one, and APX "

@@ -25,11 +25,13 @@ from apc_tools.contract.checks import (
     discovery,
     gemini,
     gitignore,
+    hooks,
     instructions,
     mcp_configs,
     mcps,
     memory,
     plans,
+    plugins,
     project_json,
     rule_files,
     secrets,
@@ -61,6 +63,8 @@ FAMILIES = (
     claude_settings,
     mcp_configs,
     codex_config,
+    plugins,
+    hooks,
     secrets,
 )
 

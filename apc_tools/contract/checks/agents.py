@@ -217,12 +217,26 @@ CLAUDE_SKIPPED = _rule(
     Severity.ERROR,
     "A Claude Code subagent lacks `name` or `description`, or its `name` starts with `-` or "
     "holds `:`, so Claude Code skips it silently.",
-    "Claude Code loads a subagent only when it has a `name` (not starting with `-`) and a "
-    "`description` (checked by the conformance suite). A `:` in the name: Claude Code 2.1.197 "
-    "loads it, 2.1.332 skips it (`plugin:agent` is how it names a plugin's agents); the "
-    "stricter reading stands. Add or fix them.",
+    "Claude Code loads a subagent of `.claude/agents/` only when it has a `name` (not starting "
+    "with `-`) and a `description` (checked by the conformance suite). A `:` in the name: "
+    "Claude Code 2.1.197 loads it, 2.1.332 skips it (`plugin:agent` is how it names a plugin's "
+    "agents); the stricter reading stands. A plugin's agent without `name` is loaded under its "
+    "file name (2.1.197 and 2.1.332), and one without `description` with a placeholder "
+    "(AGT016). Add or fix them.",
     ".claude/agents/reviewer.md:\n---\nname: reviewer\ndescription: Reviews code.\n---\n",
     ".claude/agents/reviewer.md:\n---\ndescription: Reviews code.\n---\n",
+)
+PLUGIN_PLACEHOLDER = _rule(
+    "AGT016",
+    "plugin-agent-placeholder-description",
+    Severity.WARNING,
+    "A Claude Code plugin's agent has no `description`: it loads with a placeholder one.",
+    "Claude Code loads a plugin's agent without `description` under the placeholder "
+    "'Agent from <plugin> plugin' (and one without `name` under its file name: no finding); a "
+    "subagent in `.claude/agents/` without them is skipped instead (AGT010). Claude delegates "
+    "by the description: write one.",
+    "plugins/review/agents/reviewer.md:\n---\nname: reviewer\ndescription: Reviews code.\n---\n",
+    "plugins/review/agents/reviewer.md:\n---\nname: reviewer\n---\n",
 )
 CLAUDE_NAME_FORM = _rule(
     "AGT011",
@@ -300,6 +314,7 @@ RULES = (
     CLAUDE_UNKNOWN,
     CLAUDE_MODEL,
     CLAUDE_TOOLS_FOREIGN,
+    PLUGIN_PLACEHOLDER,
 )
 
 
@@ -541,6 +556,8 @@ def check_agent(doc: Doc, project: Project) -> Iterator[Finding]:
 
 def _claude_name(doc: Doc) -> Iterator[Finding]:
     name = doc.data.get("name")
+    if name is None and not _project_agent(doc.rel):
+        return  # a plugin's agent: loaded under its file name (Claude Code 2.1.197, 2.1.332)
     if name is None or (isinstance(name, str) and not name.strip()):
         yield fm.at(
             CLAUDE_SKIPPED,
@@ -578,6 +595,16 @@ def _claude_name(doc: Doc) -> Iterator[Finding]:
 
 def _claude_description(doc: Doc) -> Iterator[Finding]:
     desc = doc.data.get("description")
+    if desc is None and not _project_agent(doc.rel):
+        yield fm.at(
+            PLUGIN_PLACEHOLDER,
+            doc,
+            fm.start(doc),
+            "$.description: missing; Claude Code loads this plugin agent with the placeholder "
+            "description 'Agent from <plugin> plugin', so Claude cannot tell when to delegate "
+            "to it: say when to use it",
+        )
+        return
     if desc is None or (isinstance(desc, str) and not desc.strip()):
         yield fm.at(
             CLAUDE_SKIPPED,
