@@ -756,3 +756,20 @@ def to_finding(entry: Entry, found: Detection) -> Finding:
         commit=entry.commit,
         match=found.match,
     )
+
+
+def dedupe(findings: list[Finding], per_blob: bool = False) -> list[Finding]:
+    """One finding per (rule, path, fingerprint): the first (oldest commit) wins. With
+    ``per_blob`` (``--history``) one per distinct blob at the path, each with the commit that
+    added it: a history file changed in seven commits is seven findings (the text report
+    collapses them to one line with the count)."""
+    seen: set[tuple[str, str, str, str | None]] = set()
+    out: list[Finding] = []
+    for finding in findings:
+        version = finding.commit if per_blob else None
+        key = (finding.rule, finding.path, finding.identity or finding.message, version)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(finding)
+    return out
