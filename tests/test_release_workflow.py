@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 from ruamel.yaml import YAML
@@ -65,3 +66,43 @@ def test_the_docs_describe_it() -> None:
         "git tag v",
     ):
         assert needed in docs, needed
+
+
+def _release_check(root: Path, repository: str) -> subprocess.CompletedProcess[str]:
+    script = root / ".github" / "scripts" / "release_metadata.py"
+    env = {"GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": repository}
+    return subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=60
+    )
+
+
+def test_a_release_checks_its_urls_and_that_the_readme_is_the_published_one(
+    tmp_path: Path,
+) -> None:
+    """Issue 32 item 5: the metadata must be right for the first release. A tag push runs
+    release_metadata.py before the build: the README that still says "not published yet" fails
+    it, as do URLs under another repository; the published README passes."""
+    steps = load()["jobs"]["build"]["steps"]
+    [check] = [s for s in steps if "release_metadata.py" in s.get("run", "")]
+    assert check["if"] == "startsWith(github.ref, 'refs/tags/')"
+    root = tmp_path / "repo"
+    (root / ".github" / "scripts").mkdir(parents=True)
+    script = REPO_ROOT / ".github" / "scripts" / "release_metadata.py"
+    (root / ".github" / "scripts" / "release_metadata.py").write_bytes(script.read_bytes())
+    (root / "pyproject.toml").write_bytes((REPO_ROOT / "pyproject.toml").read_bytes())
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    (root / "README.md").write_text(readme, encoding="utf-8")
+    urls = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]
+    repository = urls["Repository"].removeprefix("https://github.com/")
+    today = _release_check(root, repository)
+    assert today.returncode == 1 and "not published yet" in today.stdout, today.stdout
+    published = "\n".join(
+        line
+        for line in readme.splitlines()
+        if "published" not in line and "tag does not" not in line
+    )
+    (root / "README.md").write_text(published, encoding="utf-8")
+    assert _release_check(root, repository).returncode == 0
+    fork = _release_check(root, "someone/fork-of-apc")
+    assert fork.returncode == 1
+    assert f"Repository = {urls['Repository']} is not under" in fork.stdout, fork.stdout

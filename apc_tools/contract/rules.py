@@ -48,7 +48,11 @@ BASIS: dict[str, tuple[Basis, str]] = {
     "AGT007": (N, ""),
     "AGT008": (A, "no reader uses the key; often a misspelling"),
     "AGT009": (A, "APX knows five types and treats others as unknown"),
-    "AGT010": (R, "Claude Code skips the subagent silently"),
+    "AGT010": (
+        R,
+        "Claude Code skips the subagent silently (a `:` in the name: 2.1.332 skips it, 2.1.197 "
+        "loaded it; the stricter reading of a supported version stands)",
+    ),
     "AGT011": (A, "Claude Code loads it; not portable to APX slugs"),
     "AGT012": (A, "Claude Code may ignore a value of another shape"),
     "AGT013": (N, ""),
@@ -57,7 +61,11 @@ BASIS: dict[str, tuple[Basis, str]] = {
         "Claude Code sends the value as the model id of the subagent's requests, which the API "
         "rejects (in `.apc/agents/`: a warning, the APC spec's form)",
     ),
-    "AGT015": (A, "Claude Code loads the subagent and runs it with no tools"),
+    "AGT015": (
+        R,
+        "Claude Code 2.1.332 refuses to spawn a subagent whose tools resolve to none (2.1.197 "
+        "ran it with no tools; the stricter reading of a supported version stands)",
+    ),
     "DSC001": (N, ""),
     "DSC002": (N, ""),
     "GIG001": (S, "the APC spec's safe defaults; the boundary gate checks what is committed"),
@@ -211,23 +219,23 @@ FIX: dict[str, tuple[str, str]] = {
 # The tool versions each rule was checked against by the conformance suite (tests/conformance:
 # the case's verdict is read from what the real tool loaded; docs/conformance.md). A test holds
 # this table equal to the suite's cases.
-CC, CX, GM = "Claude Code 2.1.197", "Codex 0.171.0", "Gemini CLI 0.61.0"
+CC, CX, GM = "Claude Code 2.1.197, 2.1.332", "Codex 0.171.0", "Gemini CLI 0.61.0"
 VERIFIED: dict[str, str] = {
     "AGM002": CX,
     "AGM003": CX,
     "AGT002": CC,
-    "AGT010": CC,
+    "AGT010": f"{CC} (a `:` in the name: 2.1.197 loads the subagent, 2.1.332 skips it)",
     "AGT011": CC,
     "AGT014": CC,
-    "AGT015": CC,
-    "INS001": f"{CC}, {GM}",
-    "INS002": f"{CC}, {GM}",
+    "AGT015": f"{CC} (2.1.197 runs the subagent with no tools, 2.1.332 refuses to spawn it)",
+    "INS001": f"{CC}; {GM}",
+    "INS002": f"{CC}; {GM}",
     "INS005": CC,
-    "SKL001": f"{CC}, {CX}, {GM}",
-    "SKL002": f"{CC}, {CX}, {GM}",
-    "SKL003": f"{CC}, {CX}, {GM}",
-    "SKL004": f"{CC}, {CX}, {GM}",
-    "SKL005": f"{CC}, {CX}, {GM}",
+    "SKL001": f"{CC}; {CX}; {GM}",
+    "SKL002": f"{CC}; {CX}; {GM}",
+    "SKL003": f"{CC}; {CX}; {GM}",
+    "SKL004": f"{CC}; {CX}; {GM}",
+    "SKL005": f"{CC}; {CX}; {GM}",
 }
 
 RULES: tuple[Rule, ...] = tuple(

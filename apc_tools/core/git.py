@@ -134,6 +134,29 @@ def run_status(
     return done.stdout
 
 
+def hooks_dir(cwd: Path) -> Path:
+    """The folder git runs this repository's hooks from (``core.hooksPath`` honoured), for the
+    one place apc writes a hook (``apc_tools.githook install``): asked without the
+    ``core.hooksPath=/dev/null`` every other call sets; ``rev-parse`` runs no program."""
+    pairs = zip(SAFE_CONFIG[::2], SAFE_CONFIG[1::2], strict=True)
+    config = [part for pair in pairs if pair[1] != "core.hooksPath=/dev/null" for part in pair]
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(cwd), *config, "rev-parse", "--git-path", "hooks"],
+            capture_output=True,
+            timeout=TIMEOUT,
+            check=False,
+            env=git_env(),
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise GitError(f"git could not run: {exc}") from exc
+    if done.returncode != 0:
+        words = os.fsdecode(done.stderr).strip().splitlines()
+        raise GitError(words[-1] if words else "git rev-parse failed")
+    path = Path(os.fsdecode(done.stdout).strip())
+    return path if path.is_absolute() else cwd / path
+
+
 def split_z(out: bytes) -> list[str]:
     """NUL-separated git output as file-system strings (no empty trailing entry)."""
     return [os.fsdecode(part) for part in out.split(b"\0") if part]

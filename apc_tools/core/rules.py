@@ -78,9 +78,9 @@ FIX: dict[str, tuple[str, str]] = {
 # The tool versions the conformance suite checked each rule against (tests/conformance; the
 # contract rules' table is apc_tools.contract.rules.VERIFIED).
 VERIFIED: dict[str, str] = {
-    "FMT001": "Claude Code 2.1.197",
-    "YML001": "Claude Code 2.1.197, Codex 0.171.0, Gemini CLI 0.61.0",
-    "YML002": "Claude Code 2.1.197",
+    "FMT001": "Claude Code 2.1.197, 2.1.332",
+    "YML001": "Claude Code 2.1.197, 2.1.332; Codex 0.171.0; Gemini CLI 0.61.0",
+    "YML002": "Claude Code 2.1.197, 2.1.332",
 }
 
 RULES: tuple[Rule, ...] = tuple(

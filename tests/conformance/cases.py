@@ -11,8 +11,10 @@ changed: Claude Code's fallback reading of a frontmatter it cannot parse, a list
 file its worst finding a warning, and a misread or skipped file an error (``apc`` overrides this
 where apc cannot know the intent, with the reason written next to it).
 
-Observations are recorded per tool in ``observed/<tool>.json`` (small; the request bodies are not
-kept). The replay tier judges apc against them without any CLI; the full tier runs the CLIs,
+Observations are recorded per tool and pinned version in ``observed/<tool>@<version>.json``
+(small; the request bodies are not kept). The replay tier judges apc against every version's
+observations without any CLI (where two versions read a case differently, the stricter verdict
+stands and the case says which version does what, ``versions``); the full tier runs the CLIs,
 observes again and fails when a tool version reads a case differently (re-record with
 ``APC_CONFORMANCE_RECORD=1``, see docs/conformance.md).
 """
@@ -62,8 +64,9 @@ def claude_agent(text: str, name: str) -> dict[str, Any]:
 
 
 def claude_skill(text: str, name: str) -> dict[str, Any]:
-    """A skill or command in the skill list: ``- name: description`` (no Tools suffix)."""
-    for match in re.finditer(rf"^- {re.escape(name)}: (.*)$", text, re.M):
+    """A skill or command in the skill list: ``- name: description`` (no Tools suffix);
+    2.1.332 adds a skill's frontmatter name where it differs: ``- folder (name): description``."""
+    for match in re.finditer(rf"^- {re.escape(name)}(?: \([^)\n]*\))?: (.*)$", text, re.M):
         if "(Tools: " not in match.group(1):
             return {"listed": True, "description": match.group(1)}
     return {"listed": False}
@@ -110,7 +113,7 @@ def gemini_import(text: str, rel: str) -> dict[str, Any]:
 def claude_memory(text: str, rel: str) -> dict[str, Any]:
     """How much of a memory file Claude Code sent (characters up to the next header)."""
     match = re.search(
-        rf"^Contents of \S*/{re.escape(rel)} \([^)]*\):\n\n(.*?)(?=\n\nContents of |\n# currentDate)",
+        rf"^Contents of \S*/{re.escape(rel)} \([^)]*\):\n\n(.*?)(?=\n\nContents of |\n# currentDate|\n</system-reminder>)",
         text,
         re.M | re.S,
     )
@@ -200,6 +203,9 @@ class Case:
     apc: str = ""  # the severity apc must give when it cannot follow the verdict, and why
     why: str = ""
     group: str = ""  # cases of one file content read by several tools: apc follows the worst
+    # where the tool's pinned versions read the file differently: which version does what
+    # ("2.1.197: skipped; 2.1.332: loaded under its file name"); apc follows the stricter
+    versions: str = ""
 
 
 @dataclass(frozen=True)
@@ -267,28 +273,31 @@ CLAUDE_MAIN = Tree(
         ".claude/agents/spaced-name.md": _agent("Code Reviewer", "SPACEDNAME reviews code"),
         ".claude/agents/colon-name.md": _agent("team:reviewer", "COLONNAME reviews code"),
         ".claude/agents/dash-name.md": _agent("-lead", "DASHNAME reviews code"),
-        ".claude/commands/quote-cmd.md": '---\ndescription: "QUOTECMD open\n---\nRelease.\n',
         ".claude/agents/README.md": "# Agents\n\nThis folder holds the project's subagents.\n",
         **_skills(".claude/skills"),
-        ".claude/commands/good-cmd.md": "---\ndescription: GOODCMD releases\n---\nRelease it.\n",
-        ".claude/commands/colon-cmd.md": "---\ndescription: COLONCMD Use when: releasing\n---\nRelease.\n",
         "CLAUDE.md": "# Notes\n\n@docs/present.md\n@docs/missing.md\n\nSee [the guide](docs/nowhere.md).\n",
         "docs/present.md": "PRESENTIMPORT: run the tests.\n",
     },
 )
 
-_DELEGATE = (
-    ToolCall(
-        "Agent",
-        {"description": "review", "prompt": "SUBPROMPT-MODEL", "subagent_type": "display-model"},
-    ),
-    Text("SUB-DONE"),
-    ToolCall(
-        "Agent",
-        {"description": "edit", "prompt": "SUBPROMPT-TOOLS", "subagent_type": "foreign-tools"},
-    ),
-    Text("FINAL"),
+CLAUDE_COMMANDS = Tree(
+    "claude-commands",
+    "claude",
+    {
+        ".claude/commands/quote-cmd.md": '---\ndescription: "QUOTECMD open\n---\nRelease.\n',
+        ".claude/commands/good-cmd.md": "---\ndescription: GOODCMD releases\n---\nRelease it.\n",
+        ".claude/commands/colon-cmd.md": "---\ndescription: COLONCMD Use when: releasing\n---\nRelease.\n",
+    },
 )
+
+
+def _delegate(agent: str, marker: str) -> tuple[Any, ...]:
+    """One Agent call, the subagent's answer, the parent's: one delegation per tree, since a
+    subagent of 2.1.332 has the Agent tool too and would take a second call meant for the parent."""
+    call = {"description": "delegate", "prompt": marker, "subagent_type": agent}
+    return (ToolCall("Agent", call), Text("SUB-DONE"), Text("FINAL"))
+
+
 CLAUDE_SUBAGENTS = Tree(
     "claude-subagents",
     "claude",
@@ -296,13 +305,20 @@ CLAUDE_SUBAGENTS = Tree(
         ".claude/agents/display-model.md": _agent(
             "display-model", "DISPLAYMODEL reviews", "model: Claude Sonnet 4.5\n"
         ),
+    },
+    _delegate("display-model", "SUBPROMPT-MODEL"),
+)
+CLAUDE_SUBAGENT_TOOLS = Tree(
+    "claude-subagent-tools",
+    "claude",
+    {
         ".claude/agents/foreign-tools.md": _agent(
             "foreign-tools",
             "FOREIGNTOOLS edits",
             "tools: ['edit/editFiles', 'execute/runInTerminal']\n",
         ),
     },
-    _DELEGATE,
+    _delegate("foreign-tools", "SUBPROMPT-TOOLS"),
 )
 
 BIG_CLAUDE_MD = "# Big notes\n\n" + "".join(
@@ -365,7 +381,9 @@ TREES = {
     t.name: t
     for t in (
         CLAUDE_MAIN,
+        CLAUDE_COMMANDS,
         CLAUDE_SUBAGENTS,
+        CLAUDE_SUBAGENT_TOOLS,
         CLAUDE_BIG,
         CLAUDE_LINK,
         CLAUDE_PLUGIN,
@@ -528,7 +546,8 @@ CASES: tuple[Case, ...] = (
         "colon-name.md",
         "team:reviewer",
         {"description": "COLONNAME reviews code", "tools": "All tools"},
-        ("AGT011",),
+        ("AGT010",),
+        versions="a `:` in the name: 2.1.197 loads the subagent, 2.1.332 skips it",
     ),
     _agent_case(
         "claude-agent-dash-name",
@@ -540,7 +559,7 @@ CASES: tuple[Case, ...] = (
     Case(
         "claude-command-open-quote",
         "claude",
-        "claude-main",
+        "claude-commands",
         ".claude/commands/quote-cmd.md",
         "claude-skill",
         "quote-cmd",
@@ -550,7 +569,7 @@ CASES: tuple[Case, ...] = (
     Case(
         "claude-command-good",
         "claude",
-        "claude-main",
+        "claude-commands",
         ".claude/commands/good-cmd.md",
         "claude-skill",
         "good-cmd",
@@ -559,7 +578,7 @@ CASES: tuple[Case, ...] = (
     Case(
         "claude-command-colon",
         "claude",
-        "claude-main",
+        "claude-commands",
         ".claude/commands/colon-cmd.md",
         "claude-skill",
         "colon-cmd",
@@ -607,12 +626,13 @@ CASES: tuple[Case, ...] = (
     Case(
         "claude-subagent-foreign-tools",
         "claude",
-        "claude-subagents",
+        "claude-subagent-tools",
         ".claude/agents/foreign-tools.md",
         "claude-subagent",
         "SUBPROMPT-TOOLS",
         {"tools": ["edit/editFiles", "execute/runInTerminal"]},
         ("AGT015",),
+        versions="2.1.197 runs the subagent with no tools, 2.1.332 refuses to spawn it",
     ),
     *_skill_cases("claude", "claude-main", ".claude/skills"),
     *_skill_cases("codex", "codex-main", ".agents/skills"),
@@ -785,20 +805,48 @@ def expected_severity(case: Case, tool_verdict: str) -> str:
     }[tool_verdict]
 
 
-def load_observed(tool: str) -> dict[str, Any]:
-    path = OBSERVED / f"{tool}.json"
+def observed_path(tool: str, ver: str) -> Path:
+    return OBSERVED / f"{tool}@{ver}.json"
+
+
+def load_observed(tool: str, ver: str) -> dict[str, Any]:
+    path = observed_path(tool, ver)
     if not path.is_file():
         return {}
     return dict(json.loads(path.read_text("utf-8")))
 
 
-def verified_table() -> dict[str, str]:
-    """Rule ID -> the tool versions whose cases name it (what ``Rule.verified`` must say)."""
-    from tests.conformance.installer import label
+Observations = dict[tuple[str, str], dict[str, Any]]  # (tool, version) -> observed/ file
 
-    tools: dict[str, set[str]] = {}
+
+def verdicts(case: Case, observed: Observations) -> dict[str, str]:
+    """Pinned version -> the tool's verdict on the case at that version."""
+    from tests.conformance.installer import versions
+
+    return {
+        ver: verdict(case, observed[(case.tool, ver)]["cases"][case.id])
+        for ver in versions(case.tool)
+    }
+
+
+def verified_table(observed: Observations) -> dict[str, str]:
+    """Rule ID -> the tool versions whose cases name it (what ``Rule.verified`` must say):
+    ``Claude Code 2.1.197, 2.1.332``, or where the versions read a case of the rule differently,
+    what each does: ``Claude Code 2.1.197: <its case's versions text>``."""
+    from tests.conformance.installer import LABELS, versions
+
+    tools: dict[str, dict[str, str]] = {}  # rule -> tool -> how its versions differ ("": agree)
     for case in CASES:
+        differs = len(set(verdicts(case, observed).values())) > 1
         for rule in case.rules:
-            tools.setdefault(rule, set()).add(case.tool)
+            said = tools.setdefault(rule, {})
+            said[case.tool] = said.get(case.tool) or (case.versions if differs else "")
+
+    def named(tool: str, differs: str) -> str:
+        return f"{LABELS[tool]} {', '.join(versions(tool))}" + (f" ({differs})" if differs else "")
+
     order = ("claude", "codex", "gemini")
-    return {rule: ", ".join(label(t) for t in order if t in seen) for rule, seen in tools.items()}
+    return {
+        rule: "; ".join(named(t, said[t]) for t in order if t in said)
+        for rule, said in tools.items()
+    }

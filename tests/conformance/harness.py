@@ -5,7 +5,8 @@ run_codex, run_gemini, binaries``. Each ``run_*`` takes the project folder the C
 fresh HOME (``tmp_path / "home"``), the running mock and a prompt, and returns a ``Run`` with the
 exit code, the output and the CLI's HOME, so a test reads the request bodies from ``mock`` and the
 session files the CLI wrote from ``run.home``. ``extra_args`` go after the fixed arguments (e.g.
-``["--resume", ID]``). ``popen_*`` start the same command without waiting (to interrupt it).
+``["--resume", ID]``); ``version`` picks one of the tool's pinned versions (default: the first).
+``start`` starts the same command without waiting (to interrupt it).
 
 Telemetry, auto-update and non-essential traffic are off in every run; the only network a CLI
 reaches is the mock on 127.0.0.1 (proxies are cleared).
@@ -19,7 +20,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.conformance.installer import Binaries, binaries, label, version
+from tests.conformance.installer import Binaries, binaries, label, version, versions
 from tests.conformance.mock import Hang, MockServer, Parallel, Recorded, Script, Text, ToolCall
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "run_gemini",
     "start",
     "version",
+    "versions",
 ]
 
 TIMEOUT = 120
@@ -106,7 +108,12 @@ def _bins() -> Binaries:
 
 
 def claude_command(
-    cwd: Path, home: Path, mock: MockServer, prompt: str, extra_args: list[str] | None = None
+    cwd: Path,
+    home: Path,
+    mock: MockServer,
+    prompt: str,
+    extra_args: list[str] | None = None,
+    version: str | None = None,
 ) -> tuple[list[str], dict[str, str]]:
     home.mkdir(parents=True, exist_ok=True)
     config = home / ".claude"
@@ -123,7 +130,7 @@ def claude_command(
         },
     )
     args = [
-        str(_bins().claude),
+        str(_bins().of("claude", version)),
         "-p",
         prompt,
         "--output-format",
@@ -143,23 +150,31 @@ def run_claude(
     mock: MockServer,
     prompt: str = "hello",
     extra_args: list[str] | None = None,
+    version: str | None = None,
 ) -> Run:
-    args, env = claude_command(cwd, home, mock, prompt, extra_args)
+    args, env = claude_command(cwd, home, mock, prompt, extra_args, version)
     return _run("claude", args, env, cwd, home)
 
 
-def claude_cli(cwd: Path, home: Path, mock: MockServer, args: list[str]) -> Run:
+def claude_cli(
+    cwd: Path, home: Path, mock: MockServer, args: list[str], version: str | None = None
+) -> Run:
     """Run another Claude Code command (``plugin marketplace add``, ``plugin install``) with the
     same HOME and environment as :func:`run_claude`."""
-    _, env = claude_command(cwd, home, mock, "")
-    return _run("claude", [str(_bins().claude), *args], env, cwd, home)
+    _, env = claude_command(cwd, home, mock, "", version=version)
+    return _run("claude", [str(_bins().of("claude", version)), *args], env, cwd, home)
 
 
 # --- Codex -----------------------------------------------------------------------------------
 
 
 def codex_command(
-    cwd: Path, home: Path, mock: MockServer, prompt: str, extra_args: list[str] | None = None
+    cwd: Path,
+    home: Path,
+    mock: MockServer,
+    prompt: str,
+    extra_args: list[str] | None = None,
+    version: str | None = None,
 ) -> tuple[list[str], dict[str, str]]:
     codex_home = home / ".codex"
     codex_home.mkdir(parents=True, exist_ok=True)
@@ -196,7 +211,7 @@ def codex_command(
     )
     env = _env(home, {"CODEX_HOME": str(codex_home), "MOCK_OPENAI_KEY": "sk-mock-not-a-secret"})
     args = [
-        str(_bins().codex),
+        str(_bins().of("codex", version)),
         "exec",
         "--skip-git-repo-check",
         "--json",
@@ -212,8 +227,9 @@ def run_codex(
     mock: MockServer,
     prompt: str = "hello",
     extra_args: list[str] | None = None,
+    version: str | None = None,
 ) -> Run:
-    args, env = codex_command(cwd, home, mock, prompt, extra_args)
+    args, env = codex_command(cwd, home, mock, prompt, extra_args, version)
     return _run("codex", args, env, cwd, home)
 
 
@@ -221,7 +237,12 @@ def run_codex(
 
 
 def gemini_command(
-    cwd: Path, home: Path, mock: MockServer, prompt: str, extra_args: list[str] | None = None
+    cwd: Path,
+    home: Path,
+    mock: MockServer,
+    prompt: str,
+    extra_args: list[str] | None = None,
+    version: str | None = None,
 ) -> tuple[list[str], dict[str, str]]:
     gemini_dir = home / ".gemini"
     gemini_dir.mkdir(parents=True, exist_ok=True)
@@ -251,7 +272,7 @@ def gemini_command(
     )
     args = [
         _bins().node,
-        str(_bins().gemini),
+        str(_bins().of("gemini", version)),
         "--model",
         "gemini-2.5-pro",
         "--output-format",
@@ -271,8 +292,9 @@ def run_gemini(
     mock: MockServer,
     prompt: str = "hello",
     extra_args: list[str] | None = None,
+    version: str | None = None,
 ) -> Run:
-    args, env = gemini_command(cwd, home, mock, prompt, extra_args)
+    args, env = gemini_command(cwd, home, mock, prompt, extra_args, version)
     return _run("gemini", args, env, cwd, home)
 
 

@@ -1,6 +1,7 @@
 """Two installers of the pinned CLIs at once (two CI runs, or two checkouts, on one machine)
-share one cache folder: the second waits for the first and reuses its install; one ``npm
-install`` runs, never two into the same folder.
+share the cache folders: the second waits for the first and reuses its install; one ``npm
+install`` runs per folder (the first pins together, each further pin alone), never two into the
+same folder.
 
 The installers are real processes (``python -m tests.conformance.installer``); ``npm`` and
 ``node`` are stand-ins on ``PATH`` (the registry is not needed to judge the locking): the
@@ -10,7 +11,6 @@ stand-in npm writes the tree the installer checks for, after the test lets it go
 from __future__ import annotations
 
 import functools
-import json
 import os
 import subprocess
 import sys
@@ -21,7 +21,7 @@ from subprocess import PIPE
 
 import pytest
 
-from tests.conformance.installer import PINS
+from tests.conformance.installer import PINS, cache_key
 from tests.conftest import REPO_ROOT
 
 GUARD = 120.0  # seconds: a hang guard, never a speed assertion
@@ -36,19 +36,22 @@ if first:  # held until the test lets it go (a FIFO: open blocks until the test 
     with open(os.environ["FAKE_NPM_GATE"]) as gate:
         gate.read()
 modules = pathlib.Path(sys.argv[sys.argv.index("--prefix") + 1]) / "node_modules"
-pins = json.loads({pins!r})
-for name, version in pins.items():
+specs = dict(arg.rsplit("@", 1) for arg in sys.argv if arg.startswith("@"))
+for name, version in specs.items():
     (modules / name).mkdir(parents=True, exist_ok=True)
     (modules / name / "package.json").write_text(json.dumps({{"version": version}}, indent=1))
-claude = modules / "@anthropic-ai" / "claude-code" / "bin" / "claude.exe"
-claude.parent.mkdir(parents=True, exist_ok=True)
-claude.write_bytes(b"\\x7fELF stand-in")
-gemini = modules / "@google" / "gemini-cli" / "bundle" / "gemini.js"
-gemini.parent.mkdir(parents=True, exist_ok=True)
-gemini.write_text("// stand-in")
-codex = modules / "@openai" / "codex-linux-x64" / "vendor" / "x86_64" / "bin" / "codex"
-codex.parent.mkdir(parents=True, exist_ok=True)
-codex.write_bytes(b"\\x7fELF stand-in")
+if "@anthropic-ai/claude-code" in specs:
+    claude = modules / "@anthropic-ai" / "claude-code" / "bin" / "claude.exe"
+    claude.parent.mkdir(parents=True, exist_ok=True)
+    claude.write_bytes(b"\\x7fELF stand-in")
+if "@google/gemini-cli" in specs:
+    gemini = modules / "@google" / "gemini-cli" / "bundle" / "gemini.js"
+    gemini.parent.mkdir(parents=True, exist_ok=True)
+    gemini.write_text("// stand-in")
+if "@openai/codex" in specs:
+    codex = modules / "@openai" / "codex-linux-x64" / "vendor" / "x86_64" / "bin" / "codex"
+    codex.parent.mkdir(parents=True, exist_ok=True)
+    codex.write_bytes(b"\\x7fELF stand-in")
 """
 
 
@@ -71,7 +74,7 @@ def test_two_installers_at_once_install_once(tmp_path: Path) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     npm = bin_dir / "npm"
-    npm.write_text(FAKE_NPM.format(python=sys.executable, pins=json.dumps(PINS)))
+    npm.write_text(FAKE_NPM.format(python=sys.executable))
     (bin_dir / "node").write_text("#!/bin/sh\nexit 0\n")
     for tool in (npm, bin_dir / "node"):
         tool.chmod(0o755)
@@ -101,7 +104,13 @@ def test_two_installers_at_once_install_once(tmp_path: Path) -> None:
         pass  # let the first npm finish
     outs = [proc.communicate(timeout=GUARD) for proc in (first, second)]
     assert [first.returncode, second.returncode] == [0, 0], outs
-    assert len(log.read_text().split()) == 1  # one npm install: the second reused it
-    assert outs[0][0] == outs[1][0] and outs[0][0].strip().endswith(
-        "+".join(f"{name.rsplit('/', 1)[-1]}-{version}" for name, version in PINS.items())
+    # one npm install per folder: the second installer reused each
+    folders = 1 + sum(len(versions) - 1 for versions in PINS.values())
+    assert len(log.read_text().split()) == folders
+    printed = outs[0][0].split()
+    assert outs[0][0] == outs[1][0] and len(printed) == folders
+    assert printed[0].endswith(
+        "+".join(f"{name.rsplit('/', 1)[-1]}-{versions[0]}" for name, versions in PINS.items())
     )
+    extra = [cache_key({name: ver}) for name, versions in PINS.items() for ver in versions[1:]]
+    assert [Path(line).name for line in printed[1:]] == extra

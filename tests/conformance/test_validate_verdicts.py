@@ -1,9 +1,11 @@
 """`apc validate` agrees with what the real tools load (issue 16 item 2).
 
-Replay tier (always): the committed observations (``observed/<tool>.json``) give each case's
-verdict; ``apc validate`` on the case's tree must give the file the matching severity and the
-expected rules. Full tier (CLIs installed): the CLIs read the trees again and must show what was
-recorded, so a new tool version that reads a case differently fails here until re-recorded.
+Replay tier (always): the committed observations (``observed/<tool>@<version>.json``, one file
+per pinned version) give each case's verdict, the stricter where two versions differ; ``apc
+validate`` on the case's tree must give the file the matching severity and the expected rules.
+Full tier (CLIs installed): the CLIs read the trees again, at every pinned version, and must show
+what was recorded, so a new tool version that reads a case differently fails here until
+re-recorded.
 """
 
 from __future__ import annotations
@@ -22,26 +24,31 @@ from tests.conformance.cases import (
     Case,
     expected_severity,
     load_observed,
-    verdict,
+    verdicts,
     verified_table,
 )
 from tests.conformance.harness import Binaries
-from tests.conformance.installer import label
+from tests.conformance.installer import label, versions
 
-OBSERVED = {tool: load_observed(tool) for tool in ("claude", "codex", "gemini")}
+OBSERVED = {
+    (tool, ver): load_observed(tool, ver)
+    for tool in ("claude", "codex", "gemini")
+    for ver in versions(tool)
+}
+PINNED = [(case, ver) for case in CASES for ver in versions(case.tool)]
 
 
-def _seen(case: Case) -> dict[str, Any]:
-    entry = OBSERVED[case.tool]
-    assert entry, f"observed/{case.tool}.json is missing: python -m tests.conformance.record"
-    assert entry["tool"] == label(case.tool), "observations of another version: re-record"
-    return dict(entry["cases"][case.id])
+def test_observations_are_of_the_pinned_versions() -> None:
+    for (tool, ver), entry in OBSERVED.items():
+        assert entry, f"observed/{tool}@{ver}.json is missing: python -m tests.conformance.record"
+        assert entry["tool"] == label(tool, ver), "observations of another version: re-record"
 
 
 def _group_verdict(case: Case) -> str:
-    """The worst verdict among the tools reading this file content (a SKILL.md: all three)."""
+    """The worst verdict among the tools reading this file content (a SKILL.md: all three), at
+    any pinned version (the stricter reading of a supported version stands)."""
     members = [c for c in CASES if case.group and c.group == case.group] or [case]
-    return max((verdict(c, _seen(c)) for c in members), key=RANK.index)
+    return max((v for c in members for v in verdicts(c, OBSERVED).values()), key=RANK.index)
 
 
 @pytest.fixture(scope="module")
@@ -69,12 +76,25 @@ def test_apc_agrees_with_the_tool(case: Case, findings: dict[str, list[Finding]]
 
 
 def test_every_case_is_observed() -> None:
-    for case in CASES:
-        assert case.id in OBSERVED[case.tool].get("cases", {}), case.id
+    for case, ver in PINNED:
+        assert case.id in OBSERVED[(case.tool, ver)].get("cases", {}), (case.id, ver)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_a_case_the_versions_read_differently_says_which_does_what(case: Case) -> None:
+    by_version = verdicts(case, OBSERVED)
+    if len(set(by_version.values())) == 1:
+        assert not case.versions, (case.id, by_version, "the versions agree: drop `versions`")
+        return
+    assert case.versions, (case.id, by_version, "say in `versions` which version does what")
+    for ver in by_version:
+        assert ver in case.versions, (case.id, ver)
 
 
 @pytest.fixture(scope="module")
-def live(clis: Binaries, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+def live(
+    clis: Binaries, tmp_path_factory: pytest.TempPathFactory
+) -> dict[tuple[str, str], dict[str, Any]]:
     from tests.conformance.record import observe_all, write
 
     observed = observe_all(tmp_path_factory.mktemp("live"))
@@ -83,11 +103,14 @@ def live(clis: Binaries, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
     return observed
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_the_tool_reads_the_case_as_recorded(case: Case, live: dict[str, dict[str, Any]]) -> None:
-    assert live[case.tool]["tool"] == OBSERVED[case.tool]["tool"]
-    assert live[case.tool]["cases"][case.id] == OBSERVED[case.tool]["cases"][case.id], (
-        f"{label(case.tool)} reads {case.path} differently from the recording; if the new "
+@pytest.mark.parametrize(("case", "ver"), PINNED, ids=[f"{c.id}@{v}" for c, v in PINNED])
+def test_the_tool_reads_the_case_as_recorded(
+    case: Case, ver: str, live: dict[tuple[str, str], dict[str, Any]]
+) -> None:
+    now, then = live[(case.tool, ver)], OBSERVED[(case.tool, ver)]
+    assert now["tool"] == then["tool"]
+    assert now["cases"][case.id] == then.get("cases", {}).get(case.id), (
+        f"{label(case.tool, ver)} reads {case.path} differently from the recording; if the new "
         "reading is right, re-record (APC_CONFORMANCE_RECORD=1, docs/conformance.md)"
     )
 
@@ -100,7 +123,7 @@ def test_trees_are_small() -> None:
 def test_rules_name_the_versions_their_cases_verified() -> None:
     from apc_tools.catalog import registry
 
-    table = verified_table()
+    table = verified_table(OBSERVED)
     shown = {rule.id: rule.verified for rule in registry() if rule.verified}
     assert shown == table
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import string
 import tempfile
 from collections.abc import Callable
@@ -230,6 +231,7 @@ def test_an_unlistable_folder_is_reported(tmp_path: Path) -> None:
             assert any(f.rule == "IO005" and f.path.endswith(".apc/agents") for f in found)
     finally:
         (base / "p" / ".apc" / "agents").chmod(0o755)
+        shutil.rmtree(base, ignore_errors=True)  # outside tmp_path (nobody must reach it)
 
 
 def test_an_unlistable_folder_becomes_io005(tmp_path: Path) -> None:

@@ -215,11 +215,12 @@ CLAUDE_SKIPPED = _rule(
     "AGT010",
     "claude-agent-skipped",
     Severity.ERROR,
-    "A Claude Code subagent lacks `name` or `description`, or its `name` starts with `-`, so "
-    "Claude Code skips it silently.",
+    "A Claude Code subagent lacks `name` or `description`, or its `name` starts with `-` or "
+    "holds `:`, so Claude Code skips it silently.",
     "Claude Code loads a subagent only when it has a `name` (not starting with `-`) and a "
-    "`description` (Claude Code 2.1.197, checked by the conformance suite; a `:` in the name "
-    "loads, AGT011). Add or fix them.",
+    "`description` (checked by the conformance suite). A `:` in the name: Claude Code 2.1.197 "
+    "loads it, 2.1.332 skips it (`plugin:agent` is how it names a plugin's agents); the "
+    "stricter reading stands. Add or fix them.",
     ".claude/agents/reviewer.md:\n---\nname: reviewer\ndescription: Reviews code.\n---\n",
     ".claude/agents/reviewer.md:\n---\ndescription: Reviews code.\n---\n",
 )
@@ -271,13 +272,14 @@ CLAUDE_MODEL = _rule(
 CLAUDE_TOOLS_FOREIGN = _rule(
     "AGT015",
     "claude-agent-tools-foreign",
-    Severity.WARNING,
+    Severity.ERROR,
     "A Claude Code subagent's `tools` names no Claude Code tool (e.g. only VS Code Copilot ids).",
     "`tools` is an allow-list: a list that holds only names Claude Code does not have "
-    "(`codebase`, `editFiles`, `runCommands` are VS Code Copilot's) gives the subagent no "
-    "tools at all in Claude Code. Use Claude Code's names (Read, Edit, Write, Bash, Glob, Grep, "
-    "WebFetch, ...), `mcp__<server>__<tool>` for MCP tools, or leave `tools` out to inherit "
-    "every tool.",
+    "(`codebase`, `editFiles`, `runCommands` are VS Code Copilot's) resolves to no tool: "
+    "Claude Code 2.1.332 refuses to spawn the subagent ('would be spawned with zero tools'), "
+    "2.1.197 ran it with no tools at all. Use Claude Code's names (Read, Edit, Write, Bash, "
+    "Glob, Grep, WebFetch, ...), `mcp__<server>__<tool>` for MCP tools, or leave `tools` out "
+    "to inherit every tool.",
     ".claude/agents/x.md:\n---\nname: x\ndescription: y\ntools: Read, Grep\n---\n",
     ".claude/agents/x.md:\n---\nname: x\ndescription: y\ntools: [codebase, editFiles]\n---\n",
 )
@@ -555,14 +557,15 @@ def _claude_name(doc: Doc) -> Iterator[Finding]:
             CLAUDE_SKIPPED, doc, pos, "$.name: starts with '-'; Claude Code skips this subagent"
         )
     elif ":" in text:
-        # Claude Code 2.1.197 loads it (the conformance suite checks it), but `:` is how it
-        # names a plugin's agents (`plugin:agent`): a project agent named so is easily confused
+        # Claude Code 2.1.197 loads it, 2.1.332 skips it (the conformance suite checks both):
+        # `:` is how Claude Code names a plugin's agents (`plugin:agent`)
         yield fm.at(
-            CLAUDE_NAME_FORM,
+            CLAUDE_SKIPPED,
             doc,
             pos,
-            "$.name: holds ':'; Claude Code loads it, but names a plugin's agents "
-            "`plugin:agent` the same way: use lowercase letters, digits and hyphens",
+            "$.name: holds ':'; Claude Code 2.1.332 skips this subagent (2.1.197 loaded it; "
+            "`plugin:agent` is how Claude Code names a plugin's agents): use lowercase letters, "
+            "digits and hyphens",
         )
     elif not isinstance(name, str) or not CLAUDE_NAME.match(text):
         yield fm.at(
@@ -646,9 +649,10 @@ def _claude_tools(doc: Doc, tools: Any) -> Iterator[Finding]:
         CLAUDE_TOOLS_FOREIGN,
         doc,
         fm.value_pos(doc, ("tools",)),
-        f"$.tools: none of {shown} is a Claude Code tool, so this subagent gets no tools in "
-        "Claude Code; use Claude Code's names (Read, Edit, Write, Bash, Glob, Grep, WebFetch, "
-        "mcp__<server>__<tool>) or leave `tools` out to inherit every tool",
+        f"$.tools: none of {shown} is a Claude Code tool, so Claude Code 2.1.332 refuses to "
+        "spawn this subagent (2.1.197 ran it with no tools); use Claude Code's names (Read, "
+        "Edit, Write, Bash, Glob, Grep, WebFetch, mcp__<server>__<tool>) or leave `tools` out "
+        "to inherit every tool",
     )
 
 
