@@ -97,8 +97,13 @@ def run_check(
             config = options.config
             if config is None:
                 config = base_policy(repo, options.rev_range, Path(tmp))
-            validated = head_validation(repo, options.rev_range, config, options, Path(tmp))
-            at_base = base_findings(repo, options.rev_range, config, options, Path(tmp))
+            head = head_tree(repo, options.rev_range, Path(tmp))
+            validated = validate_written(head, config, options)
+            found = base_findings(repo, options.rev_range, config, options, Path(tmp))
+            at_base, base_allowed = found
+            if base_allowed and not options.inline_allow:
+                lenient = validate_written(head, config, replace(options, inline_allow=True))
+                validated = allowed_at_base(validated, lenient, base_allowed)
     else:
         own = options.config if options.config is not None else root_policy(root)
         validated = validate_tree(root, own, options)
@@ -159,36 +164,61 @@ def validate_tree(root: Path, config: Path | None, options: CheckOptions) -> Val
     )
 
 
-def head_validation(
-    repo: Repo, rev_range: str, config: Path | None, options: CheckOptions, folder: Path
-) -> Validation:
-    """The validation of the tree of the range's head commit (``B`` of ``A..B``), written to
-    ``folder`` from git objects as the base is (:func:`base_findings`): `apc check --range`
-    judges what the range leads to, not the checked-out files (another branch, edits)."""
-    head = range_head(repo, rev_range)
+def head_tree(repo: Repo, rev_range: str, folder: Path) -> Path:
+    """The tree of the range's head commit (``B`` of ``A..B``), written to ``folder`` from git
+    objects as the base is (:func:`base_findings`): `apc check --range` judges what the range
+    leads to, not the checked-out files (another branch, edits)."""
     tree = folder / "head"
     tree.mkdir()
-    write_tree_at(repo, head, tree)
-    with git_stops_at(folder):
+    write_tree_at(repo, range_head(repo, rev_range), tree)
+    return tree
+
+
+def validate_written(tree: Path, config: Path | None, options: CheckOptions) -> Validation:
+    """The validation of a tree written from git objects (:func:`write_tree_at`)."""
+    with git_stops_at(tree.parent):
         return validate_tree(tree, config, replace(options, cache=False))
 
 
 def base_findings(
     repo: Repo, rev_range: str, config: Path | None, options: CheckOptions, folder: Path
-) -> frozenset[str]:
-    """The fingerprints of the validate findings at the range's base commit: its tree is
-    written to ``folder`` (outside the repository) from git objects and validated there with
-    the same policy, so a finding the range did not introduce is known by its fingerprint
-    (lines may move; a finding the change causes on an untouched file is new)."""
-    base = range_base(repo, rev_range)
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The fingerprints of the validate findings at the range's base commit, and of those an
+    inline ``apc: allow`` accepts there: its tree is written to ``folder`` (outside the
+    repository) from git objects and validated there with the same policy, so a finding the
+    range did not introduce is known by its fingerprint (lines may move; a finding the change
+    causes on an untouched file is new)."""
+    from apc_tools.contract.validate import identified
+
     tree = folder / "base"
     tree.mkdir()
-    write_tree_at(repo, base, tree)
-    with git_stops_at(folder):
-        # A fresh temporary folder each run: its results could never be read back (the cache
-        # key holds the project root), so they are not stored.
-        found = validate_tree(tree, config, replace(options, cache=False)).result.findings
-    return frozenset(f.fingerprint for f in found)
+    write_tree_at(repo, range_base(repo, rev_range), tree)
+    # A fresh temporary folder each run: its results could never be read back (the cache
+    # key holds the project root), so they are not stored.
+    found = validate_written(tree, config, replace(options, inline_allow=True))
+    allowed = frozenset(identified(f).fingerprint for f in found.allowed)
+    return frozenset(f.fingerprint for f in found.result.findings) | allowed, allowed
+
+
+def allowed_at_base(
+    validated: Validation, lenient: Validation, base_allowed: frozenset[str]
+) -> Validation:
+    """Range mode under ``--no-inline-allow`` (the Action's default): ``validated`` (the
+    head judged without inline comments) without the findings an ``apc: allow`` accepts both
+    at the head (``lenient``: the head judged with them) and at the base (``base_allowed``,
+    the same fingerprint: rule, path, matched content). A reviewed and merged allow counts; one
+    the range adds, or an allowed line it changes, does not (as the boundary half:
+    :func:`apc_tools.boundary.trusted.allowed_at_base`)."""
+    from apc_tools.contract.validate import identified
+
+    trusted = {identified(f).fingerprint for f in lenient.allowed} & base_allowed
+    if not trusted:
+        return validated
+    old = validated.result
+    kept = [f for f in old.findings if f.fingerprint not in trusted]
+    taken = tuple(f for f in old.findings if f.fingerprint in trusted)
+    result = Result.of(kept, old.files, strict=old.strict, skipped=old.skipped)
+    return replace(validated, result=result, allowed=(*validated.allowed, *taken))
 
 
 @contextmanager

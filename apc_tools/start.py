@@ -278,7 +278,15 @@ def _output(
 
         line_of = SourceLines(root, registry, in_git=lambda rule: False, rev="HEAD").line
     color = _use_color(options["no_color"], sys.stdout)
-    text = render(accepted, fmt, registry, color=color, version=__version__, line_of=line_of)
+    text = render(
+        accepted,
+        fmt,
+        registry,
+        color=color,
+        version=__version__,
+        line_of=line_of,
+        command="apc validate",  # as cli.common.emit names it
+    )
     if any("\x1b" in line for line in lines) or (not color and "\x1b" in text):
         raise ValueError("an escape sequence click would strip")
     return (lines, [], text) if fmt == "text" else ([], lines, text)

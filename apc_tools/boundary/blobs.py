@@ -33,7 +33,7 @@ from apc_tools.boundary import (
     verdicts,
 )
 from apc_tools.boundary.local_paths import detect_local_paths
-from apc_tools.boundary.model import BlobView, Detection
+from apc_tools.boundary.model import UNTRACK_HINT, UNTRACKED_BY_FIX, BlobView, Detection
 from apc_tools.boundary.policy import Settings
 from apc_tools.boundary.secrets import detect_secrets, is_agent_config
 from apc_tools.boundary.transcripts import HEAD_BYTES, Verdict, classify, detect_transcript
@@ -693,7 +693,7 @@ def _message(entry: Entry, blob: gitio.Blob, every: Inspector) -> Iterator[Findi
             if f.rule.id.startswith("BTR")
         ]
     for one in found:
-        yield to_finding(entry, replace(one, message=f"{one.message}; {fix}"))
+        yield to_finding(entry, replace(one, message=f"{one.message}; {fix}"), hint=False)
 
 
 def _at_path(
@@ -746,13 +746,35 @@ def _in_blob(
             yield to_finding(entry, found)
 
 
-def to_finding(entry: Entry, found: Detection) -> Finding:
+def to_finding(entry: Entry, found: Detection, hint: bool = True) -> Finding:
+    """The finding of ``found`` in the file ``entry``; a leak ``apc boundary --staged --fix``
+    repairs names it (``hint``: False for a commit or tag message, which it cannot)."""
+    message = found.message
+    if hint and found.rule.id in UNTRACKED_BY_FIX:
+        message = f"{message} ({UNTRACK_HINT})"
     return found.rule.finding(
         entry.path,
-        found.message,
+        message,
         found.line,
         found.column,
         severity=found.severity,
         commit=entry.commit,
         match=found.match,
     )
+
+
+def dedupe(findings: list[Finding], per_blob: bool = False) -> list[Finding]:
+    """One finding per (rule, path, fingerprint): the first (oldest commit) wins. With
+    ``per_blob`` (``--history``) one per distinct blob at the path, each with the commit that
+    added it: a history file changed in seven commits is seven findings (the text report
+    collapses them to one line with the count)."""
+    seen: set[tuple[str, str, str, str | None]] = set()
+    out: list[Finding] = []
+    for finding in findings:
+        version = finding.commit if per_blob else None
+        key = (finding.rule, finding.path, finding.identity or finding.message, version)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(finding)
+    return out

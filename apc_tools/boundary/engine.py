@@ -10,7 +10,7 @@ what the baseline accepts.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from apc_tools.boundary import (
@@ -165,10 +165,13 @@ def _scan_with(repo: Repo, options: Options, progress: Progress | None, listing:
             found += trees.found
             files += trees.files
     per_blob = options.mode == "history"
-    findings = Result.of(_dedupe(settings.apply(found), per_blob), files).findings
+    findings = Result.of(blobs.dedupe(settings.apply(found), per_blob), files).findings
     if options.write_baseline:
         return _write_baseline(repo, settings, findings, files)
     kept = [f for f in findings if f.fingerprint not in {e.fingerprint for e in baseline}]
+    if options.mode == "range" and not options.inline_allow and source.base is not None:
+        # an allow already in the base counts (reviewed and merged); one the range adds, not
+        kept = trusted.allowed_at_base(repo, source.base, kept, replace(settings, secrets=secrets))
     extra = list(notes)
     if baseline and options.mode in ("tracked", "history"):
         extra += _stale(baseline, {f.fingerprint for f in findings}, scope, settings)
@@ -263,23 +266,6 @@ def _store_sides(
         for entry in entries
         if entry.path in sides and (entry.path, entry.commit) not in have
     ]
-
-
-def _dedupe(findings: list[Finding], per_blob: bool = False) -> list[Finding]:
-    """One finding per (rule, path, fingerprint): the first (oldest commit) wins. With
-    ``per_blob`` (``--history``) one per distinct blob at the path, each with the commit that
-    added it: a history file changed in seven commits is seven findings (the text report
-    collapses them to one line with the count)."""
-    seen: set[tuple[str, str, str, str | None]] = set()
-    out: list[Finding] = []
-    for finding in findings:
-        version = finding.commit if per_blob else None
-        key = (finding.rule, finding.path, finding.identity or finding.message, version)
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append(finding)
-    return out
 
 
 # --------------------------------------------------------------------------- policy, baseline

@@ -3,7 +3,11 @@
 Each file a whole-file rule with a fix reports (``Rule.fix``: BPA001, BPA002, BDB001, BTR001)
 leaves the index (``git rm --cached``: the working file is kept), and its ignore line is added
 to ``.apc/.gitignore`` (a path under an ``.apc/`` folder, relative to it) or to the root
-``.gitignore``, so the commit the user retries passes and the file is not staged again. Only
+``.gitignore``, so the commit the user retries passes and the file is not staged again. Outside
+``.apc/`` the line is the tool's pattern where one is known (:mod:`.ignores`: ``.aider*``,
+``.claude/settings.local.json``, a home folder with its shared files re-included), so the
+tool's next file is ignored too; ``git check-ignore`` then confirms each file is ignored, and a
+file the pattern missed gets its exact line. Only
 the index and those two files change; nothing in history is ever rewritten: a file some commit
 already holds is named with the ``git filter-repo`` command that would remove it, and its
 secrets must be rotated. Every git call goes through :mod:`apc_tools.core.git`.
@@ -12,21 +16,19 @@ secrets must be rotated. Every git call goes through :mod:`apc_tools.core.git`.
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from apc_tools.boundary import ignores, paths
+from apc_tools.boundary.paths import HomeFolder
 from apc_tools.core import files
 from apc_tools.core import git as gitio
 from apc_tools.findings import Result
 
 APC = ".apc/"
-_SPECIAL = re.compile(r"([\\*?\[\]!#])")
-# A .gitignore line cannot hold a line feed, and git drops a carriage return before one: each
-# becomes `?` (any one character but `/`), so a name cannot write a second pattern of its own.
-_UNWRITABLE = re.compile(r"[\r\n]")
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,7 @@ class Untracked:
     path: str  # repository-relative
     rules: tuple[str, ...]
     gitignore: str  # repository-relative path of the .gitignore that got the line ("" = kept)
-    line: str
+    line: str  # the line that ignores it (the tool's pattern, else the exact path)
     in_history: bool  # some commit already holds it: history is not rewritten
 
 
@@ -93,10 +95,7 @@ def ignore_line(path: str) -> tuple[str, str]:
         folder, rest = path[: cut + 1 + len(APC)], path[cut + 1 + len(APC) :]
     else:
         folder, rest = "", path
-    escaped = _UNWRITABLE.sub("?", _SPECIAL.sub(r"\\\1", rest))
-    if escaped.endswith(" "):
-        escaped = escaped[:-1] + "\\ "
-    return folder + ".gitignore", "/" + escaped
+    return folder + ".gitignore", "/" + ignores.escape(rest)
 
 
 def _append(root: Path, rel: str, lines: list[str]) -> str | None:
@@ -155,9 +154,9 @@ def fix_staged(cwd: Path, result: Result) -> BoundaryFix:
     outcome = BoundaryFix()
     if not rules:
         return outcome
-    paths = sorted(rules)
+    untracked = sorted(rules)
     try:
-        gitio.untrack(repo, paths)
+        gitio.untrack(repo, untracked)
     except gitio.GitError as exc:
         outcome.problems.append(
             f"git rm --cached failed (git said: {exc}); nothing was untracked and no file was "
@@ -165,18 +164,38 @@ def fix_staged(cwd: Path, result: Result) -> BoundaryFix:
             "and run the fix again"
         )
         return outcome
+    homes = paths.home_folders(untracked)
+    chosen = {path: _lines(path, homes) for path in untracked}
     by_file: dict[str, list[str]] = {}
-    for path in paths:
-        gitignore, line = ignore_line(path)
-        by_file.setdefault(gitignore, []).append(line)
+    for gitignore, chosen_lines in chosen.values():
+        have = by_file.setdefault(gitignore, [])
+        have += [line for line in chosen_lines if line not in have]
     failed: set[str] = set()
     for gitignore, lines in by_file.items():
         problem = _append(repo.root, gitignore, lines)
         if problem:
             outcome.problems.append(problem)
             failed.add(gitignore)
-    for path in paths:
+    # a tool's pattern must ignore the file it is written for (a later `!` line, a name the
+    # pattern does not spell): a file it misses gets its exact line too
+    patterned = [p for p in untracked if chosen[p][1] != (ignore_line(p)[1],)]
+    patterned = [p for p in patterned if chosen[p][0] not in failed]
+    missed = sorted(set(patterned) - gitio.ignored_paths(repo.root, patterned))
+    for path in missed:
         gitignore, line = ignore_line(path)
+        chosen[path] = (gitignore, (line,))
+        problem = _append(repo.root, gitignore, [line])
+        if problem:
+            outcome.problems.append(problem)
+            failed.add(gitignore)
+    for path in sorted(set(missed) - gitio.ignored_paths(repo.root, missed)):
+        outcome.problems.append(
+            f"{path}: still not ignored (a deeper .gitignore re-includes it: `git check-ignore "
+            "-v --no-index` names the line): the next `git add` takes it again"
+        )
+    for path in untracked:
+        gitignore, written = chosen[path]
+        line = written[0]
         outcome.untracked.append(
             Untracked(
                 path,
@@ -187,3 +206,14 @@ def fix_staged(cwd: Path, result: Result) -> BoundaryFix:
             )
         )
     return outcome
+
+
+def _lines(path: str, homes: Mapping[str, HomeFolder]) -> tuple[str, tuple[str, ...]]:
+    """(the .gitignore, its lines) for ``path``: the tool's pattern outside ``.apc/``
+    (:func:`.ignores.patterns`), else the exact line (:func:`ignore_line`)."""
+    gitignore, line = ignore_line(path)
+    if gitignore == ".gitignore":
+        found = ignores.patterns(path, homes)
+        if found:
+            return gitignore, found
+    return gitignore, (line,)

@@ -28,6 +28,11 @@ BINARY_SNIFF = 8000
 COMMENT_OPENERS = ("#", "//", "<!--", "/*", "--", ";")
 NO_COMMENT_SUFFIXES = (".json", ".jsonl", ".ndjson")
 
+# The whole-file leaks `apc boundary --staged --fix` repairs (apc_tools.boundary.fix: the file
+# leaves the index, the tool's pattern goes to .gitignore); each of their messages names it.
+UNTRACKED_BY_FIX = frozenset({"BPA001", "BPA002", "BDB001", "BTR001"})
+UNTRACK_HINT = "before a commit, `apc boundary --staged --fix` untracks and ignores it"
+
 
 @dataclass(frozen=True)
 class Detection:

@@ -9,8 +9,7 @@ baseline applies: what the file would give if it were staged now.
 from __future__ import annotations
 
 from apc_tools.boundary import paths
-from apc_tools.boundary.blobs import Inspector, _at_path
-from apc_tools.boundary.engine import _dedupe
+from apc_tools.boundary.blobs import Inspector, _at_path, dedupe
 from apc_tools.boundary.policy import Settings
 from apc_tools.core.git import Blob, Entry, GitError, ignored_paths
 from apc_tools.findings import Finding, Result
@@ -36,4 +35,4 @@ def judge_file(
     entry = Entry("100644", "", path)
     blob = Blob(data[: settings.max_blob_bytes], len(data))
     found = list(_at_path(entry, blob, inspector))
-    return list(Result.of(_dedupe(settings.apply(found)), 1).findings)
+    return list(Result.of(dedupe(settings.apply(found)), 1).findings)

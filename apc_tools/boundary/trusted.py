@@ -160,3 +160,41 @@ def _decode(where: str, data: bytes) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CannotRun(f"{where}: not valid UTF-8: {exc}") from None
+
+
+def allowed_at_base(
+    repo: Repo, base: str, findings: Iterable[Finding], settings: Settings
+) -> list[Finding]:
+    """Range mode under ``--no-inline-allow`` (the Action's default): ``findings`` without
+    those an ``apc: allow`` comment accepts both in the blob the range gives (the finding's
+    commit) and in the base commit's blob at the same path, for the same finding (its
+    fingerprint: the rule, the path and the matched content). An allow that was reviewed and
+    merged counts; one the range adds, or an allowed line the range changes (another secret
+    beside the old comment), does not: a pull request cannot add an allow that judges
+    itself. Only files whose bytes hold ``apc:`` are read again, each at most twice."""
+    findings = list(findings)
+    groups: dict[tuple[str, str], set[str]] = {}
+    for found in findings:
+        if found.commit and found.line is not None:
+            groups.setdefault((found.commit, found.path), set()).add(found.fingerprint)
+    trusted: set[tuple[str, str, str]] = set()
+    at_base: dict[str, set[str]] = {}
+    for (commit, path), prints in groups.items():
+        here = _inline_allowed(path, blob_at(repo, commit, path, settings.max_blob_bytes), settings)
+        if not here & prints:
+            continue
+        if path not in at_base:
+            data = blob_at(repo, base, path, settings.max_blob_bytes)
+            at_base[path] = _inline_allowed(path, data, settings)
+        trusted |= {(commit, path, fp) for fp in here & prints & at_base[path]}
+    return [f for f in findings if (f.commit or "", f.path, f.fingerprint) not in trusted]
+
+
+def _inline_allowed(path: str, data: bytes | None, settings: Settings) -> set[str]:
+    """The fingerprints of the findings an inline comment of the file ``data`` accepts."""
+    if data is None or b"apc:" not in data:
+        return set()
+    from apc_tools.boundary.one_file import judge_file
+
+    strict = {f.fingerprint for f in judge_file(path, data, settings, inline_allow=False)}
+    return strict - {f.fingerprint for f in judge_file(path, data, settings)}

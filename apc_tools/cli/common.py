@@ -116,7 +116,14 @@ def emit(
         lines = line_reader(registry) if fmt == "full" else None
         width = terminal_width(sys.stderr if err else sys.stdout) if fmt == "full" else None
         text = render(
-            result, fmt, registry, color=color, version=__version__, line_of=lines, width=width
+            result,
+            fmt,
+            registry,
+            color=color,
+            version=__version__,
+            line_of=lines,
+            width=width,
+            command=f"apc {ctx.info_name}" if ctx is not None else None,
         )
     if text:
         # click strips ANSI codes when the stream is not a terminal unless told otherwise
@@ -218,7 +225,10 @@ def write_report_files(result: Result, registry: Registry) -> None:
     ctx = click.get_current_context(silent=True)
     for fmt, path in ctx.meta.get(REPORT_FILES, ()) if ctx is not None else ():
         lines = line_reader(registry) if fmt == "full" else None
-        text = render(result, fmt, registry, color=False, version=__version__, line_of=lines)
+        command = f"apc {ctx.info_name}" if ctx is not None else None
+        text = render(
+            result, fmt, registry, color=False, version=__version__, line_of=lines, command=command
+        )
         try:
             path.write_text(text, encoding="utf-8", errors="replace")
         except OSError as exc:

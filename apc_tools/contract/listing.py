@@ -79,6 +79,7 @@ class _ProjectFiles:
     display: str
     local: list[str]
     tracked: frozenset[str] | None
+    include: tuple[tuple[str, str], ...] = ()  # the policy's `include:` (glob, kind)
 
 
 @dataclass(frozen=True)
@@ -182,7 +183,8 @@ def _layout(
         local = [m[cut:] for m in members]
         sub_tracked = None if tracked is None else frozenset(tracked_in[rel_root])
         root = tree / rel_root if rel_root else tree
-        layouts.append(_ProjectFiles(root, display_root(root, cwd), local, sub_tracked))
+        include = policy.include if policy is not None else ()
+        layouts.append(_ProjectFiles(root, display_root(root, cwd), local, sub_tracked, include))
     return layouts, found
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import posixpath
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Set
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
@@ -231,9 +231,14 @@ _PLUGIN_FILES = {"plugin.json": "plugin-manifest", "marketplace.json": "plugin-m
 
 
 def kinds_of(
-    rels: Iterable[str], read: Callable[[str], str | None] | None = None
+    rels: Iterable[str],
+    read: Callable[[str], str | None] | None = None,
+    include: Sequence[tuple[str, str]] = (),
 ) -> dict[str, str]:
     """The kind of each contract file among ``rels`` (files of one project).
+
+    ``include`` (the policy's ``include:``, glob -> kind): a file no rule of apc recognises
+    takes the kind of the first glob that matches it (a catalog kept outside its tool's folder).
 
     A ``SKILL.md`` below another skill's folder is a reference file of that skill (a document
     the parent links to), not a skill: kind ``skill-reference``, read but not checked as a skill.
@@ -243,6 +248,14 @@ def kinds_of(
     kinds = {rel: kind for rel in rels if (kind := classify(rel)) is not None}
     kinds.update(plugin_kinds(rels, kinds, read))
     kinds.update(gemini_kinds(rels, kinds, read))
+    if include:
+        from apc_tools.core.globs import glob_match
+
+        for rel in rels:
+            if rel not in kinds:
+                kind = next((k for g, k in include if glob_match(g, rel)), None)
+                if kind is not None:
+                    kinds[rel] = kind
     skills = [rel for rel, kind in kinds.items() if kind == "skill"]
     if not all(_plain(rel) for rel in skills):
         skill_dirs = {PurePosixPath(r).parent for r in skills}

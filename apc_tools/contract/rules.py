@@ -92,6 +92,7 @@ BASIS: dict[str, tuple[Basis, str]] = {
         "ran it with no tools; the stricter reading of a supported version stands)",
     ),
     "DSC001": (N, ""),
+    "DSC002": (N, ""),
     "GIG001": (S, "the APC spec's safe defaults; the boundary gate checks what is committed"),
     "GIG002": (S, "the APC spec's safe defaults; the boundary gate checks what is committed"),
     "CMD001": (A, "Claude Code runs the command and ignores or misreads the value"),

@@ -81,6 +81,10 @@ class InitReport:
     gitignore_lines: tuple[tuple[str, str], ...]  # (line, agent tool)
     updated: tuple[str, ...] = ()  # apc's own generated files brought up to date
     repository: Path | None = None  # the git top level above ``root``, when root is below it
+    # the policy's ``include:`` for catalog files no kind takes (glob, kind, how many files);
+    # written into a policy init creates, else shown to add
+    include: tuple[tuple[str, str, int], ...] = ()
+    include_written: bool = False
 
 
 def default_root(cwd: Path) -> Path:
@@ -96,10 +100,11 @@ def init_project(root: Path, *, now: datetime | None = None) -> InitReport:
     created: list[str] = []
     left: list[tuple[str, str]] = []
     updated: list[str] = []
+    include = tuple(include_proposal(root))
     root_fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
         apc_fd = _apc_folder(root_fd, created, left)
-        files = _contract_files(root, now or datetime.now(UTC))
+        files = _contract_files(root, now or datetime.now(UTC), include)
         for rel, text in files:
             folder_fd = apc_fd if rel.startswith(".apc/") else root_fd
             if folder_fd is None:
@@ -124,6 +129,8 @@ def init_project(root: Path, *, now: datetime | None = None) -> InitReport:
         gitignore_lines=tuple(root_gitignore_lines(root)),
         updated=tuple(updated),
         repository=_repository_above(root),
+        include=include,
+        include_written=".apc-tools.yaml" in created,
     )
 
 
@@ -229,13 +236,15 @@ def _is_symlink(folder_fd: int, name: str) -> bool:
 
 
 # --- what is written ---------------------------------------------------------------------------
-def _contract_files(root: Path, now: datetime) -> list[tuple[str, str]]:
+def _contract_files(
+    root: Path, now: datetime, include: tuple[tuple[str, str, int], ...] = ()
+) -> list[tuple[str, str]]:
     name = root.resolve().name or "project"
     return [
         (".apc/project.json", project_json(name, now)),
         (".apc/.gitignore", apc_gitignore()),
         ("AGENTS.md", agents_md(name)),
-        (".apc-tools.yaml", policy_file()),
+        (".apc-tools.yaml", policy_file(include)),
         (SCHEMA_COPY, schema_text("policy")),
     ]
 
@@ -272,13 +281,46 @@ def agents_md(name: str) -> str:
     )
 
 
-def policy_file() -> str:
-    return (
+def policy_file(include: tuple[tuple[str, str, int], ...] = ()) -> str:
+    text = (
         f"# yaml-language-server: $schema={SCHEMA_COPY}\n"
         f"# apc-tools policy for this repository. Editors read its schema from {SCHEMA_COPY},\n"
         "# which `apc init` refreshes after an upgrade (`apc schema policy` prints it).\n"
         "version: 1\n"
     )
+    if include:
+        text += "# catalog files checked as their tool reads them once copied (docs/validate.md)\n"
+        text += "".join(include_lines(include))
+    return text
+
+
+def include_lines(include: tuple[tuple[str, str, int], ...]) -> Iterator[str]:
+    """The policy's ``include:`` mapping, as YAML lines."""
+    yield "include:\n"
+    for glob, kind, _ in include:
+        yield f"  {json.dumps(glob)}: {kind}\n"
+
+
+def include_proposal(root: Path) -> Iterator[tuple[str, str, int]]:
+    """(glob, kind, files) for each folder holding catalog files (``.mdc`` Cursor rules,
+    ``.instructions.md``) that no kind takes where they are: the mapping ``include:`` needs for
+    them to be checked (the files DSC002 counts)."""
+    from apc_tools.contract.checks.discovery import SHAPES
+    from apc_tools.contract.project import kinds_of, list_files
+
+    try:
+        files, _ = list_files(root)
+    except (OSError, CannotRun):
+        return
+    known = kinds_of(files)
+    for ending, _, _, kind in SHAPES:
+        folders: dict[str, int] = {}
+        for rel in files:
+            if rel.endswith(ending) and rel not in known:
+                folder = rel.rpartition("/")[0]
+                folders[folder] = folders.get(folder, 0) + 1
+        for folder, count in sorted(folders.items()):
+            yield (f"{folder}/*{ending}" if folder else f"*{ending}"), kind, count
 
 
 # --- what is reported --------------------------------------------------------------------------

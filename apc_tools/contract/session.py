@@ -93,7 +93,8 @@ class Session:
 
     outcomes: dict[bytes, Outcome] = field(default_factory=dict)
     reads: dict[str, tuple[list[int], str, bytes]] = field(default_factory=dict)
-    kinds: dict[str, tuple[tuple[str, ...], dict[str, str | None], dict[str, str]]] = field(
+    # project -> ((its files, the policy's include:), the texts discovery read, the kinds)
+    kinds: dict[str, tuple[tuple[Any, ...], dict[str, str | None], dict[str, str]]] = field(
         default_factory=dict
     )
     walks: dict[str, _Walk] = field(default_factory=dict)
@@ -165,7 +166,7 @@ class Session:
         """``project.kinds_of`` of the project's files, the last run's when the list is the
         same and every file discovery read (a plugin marketplace) has the same text."""
         top = os.fspath(one.root)
-        local = tuple(one.local)
+        local = (tuple(one.local), tuple(one.include))
         known = self.kinds.get(top)
         if known is not None and known[0] == local and _same_texts(one.root, known[1]):
             return known[2]
@@ -175,7 +176,7 @@ class Session:
             read[rel] = _text_of(one.root, rel)
             return read[rel]
 
-        kinds = kinds_of(one.local, reading)
+        kinds = kinds_of(one.local, reading, one.include)
         self.kinds[top] = (local, read, kinds)
         return kinds
 

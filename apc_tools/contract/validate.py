@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
 from pathlib import Path, PurePosixPath
@@ -118,8 +118,12 @@ def parse_doc(kind: str, rel: str, text_file: io.TextFile) -> tuple[Doc, list[Fi
 
 
 def in_cursor_rules(rel: str) -> bool:
-    """A file of Cursor's own rules folder (``.cursor/rules/``, at any depth of the tree)."""
-    return rel.startswith(".cursor/rules/") or "/.cursor/rules/" in rel
+    """A file Cursor reads as its own rule: in its rules folder (``.cursor/rules/``, at any
+    depth of the tree), or an ``.mdc`` rule outside ``.apc/`` (a catalog's file the policy's
+    ``include:`` maps to ``cursor-rule``: Cursor reads it once copied)."""
+    if rel.startswith(".cursor/rules/") or "/.cursor/rules/" in rel:
+        return True
+    return rel.endswith(".mdc") and not (rel.startswith(".apc/") or "/.apc/" in rel)
 
 
 CURSOR_GLOBS = "'globs' is not strict YAML"
@@ -172,11 +176,13 @@ def load_project(
     profile: str,
     all_files: frozenset[str],
     tracked: frozenset[str] | None,
+    include: Sequence[tuple[str, str]] = (),
 ) -> tuple[Project, list[Finding]]:
-    """Read and parse the contract files ``rels`` (relative to ``root``) of one project."""
+    """Read and parse the contract files ``rels`` (relative to ``root``) of one project
+    (``include``: the policy's, :func:`apc_tools.contract.project.kinds_of`)."""
     project = Project(root, display, profile, files=all_files, tracked=tracked)
     found: list[Finding] = []
-    kinds = kinds_of(rels, lambda rel: _text_of(root, rel))
+    kinds = kinds_of(rels, lambda rel: _text_of(root, rel), include)
     for rel in rels:
         kind = kinds.get(rel)
         if kind is None:
@@ -243,6 +249,7 @@ def _projects_in(
             profile=profile,
             all_files=frozenset(one.local),
             tracked=one.tracked,
+            include=one.include,
         )
         projects.append(project)
         found += problems
@@ -369,7 +376,10 @@ def _load_batch(
         raw.append(mine)
         top = os.fspath(one.root)
         given = gathered.kinds.get(top) if gathered else None
-        kinds = given if given is not None else kinds_of(one.local, partial(_text_of, one.root))
+        if given is not None:
+            kinds = given
+        else:
+            kinds = kinds_of(one.local, partial(_text_of, one.root), one.include)
         prior = priors.get(top) if priors and gathered else None
         for rel in one.local:
             kind = kinds.get(rel)
@@ -831,7 +841,40 @@ def _select(
     keep = _wanting(wanted)
     listed += [(shown, kind) for path, shown, kind in recognised if keep(path)]
     found += [f for f in scan.found if keep(_finding_path(f, layout.cwd))]
+    found += _not_included(scan, known, keep)
     return found, listed, skipped
+
+
+def _not_included(
+    scan: _Scan, known: Collection[str], keep: Callable[[Path | str], bool]
+) -> list[Finding]:
+    """DSC002 once per shape (:data:`discovery.SHAPES`): the files of that shape under the
+    scan's targets that no kind took (a catalog the policy's ``include:`` does not map)."""
+    from apc_tools.contract.checks.discovery import NOT_INCLUDED, SHAPES
+
+    out: list[Finding] = []
+    for ending, what, home, kind in SHAPES:
+        missed: list[tuple[Project, str]] = []
+        for project in scan.projects:
+            top = os.fspath(project.root)
+            for rel in sorted(project.files):
+                if not rel.endswith(ending):
+                    continue
+                full = os.path.join(top, rel.replace("/", os.sep))
+                if full not in known and keep(full):
+                    missed.append((project, rel))
+        if not missed:
+            continue
+        project, first = missed[0]
+        folder = first.rpartition("/")[0] or "."
+        glob = f"{folder}/*{ending}" if folder != "." else f"*{ending}"
+        message = (
+            f"{len(missed)} {ending} file{'' if len(missed) == 1 else 's'} ({what}) outside "
+            f"{home} {'is' if len(missed) == 1 else 'are'} not checked: map them with the "
+            f'policy\'s include: (`"{glob}": {kind}`; `apc init` proposes it)'
+        )
+        out.append(NOT_INCLUDED.finding(project.display_path(first), message, match=ending))
+    return out
 
 
 def _wanted(path: Path | str, targets: Sequence[Path]) -> bool:

@@ -123,12 +123,14 @@ def gather(
                 tracked = None if one.tracked is None else "\0".join(sorted(one.tracked))
                 top = os.fspath(one.root)
                 listing = "\0".join(one.local)
+                if one.include:  # the memo's kinds depend on it too
+                    listing += "\0\0" + repr(one.include)
                 parts += [top, one.display, listing, repr(tracked)]
                 record = memos.get(top, {})
                 kept = _Record(record, listing, one.local, top, limit)
                 kinds = kept.kinds(one.local)
                 if kinds is None:
-                    kinds = kinds_of(one.local, partial(_text_of, one.root))
+                    kinds = kinds_of(one.local, partial(_text_of, one.root), one.include)
                 got.kinds[top] = kinds
                 old = record.get("e", {})
                 prefix = os.path.join(top, "")  # + a POSIX rel: a path (one join per tree)

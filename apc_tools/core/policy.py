@@ -9,6 +9,8 @@ disable: [AGM006]           # rules that are not reported
 allow:                      # per rule: path globs (relative to the project) where it is accepted
   IO003: ["docs/big-skill/SKILL.md"]
 exclude: ["vendor/**"]      # paths apc never reads
+include:                    # catalogs: files kept outside their tool's folder, read as the
+  "rules-mdc/*.mdc": cursor-rule   # tool would read them once copied (glob -> kind)
 ```
 A missing file means the defaults. An unreadable or invalid file stops the run (exit 2): a gate
 must never silently run with a policy other than the one committed.
@@ -28,6 +30,19 @@ from apc_tools.findings import CannotRun, Finding, Severity
 
 POLICY_FILE = ".apc-tools.yaml"
 MAX_POLICY_BYTES = 1024 * 1024
+# The kinds `include:` may give a file (the policy schema lists the same names), and the kind
+# apc checks it as: files whose tool reads them by their shape, wherever they are once copied
+# (not the APC spec's own files, which it reads by their place in `.apc/`).
+INCLUDE_KINDS = {
+    "cursor-rule": "rule",
+    "claude-agent": "claude-agent",
+    "claude-command": "claude-command",
+    "skill": "skill",
+    "copilot-instructions": "copilot-scoped",
+    "agents-md": "agents-md",
+    "claude-md": "claude-md",
+    "gemini-md": "gemini-md",
+}
 
 
 def _no_mapping() -> Mapping[str, Any]:
@@ -40,6 +55,7 @@ class Policy:
     disabled: frozenset[str] = frozenset()
     allow: Mapping[str, tuple[str, ...]] = field(default_factory=_no_mapping)
     exclude: tuple[str, ...] = ()
+    include: tuple[tuple[str, str], ...] = ()  # (glob, kind apc checks it as), in file order
     profile: str | None = None
     strict: bool = False
     source: str | None = None
@@ -124,6 +140,7 @@ def parse_policy(path: Path, text: str) -> Policy:
         disabled=frozenset(data.get("disable") or ()),
         allow=MappingProxyType({k: tuple(v) for k, v in (data.get("allow") or {}).items()}),
         exclude=tuple(data.get("exclude") or ()),
+        include=tuple((g, INCLUDE_KINDS[k]) for g, k in (data.get("include") or {}).items()),
         profile=data.get("profile"),
         strict=bool(data.get("strict", False)),
         source=str(path),

@@ -23,16 +23,20 @@ def render(
     version: str,
     line_of: Callable[[Finding], str | None] | None = None,
     width: int | None = None,
+    command: str | None = None,
 ) -> str:
     """Render ``result`` in ``fmt`` (one of :data:`FORMATS`); the text ends with a newline.
     ``full`` shows the lines ``line_of`` gives (none without it), cut to ``width`` columns
-    (a terminal's) when given."""
+    (a terminal's) when given. ``command`` (``apc validate``): what the text's count of
+    fixable findings names (:mod:`apc_tools.report.fixable`)."""
     if fmt in ("text", "concise", "full"):
         from apc_tools.report.text import render_text
 
         if fmt != "full":
-            return render_text(result, color=color)
-        return render_text(result, color=color, line_of=line_of or _no_line, width=width)
+            return render_text(result, color=color, command=command)
+        return render_text(
+            result, color=color, line_of=line_of or _no_line, width=width, command=command
+        )
     if fmt == "json":
         from apc_tools.report.json_out import render_json
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from apc_tools.contract.scaffold import InitReport
 from apc_tools.report.escape import escape as display
 
@@ -19,6 +21,18 @@ def render_init(report: InitReport) -> str:
         lines += ["", "Add to the root .gitignore (apc init does not edit your files):"]
         width = max(len(line) for line, _ in report.gitignore_lines)
         lines += [f"  {line.ljust(width)}  # {tool}" for line, tool in report.gitignore_lines]
+    if report.include:
+        count = sum(n for _, _, n in report.include)
+        head = (
+            f"Catalog files ({count}) mapped in .apc-tools.yaml, so apc checks them:"
+            if report.include_written
+            else f"Add to .apc-tools.yaml to check the catalog's {count} files as their tool reads:"
+        )
+        lines += ["", head, "  include:"]
+        lines += [
+            f"    {display(json.dumps(glob))}: {kind}  # {n} file{'' if n == 1 else 's'}"
+            for glob, kind, n in report.include
+        ]
     if report.repository is not None:
         lines += [
             "",

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from json.encoder import encode_basestring_ascii as _string
 
-from apc_tools.findings import Result
+from apc_tools.findings import Finding, Result
+from apc_tools.report.fixable import fix_of
 
 REPORT_VERSION = 2
 
@@ -23,9 +24,19 @@ def report_dict(result: Result) -> dict[str, object]:
         counts["skipped"] = summary.skipped
     return {
         "version": REPORT_VERSION,
-        "findings": [f.to_json() for f in result.findings],
+        "findings": [finding_dict(f) for f in result.findings],
         "summary": counts,
     }
+
+
+def finding_dict(finding: Finding) -> dict[str, object]:
+    """A finding's JSON object, with ``fix`` (``safe``/``unsafe``) when ``--fix`` repairs it
+    (absent otherwise, as ``preexisting``: version 2 readers are unaffected)."""
+    out = finding.to_json()
+    fix = fix_of(finding.rule)
+    if fix is not None:
+        out["fix"] = fix
+    return out
 
 
 def render_json(result: Result) -> str:

@@ -1,8 +1,10 @@
 """``--statistics``: a count per rule instead of the findings, as ``ruff --statistics`` prints.
 
-Text: ``count<TAB>RULE-ID<TAB>name``, most frequent first (a fixable marker column can come
-later). JSON: a list of ``{"code", "name", "severity", "count"}``, in the same order (ruff's
-keys, and the worst severity the rule has in the report).
+Text: ``count<TAB>RULE-ID<TAB>fix<TAB>name``, most frequent first; the fix column is ``[*]``
+for a rule ``--fix`` repairs, ``[-]`` for one only ``--unsafe-fixes`` does, ``[ ]`` otherwise
+(:mod:`apc_tools.report.fixable`). JSON: a list of ``{"code", "name", "severity", "count",
+"fixable", "fix"}``, in the same order (ruff's keys, the worst severity the rule has in the
+report, and ``fix``: ``safe``, ``unsafe`` or null).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import json
 from collections import Counter
 
 from apc_tools.findings import Registry, Result, Severity
+from apc_tools.report.fixable import MARK, fix_of
 
 STATISTICS_FORMATS = ("text", "concise", "full", "json")
 
@@ -29,6 +32,8 @@ def statistics(result: Result, registry: Registry) -> list[dict[str, object]]:
             "name": registry[rule].name if rule in registry else "",
             "severity": worst[rule].value,
             "count": count,
+            "fixable": fix_of(rule) is not None,
+            "fix": fix_of(rule),
         }
         for rule, count in rows
     ]
@@ -45,7 +50,9 @@ def render_statistics(result: Result, fmt: str, registry: Registry) -> str:
         return ""
     count_width = max(len(str(row["count"])) for row in rows)
     code_width = max(len(str(row["code"])) for row in rows)
+    marks = {"safe": MARK, "unsafe": "[-]"}
     return "".join(
-        f"{row['count']:>{count_width}}\t{row['code']:<{code_width}}\t{row['name']}\n"
+        f"{row['count']:>{count_width}}\t{row['code']:<{code_width}}\t"
+        f"{marks.get(str(row['fix']), '[ ]')}\t{row['name']}\n"
         for row in rows
     )

@@ -21,6 +21,7 @@ from dataclasses import replace
 
 from apc_tools.findings import Finding, Result, Severity, Summary
 from apc_tools.report.escape import escape
+from apc_tools.report.fixable import MARK, fix_of
 
 LineOf = Callable[[Finding], "str | None"]
 
@@ -42,10 +43,17 @@ POLICY_FILE = ".apc-tools.yaml"
 
 
 def render_text(
-    result: Result, *, color: bool, line_of: LineOf | None = None, width: int | None = None
+    result: Result,
+    *,
+    color: bool,
+    line_of: LineOf | None = None,
+    width: int | None = None,
+    command: str | None = None,
 ) -> str:
     """The ``text``/``concise`` format, or ``full`` when ``line_of`` gives source lines
-    (cut to fit ``width`` columns, a terminal's, when given).
+    (cut to fit ``width`` columns, a terminal's, when given). A finding ``--fix`` repairs
+    safely is marked ``[*]`` (as ruff), and a line before the summary counts them, and those
+    ``--unsafe-fixes`` adds, naming ``command --fix``.
 
     An error is never left out: past the first few of a repeated message, its line names the
     place and says the message is the one above, so every finding that fails the run is named;
@@ -75,6 +83,7 @@ def render_text(
             )
     lines += advice_section(groups, shown)
     lines += rule_counts(result.findings)
+    lines += fixable_line(result.findings, command)
     summary = summary_line(result.summary, color=color)
     summary += older_note(result)
     lines.append(summary)
@@ -95,6 +104,21 @@ def older_note(result: Result) -> str:
     if leaks:
         return note + f"; of these only the {leaks} leaks fail the run)"
     return note + ": they fail nothing)"
+
+
+def fixable_line(findings: Sequence[Finding], command: str | None) -> list[str]:
+    """``[*] 3 fixable with `apc validate --fix` (2 more with `--unsafe-fixes`)``, or nothing
+    when no finding has a fix."""
+    kinds = Counter(fix_of(f.rule) for f in findings)
+    safe, unsafe = kinds["safe"], kinds["unsafe"]
+    fix = f"{command} --fix" if command else "--fix"
+    if safe and unsafe:
+        return [f"{MARK} {safe} fixable with `{fix}` ({unsafe} more with `--unsafe-fixes`)"]
+    if safe:
+        return [f"{MARK} {safe} fixable with `{fix}`"]
+    if unsafe:
+        return [f"{unsafe} fixable with `{fix} --unsafe-fixes`"]
+    return []
 
 
 def plural_word(count: int, word: str) -> str:
@@ -269,6 +293,8 @@ def finding_line(finding: Finding, *, color: bool, again: bool = False) -> str:
     where = escape(finding.location())
     severity = finding.severity.value
     message = AGAIN if again else escape(finding.message)
+    if fix_of(finding.rule) == "safe":
+        message = f"{MARK} {message}"
     if finding.commit:
         message += f" (commit {escape(finding.commit[:12])})"
     if not color:

@@ -44,16 +44,21 @@ def test_statistics_counts_per_rule_like_ruff(git_repo: Callable[..., Path]) -> 
     done = apc("check", "--statistics", cwd=repo)
     assert done.returncode == 0, done.stderr  # warnings only: the exit code of the run
     rows = [line.split("\t") for line in done.stdout.splitlines()]
-    assert rows == [["3", "SKL006", "skill-unknown-key"], ["2", "BTR002", "provider-history"]]
+    assert rows == [
+        ["3", "SKL006", "[-]", "skill-unknown-key"],  # the fix column: unsafe only
+        ["2", "BTR002", "[ ]", "provider-history"],
+    ]
     data = json.loads(apc("check", "--statistics", "--format", "json", cwd=repo).stdout)
     assert data[0] == {
         "code": "SKL006",
         "name": "skill-unknown-key",
         "severity": "warning",
         "count": 3,
+        "fixable": True,
+        "fix": "unsafe",
     }
     strict = apc("validate", "--statistics", "--strict", cwd=repo)
-    assert strict.returncode == 1 and strict.stdout == "3\tSKL006\tskill-unknown-key\n"
+    assert strict.returncode == 1 and strict.stdout == "3\tSKL006\t[-]\tskill-unknown-key\n"
     assert apc("boundary", "--statistics", cwd=repo).stdout.split("\t")[:2] == ["2", "BTR002"]
     bad = apc("validate", "--statistics", "--format", "sarif", cwd=repo)
     assert bad.returncode == 2 and bad.stderr.startswith("apc: error: --statistics")

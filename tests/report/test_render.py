@@ -161,7 +161,7 @@ def test_schema_identity() -> None:
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert schema["$id"] == "https://apc-tools.dev/schemas/v2/report.schema.json"
-    assert schema["x-apc-schema-version"] == "2.0.0"
+    assert schema["x-apc-schema-version"] == "2.1.0"
 
 
 @pytest.mark.parametrize(

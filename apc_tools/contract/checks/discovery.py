@@ -22,6 +22,28 @@ NOTHING_RECOGNISED = _rule(
     "README.md:\n# Project\n",
 )
 
-RULES = (NOTHING_RECOGNISED,)
+NOT_INCLUDED = _rule(
+    "DSC002",
+    "catalog-not-checked",
+    Severity.INFO,
+    "Files of a known shape outside the folder their tool reads were not checked.",
+    "A catalog keeps rules, agents or instructions outside the folder their tool loads them "
+    "from, for people to copy (`rules-mdc/*.mdc`, `instructions/*.instructions.md`): apc does "
+    "not know what they are by their place, so it does not check them, and a run that says "
+    '"no problems found" must say so. Map them to a kind with the policy\'s `include:` '
+    '(`include: {"rules-mdc/*.mdc": cursor-rule}`; `apc init` proposes it) and they are '
+    "checked as the tool would read them once copied.",
+    "AGENTS.md:\n# Catalog\n",
+    "rules-mdc/python.mdc:\n---\ndescription: Python\nglobs: **/*.py\n---\nUse types.\n",
+)
+
+# The shapes of files a tool reads wherever they are once copied: (name ending, what they
+# are, where the tool reads them, the kind `include:` maps them to).
+SHAPES = (
+    (".mdc", "Cursor rules", ".cursor/rules", "cursor-rule"),
+    (".instructions.md", "Copilot instructions", ".github/instructions", "copilot-instructions"),
+)
+
+RULES = (NOTHING_RECOGNISED, NOT_INCLUDED)
 CHECKS: Mapping[str, tuple[Callable[[Doc, Project], Iterable[Finding]], ...]] = {}
 PROJECT_CHECKS: tuple[Callable[[Project], Iterable[Finding]], ...] = ()
