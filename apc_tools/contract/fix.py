@@ -646,7 +646,7 @@ def _dot_slash(entry: str) -> str | None:
 
 
 def fix_manifest_paths(doc: Doc, text: str, project: Project, found: list[Finding]) -> Edit | None:
-    """PLG001 (a path without ``./``): ``./`` added to each relative entry of the manifest's
+    """PLG010 (a path without ``./``): ``./`` added to each relative entry of the manifest's
     `agents`, `commands`, `skills`, `hooks`, `mcpServers`, `outputStyles` and `lspServers`
     (of a plugin.json, or of each marketplace entry); other causes are left for you."""
     meta = doc.meta
@@ -712,7 +712,7 @@ FIXERS: dict[str, Fixer] = {
     "PRJ002": fix_spec_version,
     "MCP003": fix_mcp_secret,
     "GIG001": fix_gitignore,
-    "PLG001": fix_manifest_paths,
+    "PLG010": fix_manifest_paths,
 }
 """Every fixer, in the order they run on a file (each sees the file as the previous left it).
 FMT002 (the BOM) and GIG002 (a missing .apc/.gitignore) are whole-file fixes of

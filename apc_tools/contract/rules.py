@@ -231,6 +231,11 @@ BASIS: dict[str, tuple[Basis, str]] = {
         A,
         "Claude Code loads the plugin agent with a placeholder description (2.1.197, 2.1.332)",
     ),
+    "PLG010": (
+        R,
+        "Claude Code refuses the whole plugin: none of its agents, commands, skills or hooks "
+        "load (2.1.197 and 2.1.332)",
+    ),
     "PLG001": (
         R,
         "Claude Code refuses the whole plugin: none of its agents, commands, skills or hooks "
@@ -343,12 +348,11 @@ FIX: dict[str, tuple[str, str]] = {
         "after its last whole sentence that fits (else its last whole word), in the value's own "
         "style (a folded or literal block stays one); other causes are left for you",
     ),
-    "PLG001": (
+    "PLG010": (
         "safe",
         "adds the `./` Claude Code requires to a relative path in a manifest's (or a marketplace "
         "entry's) `agents`, `commands`, `skills`, `hooks`, `mcpServers`, `outputStyles` and "
-        "`lspServers`; other causes (a folder listed as an agent, a value of the wrong type) are "
-        "left for you",
+        "`lspServers`",
     ),
     "MCP003": (
         "unsafe",
@@ -377,6 +381,7 @@ VERIFIED: dict[str, str] = {
     "HOK001": CC,
     "HOK002": CC,
     "PLG001": CC,
+    "PLG010": CC,
     "PLG002": f"{CC} ({PLG002_VERSIONS})",
     "PLG003": CC,
     "PLG004": CC,

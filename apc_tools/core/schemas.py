@@ -138,6 +138,11 @@ def _frozen_schema(name: str) -> Mapping[str, Any]:
     return load_schema(name)
 
 
+def load_plugin_schema() -> Mapping[str, Any]:
+    """The shared parsed plugin manifest schema (read only)."""
+    return _frozen_schema("plugin")
+
+
 def known_keys(name: str) -> frozenset[str]:
     """The top-level keys schema ``name`` declares in ``properties``."""
     return frozenset(_frozen_schema(name).get("properties", {}))

@@ -19,7 +19,7 @@ FIXES: dict[str, str] = {
     "GIG002": "safe",
     "INS010": "safe",
     "MCP003": "unsafe",
-    "PLG001": "safe",
+    "PLG010": "safe",
     "PRJ002": "safe",
     "PRJ003": "safe",
     "SKL004": "unsafe",

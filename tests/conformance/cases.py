@@ -1138,7 +1138,7 @@ CASES: tuple[Case, ...] = (
         "claude-agent",
         "prefix:lead",
         {"description": "PLGPREFIX reviews code"},
-        ("PLG001",),
+        ("PLG010",),
         why="a skills entry without ./: the whole plugin is refused, its agents too",
     ),
     Case(

@@ -52,11 +52,25 @@ REFUSED = _rule(
     "the whole plugin on a value of the wrong shape (`Failed to load ... plugin` in its debug "
     "log): none of its agents, commands, skills or hooks load. Seen with Claude Code 2.1.197 "
     "and 2.1.332: an `agents` entry that is not a `./...md` file (a folder such as `./agents` "
-    "is refused), a `skills`, `commands` or `hooks` entry that does not start with `./`, a "
-    "`version` that is not a string, a `name` missing or holding spaces, a file that is not "
-    "JSON. `--fix` adds the missing `./` to a relative path.",
+    "is refused), a `version` that is not a string, a `name` missing or holding spaces, a file "
+    "that is not JSON. A relative path that lacks only its `./` is PLG010 (which `--fix` "
+    "repairs).",
     MANIFEST_GOOD,
     '.claude-plugin/plugin.json:\n{"name": "review-tools", "agents": "./agents"}\n',
+)
+NO_PREFIX = _rule(
+    "PLG010",
+    "plugin-path-without-dot-slash",
+    Severity.ERROR,
+    "A relative path in a plugin manifest's lists without the `./` Claude Code requires: "
+    "Claude Code loads none of the plugin.",
+    "Claude Code validates `.claude-plugin/plugin.json` (and a marketplace entry that is its "
+    "plugin's manifest) when it loads the plugin: a `skills`, `commands`, `agents`, `hooks`, "
+    "`mcpServers`, `outputStyles` or `lspServers` path must start with `./` (relative to the "
+    "plugin root), else the whole plugin is refused (seen with Claude Code 2.1.197 and "
+    "2.1.332). The other causes of a refused manifest are PLG001. `--fix` adds the `./`.",
+    MANIFEST_GOOD,
+    '.claude-plugin/plugin.json:\n{"name": "review-tools", "skills": ["skills/lint"]}\n',
 )
 IGNORED = _rule(
     "PLG002",
@@ -167,6 +181,7 @@ HOOKS_SHAPE = _rule(
 
 RULES = (
     REFUSED,
+    NO_PREFIX,
     IGNORED,
     LISTED_MISSING,
     NOT_LOADED,
@@ -289,13 +304,95 @@ def _inside(root: str, path: str) -> str | None:
 
 
 def _schema_findings(doc: Doc, data: Mapping[str, Any], name: str) -> Iterator[Finding]:
-    from apc_tools.core.schemas import schema_errors
+    """The manifest against schemas/plugin.schema.json. Its top-level keys whose value is one of
+    several shapes (``anyOf``: a path or a list of paths...) are explained here from the
+    schema's own alternatives, so that a refused manifest does not bring in jsonschema (~100 ms
+    to import) to explain an ``anyOf``; the rest goes to :func:`schema_errors`."""
+    for error in manifest_errors(data):
+        yield _schema_finding(doc, error, name, _prefix_only(data, error))
 
-    for error in schema_errors("plugin", dict(data)):
-        yield _schema_finding(doc, error, name)
+
+def manifest_errors(data: Mapping[str, Any]) -> list[SchemaError]:
+    """``data`` against the plugin schema; its ``anyOf`` keys explained by :func:`_shape_errors`."""
+    from apc_tools.core.schemas import load_plugin_schema, schema_errors
+
+    properties = load_plugin_schema().get("properties", {})
+    shaped = {k for k, v in properties.items() if isinstance(v, dict) and "anyOf" in v}
+    rest = {k: v for k, v in data.items() if k not in shaped}
+    errors = schema_errors("plugin", rest)
+    for key in sorted(shaped & set(data)):
+        errors += _shape_errors((key,), data[key], properties[key])
+    return sorted(errors, key=lambda e: [str(p) for p in e.path])
 
 
-def _schema_finding(doc: Doc, error: SchemaError, name: str) -> Finding:
+def _prefix_only(data: Mapping[str, Any], error: SchemaError) -> bool:
+    """The error is a relative path of the lists that only lacks its ``./`` (PLG010)."""
+    from apc_tools.core.schemas import load_plugin_schema
+
+    path = error.path
+    if error.validator != "pattern" or not path or path[0] not in PATH_KEYS or len(path) > 2:
+        return False
+    value = data.get(str(path[0]))
+    entry = value[int(path[1])] if len(path) == 2 and isinstance(value, list) else value
+    if not isinstance(entry, str) or not _relative(entry):
+        return False
+    fixed: Any = "./" + entry
+    if len(path) == 2 and isinstance(value, list):
+        fixed = [*value[: int(path[1])], fixed, *value[int(path[1]) + 1 :]]
+    node = load_plugin_schema()["properties"][path[0]]
+    return not any(e.path == path for e in _shape_errors(path[:1], fixed, node))
+
+
+def _relative(entry: str) -> bool:
+    bad = ("./", "/", "~", "../", ".\\")
+    return not (
+        entry.startswith(bad) or entry in (".", "..", "") or "://" in entry or "\\" in entry
+    )
+
+
+_JSON_TYPES: dict[str, type | tuple[type, ...]] = {
+    "string": str,
+    "array": list,
+    "object": dict,
+    "number": (int, float),
+    "integer": int,
+    "boolean": bool,
+}
+
+
+def _shape_errors(path: JsonPath, value: Any, node: Mapping[str, Any]) -> list[SchemaError]:
+    """``value`` against schema ``node``: its ``anyOf`` alternative of the value's JSON type
+    (the one jsonschema's ``best_match`` descends into), that alternative's ``pattern`` and
+    ``items``; the messages are the schema's own (``x-apc-messages``)."""
+    options = node.get("anyOf", [node])
+    kind = next((o for o in options if _is_type(value, o.get("type"))), None)
+    if kind is None:
+        types = " or ".join(dict.fromkeys(str(o.get("type")) for o in options))
+        return [SchemaError(path, None, f"must be {_a(types)}", "anyOf")]
+    messages = kind.get("x-apc-messages", {})
+    if isinstance(value, str) and "pattern" in kind and not re.search(kind["pattern"], value):
+        message = messages.get("pattern", f"does not match {kind['pattern']!r}")
+        return [SchemaError(path, None, message, "pattern")]
+    if isinstance(value, list) and isinstance(kind.get("items"), dict):
+        found: list[SchemaError] = []
+        for i, item in enumerate(value):
+            found += _shape_errors((*path, i), item, kind["items"])
+        return found
+    return []
+
+
+def _is_type(value: Any, name: object) -> bool:
+    wanted = _JSON_TYPES.get(str(name))
+    if wanted is None or (isinstance(value, bool) and name != "boolean"):
+        return False
+    return isinstance(value, wanted)
+
+
+def _a(types: str) -> str:
+    return ("an " if types[:1] in "aeiou" else "a ") + types
+
+
+def _schema_finding(doc: Doc, error: SchemaError, name: str, prefix: bool = False) -> Finding:
     top = error.path[0] if error.path else error.key
     label = error.json_path
     if error.validator == "required" and not error.path:
@@ -315,7 +412,7 @@ def _schema_finding(doc: Doc, error: SchemaError, name: str) -> Finding:
             f"for it ({_WHOLE}), 2.1.332 ignores `{top}` and loads the plugin",
         )
     return _at(
-        REFUSED,
+        NO_PREFIX if prefix else REFUSED,
         doc,
         error.path,
         f"{label}: {error.message}; Claude Code refuses the whole plugin '{name}' ({_WHOLE})",
@@ -363,22 +460,27 @@ def _unlisted_agents(
     """Markdown files in ``agents/`` and beside listed agents that the list leaves out."""
     wanted = {p for p in listed if p.endswith(".md")}
     folders = {posixpath.dirname(p) for p in wanted} | {"agents"}
-    for folder in sorted(folders):
-        prefix = root + (folder + "/" if folder else "")
-        for rel in sorted(project.files):
-            if not rel.startswith(prefix) or "/" in rel[len(prefix) :] or not rel.endswith(".md"):
-                continue
-            rest = rel[len(root) :]
-            if rest in wanted or _DOCUMENT.match(posixpath.basename(rest)):
-                continue
-            yield _at(
-                NOT_LOADED,
-                doc,
-                ("agents",),
-                f"$.agents: does not list '{rest}', so Claude Code never loads it (a listed "
-                f"`agents` replaces the agents/ folder of plugin '{name}'): add "
-                f'"./{rest}" to the list, or remove the file',
-            )
+    found: list[tuple[str, str]] = []  # (folder, file) of each unlisted agent
+    for rel in project.files:  # once, not once per folder (a catalog has thousands)
+        if not rel.endswith(".md") or not rel.startswith(root):
+            continue
+        rest = rel[len(root) :]
+        folder = posixpath.dirname(rest)
+        if (
+            folder in folders
+            and rest not in wanted
+            and not _DOCUMENT.match(posixpath.basename(rest))
+        ):
+            found.append((folder, rest))
+    for _, rest in sorted(found):
+        yield _at(
+            NOT_LOADED,
+            doc,
+            ("agents",),
+            f"$.agents: does not list '{rest}', so Claude Code never loads it (a listed "
+            f"`agents` replaces the agents/ folder of plugin '{name}'): add "
+            f'"./{rest}" to the list, or remove the file',
+        )
 
 
 def check_manifest(doc: Doc, project: Project) -> Iterator[Finding]:
@@ -392,7 +494,7 @@ def check_manifest(doc: Doc, project: Project) -> Iterator[Finding]:
     shown = name or root.rstrip("/").rsplit("/", 1)[-1] or "plugin"
     found = list(_schema_findings(doc, data, shown))
     yield from found
-    if any(f.rule == REFUSED.id for f in found):
+    if any(f.rule in (REFUSED.id, NO_PREFIX.id) for f in found):
         return  # nothing of the plugin loads: what it lists is not looked at
     yield from _listed_missing(doc, project, root, data, (), shown)
     from apc_tools.contract.project import listed_paths
@@ -502,14 +604,12 @@ def _market_entry(
 def _inline_lists(
     doc: Doc, project: Project, root: str, entry: Mapping[str, Any], where: JsonPath, name: str
 ) -> Iterator[Finding]:
-    from apc_tools.core.schemas import schema_errors
-
     subset = {k: entry[k] for k in PLUGIN_FOLDERS.keys() | {"skills", "hooks"} if k in entry}
     refused = False
-    for error in schema_errors("plugin", {"name": "x", **subset}):
+    for error in manifest_errors({"name": "x", **subset}):
         refused = True
         yield _at(
-            REFUSED,
+            NO_PREFIX if _prefix_only(subset, error) else REFUSED,
             doc,
             (*where, *error.path),
             f"{hook_checks.dotted((*where, *error.path))}: {error.message}; Claude Code "
