@@ -45,11 +45,33 @@ SEGMENTS = [
     "commands",
     ".claude-plugin",
     "plugin.json",
+    "marketplace.json",
+    "AGENTS.override.md",
+    "prompts",
+    "x.prompt.md",
+    "chatmodes",
+    "x.chatmode.md",
+    ".gemini",
+    "x.toml",
+    "gemini-extension.json",
+    "settings.json",
+    "settings.local.json",
+    ".mcp.json",
+    "mcp.json",
+    ".vscode",
+    ".codex",
+    "config.toml",
+    "hooks",
+    "hooks.json",
 ]
 # A Claude Code plugin's agents/*.md and commands/**/*.md are recognised by the plugin manifest
 # around them, not by their path: the pattern takes every such path (one extra validate run).
+# So are its hooks/hooks.json and a Gemini CLI extension's commands/**/*.toml (recognised by the
+# extension's manifest), and .gemini/settings.json decides which files are context files.
 PLUGIN_SHAPED = re.compile(
-    r"(?:^|/)(?:agents/[^/]*\.md|commands/.*\.md|\.claude-plugin/plugin\.json)\Z", re.S
+    r"(?:^|/)(?:agents/[^/]*\.md|commands/.*\.(?:md|toml)|\.claude-plugin/plugin\.json"
+    r"|hooks/hooks\.json|\.gemini/settings\.json)\Z",
+    re.S,
 )
 
 
@@ -93,8 +115,12 @@ def test_plugin_files_trigger() -> None:
         "plug/README.md",
     ]
     kinds = kinds_of(tree)
-    assert set(kinds) == {"plug/agents/reviewer.md", "plug/commands/deploy/run.md"}
-    assert all(triggers(path) for path in [*kinds, "plug/.claude-plugin/plugin.json"])
+    assert set(kinds) == {
+        "plug/.claude-plugin/plugin.json",  # the manifest is a kind of its own (PLG rules)
+        "plug/agents/reviewer.md",
+        "plug/commands/deploy/run.md",
+    }
+    assert all(triggers(path) for path in kinds)
     assert not triggers("plug/README.md")
 
 

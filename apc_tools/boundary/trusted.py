@@ -180,14 +180,24 @@ def allowed_at_base(
     trusted: set[tuple[str, str, str]] = set()
     at_base: dict[str, set[str]] = {}
     for (commit, path), prints in groups.items():
-        here = _inline_allowed(path, blob_at(repo, commit, path, settings.max_blob_bytes), settings)
+        here = _inline_allowed(path, _blob_or_none(repo, commit, path, settings), settings)
         if not here & prints:
             continue
         if path not in at_base:
-            data = blob_at(repo, base, path, settings.max_blob_bytes)
+            data = _blob_or_none(repo, base, path, settings)
             at_base[path] = _inline_allowed(path, data, settings)
         trusted |= {(commit, path, fp) for fp in here & prints & at_base[path]}
     return [f for f in findings if (f.commit or "", f.path, f.fingerprint) not in trusted]
+
+
+def _blob_or_none(repo: Repo, commit: str, path: str, settings: Settings) -> bytes | None:
+    """The blob at ``path`` of ``commit``, or None where there is none to read (a finding in a
+    tag's message or in the blob a tag names has no file of a commit): no allow is credited
+    then, so the finding stands (the safe side)."""
+    try:
+        return blob_at(repo, commit, path, settings.max_blob_bytes)
+    except CannotRun:
+        return None
 
 
 def _inline_allowed(path: str, data: bytes | None, settings: Settings) -> set[str]:

@@ -96,7 +96,8 @@ _CODE_LIKE = re.compile(
 _WORD_DIGITS = re.compile(r"(?<![A-Za-z])[A-Za-z]+[0-9]{1,8}[!@#$%^&*.?]?")
 # a path of words (``Desktop/Title/H1``, a design token's name): each segment letters, then
 # digits at most; a generated value's segments mix them
-_WORD_PATH = re.compile(r"[A-Za-z]+[0-9]{0,8}(?:/[A-Za-z]+[0-9]{0,8})+")
+# (the look-behind: a search starts only where a word does, so a long run of letters is read once)
+_WORD_PATH = re.compile(r"(?<![A-Za-z0-9/])[A-Za-z]+[0-9]{0,8}(?:/[A-Za-z]+[0-9]{0,8})+")
 
 
 def entropy(value: str) -> float:

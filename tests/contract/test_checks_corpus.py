@@ -87,4 +87,6 @@ def test_patrickjs_rules_validated_as_files() -> None:
     assert len(rules) == 257
     result = validate(rules, cwd=CORPUS)
     assert [f for f in result.findings if f.severity is Severity.ERROR] == []
-    assert Counter(f.rule for f in result.findings)["YML005"] == 230
+    # named one by one, each .mdc is a Cursor rule read as Cursor reads it: its 230 unquoted
+    # `globs: **/*.ts` are no YML005 (Cursor takes them as written; issue 32)
+    assert Counter(f.rule for f in result.findings)["YML005"] == 0
