@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
+from apc_tools.contract.checks.claude_settings import type_name as _type_name
 from apc_tools.contract.project import Doc, Project
 from apc_tools.core.parse import Located, Pos
 from apc_tools.findings import Finding, Severity, rule_family
@@ -131,24 +132,11 @@ def _pos(meta: Located, path: JsonPath, *, key: bool = False) -> Pos:
 
 
 def dotted(path: JsonPath) -> str:
+    """``$.a[0].b``: a JSON path as the hook findings show it."""
     out = "$"
     for part in path:
         out += f"[{part}]" if isinstance(part, int) else f".{part}"
     return out
-
-
-def _type_name(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object"
 
 
 def check_hooks(hooks: object, place: Place) -> Iterator[Finding]:
