@@ -305,7 +305,7 @@ def include_proposal(root: Path) -> Iterator[tuple[str, str, int]]:
     """(glob, kind, files) for each folder holding catalog files (``.mdc`` Cursor rules,
     ``.instructions.md``) that no kind takes where they are: the mapping ``include:`` needs for
     them to be checked (the files DSC002 counts)."""
-    from apc_tools.contract.checks.discovery import SHAPES
+    from apc_tools.contract.checks.discovery import SHAPES, include_glob
     from apc_tools.contract.project import kinds_of, list_files
 
     try:
@@ -320,7 +320,7 @@ def include_proposal(root: Path) -> Iterator[tuple[str, str, int]]:
                 folder = rel.rpartition("/")[0]
                 folders[folder] = folders.get(folder, 0) + 1
         for folder, count in sorted(folders.items()):
-            yield (f"{folder}/*{ending}" if folder else f"*{ending}"), kind, count
+            yield include_glob(folder, ending), kind, count
 
 
 # --- what is reported --------------------------------------------------------------------------

@@ -850,7 +850,7 @@ def _not_included(
 ) -> list[Finding]:
     """DSC002 once per shape (:data:`discovery.SHAPES`): the files of that shape under the
     scan's targets that no kind took (a catalog the policy's ``include:`` does not map)."""
-    from apc_tools.contract.checks.discovery import NOT_INCLUDED, SHAPES
+    from apc_tools.contract.checks.discovery import NOT_INCLUDED, SHAPES, include_glob
 
     out: list[Finding] = []
     for ending, what, home, kind in SHAPES:
@@ -867,7 +867,7 @@ def _not_included(
             continue
         project, first = missed[0]
         folder = first.rpartition("/")[0] or "."
-        glob = f"{folder}/*{ending}" if folder != "." else f"*{ending}"
+        glob = include_glob(folder, ending)
         message = (
             f"{len(missed)} {ending} file{'' if len(missed) == 1 else 's'} ({what}) outside "
             f"{home} {'is' if len(missed) == 1 else 'are'} not checked: map them with the "

@@ -44,6 +44,13 @@ SHAPES = (
     (".instructions.md", "Copilot instructions", ".github/instructions", "copilot-instructions"),
 )
 
+
+def include_glob(folder: str, ending: str) -> str:
+    """The policy's ``include:`` glob for the files ending in ``ending`` directly in ``folder``
+    ("" or "." for the project root): what DSC002 names and ``apc init`` proposes."""
+    return f"{folder}/*{ending}" if folder not in ("", ".") else f"*{ending}"
+
+
 RULES = (NOTHING_RECOGNISED, NOT_INCLUDED)
 CHECKS: Mapping[str, tuple[Callable[[Doc, Project], Iterable[Finding]], ...]] = {}
 PROJECT_CHECKS: tuple[Callable[[Project], Iterable[Finding]], ...] = ()
