@@ -123,11 +123,11 @@ def plan_ref(
             raise Refused(f"{name}: a tag of a {kind} in a repository without a commit")
         args = ["boundary", "--range", f"{base}..{base}", *extra]
         note = f"{name}: the tag alone (the remote has its commits)" if tip else f"{name}: the tag"
-    if "--range" in args:
+    elif "--range" in args:
+        note += f"; and the tag {name}"
+    if "--range" in args:  # (a new history's --history reads every tag already)
         ref = line.local_ref if _resolves_to(root, line.local_ref, line.local) else line.local
         args[1:1] = ["--tag", ref]
-        if tip is not None and not note.endswith("the remote has its commits)"):
-            note += f"; and the tag {name}"
     return args, note
 
 
