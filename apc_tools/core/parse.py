@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
@@ -173,9 +173,27 @@ class Located:
     """A parsed value with the position of each key and value, by JSON path."""
 
     data: Any
-    values: dict[Path_, Pos] = field(default_factory=dict)
-    keys: dict[Path_, Pos] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    _values: dict[Path_, Pos] = field(default_factory=dict, repr=False)
+    _keys: dict[Path_, Pos] = field(default_factory=dict, repr=False)
+    # Positions not yet found: a valid JSON text is read by the C parser alone, and walked for
+    # its positions only when a finding asks where it is (most files have none).
+    _pending: Callable[[], None] | None = field(default=None, repr=False, compare=False)
+
+    def _resolve(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending()
+
+    @property
+    def values(self) -> dict[Path_, Pos]:
+        self._resolve()
+        return self._values
+
+    @property
+    def keys(self) -> dict[Path_, Pos]:
+        self._resolve()
+        return self._keys
 
     def at(self, path: Path_) -> Pos | None:
         """Position of the value at ``path``, or of the nearest enclosing value that has one."""
@@ -843,7 +861,7 @@ class _JsonWalker:
 
     def value(self, index: int, path: Path_) -> tuple[Any, int]:
         index = self.skip(index)
-        self.out.values[path] = self.lines.pos(index)
+        self.out._values[path] = self.lines.pos(index)
         char = self.text[index]
         if char == "{":
             return self.obj(index + 1, path)
@@ -883,7 +901,7 @@ class _JsonWalker:
                 )
                 _, index = self.value(index, (*path, f"{key}\x00dup"))
             else:
-                self.out.keys[(*path, key)] = key_pos
+                self.out._keys[(*path, key)] = key_pos
                 result[key], index = self.value(index, (*path, key))
             index = self.skip(index)
             if self.text[index] == "}":
@@ -948,18 +966,48 @@ def strip_jsonc(text: str) -> str:
 
 
 def load_json(text: str) -> Located:
-    """Parse JSON with positions and duplicate-key detection; never raises."""
+    """Parse JSON with positions and duplicate-key detection; never raises.
+
+    The C parser reads the text once; a text with a duplicate key, a non-finite number or an
+    over-long integer is walked at once (those are findings), any other text only when its
+    positions are first asked for."""
     out = Located(None)
+    odd: list[bool] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(items)
+        if len(obj) != len(items):
+            odd.append(True)
+        return obj
+
+    def number(text: str) -> int | _LongInt:
+        value = _int(text)
+        if isinstance(value, _LongInt):
+            odd.append(True)
+        return value
+
+    def constant(name: str) -> float:
+        odd.append(True)
+        return _non_finite(name)
+
     try:
-        json.loads(text, parse_int=_int)
+        data = json.loads(text, parse_int=number, parse_constant=constant, object_pairs_hook=pairs)
     except json.JSONDecodeError as exc:
         out.problems.append(Problem(JSON_SYNTAX, exc.msg, exc.lineno, exc.colno))
         return out
     except (RecursionError, ValueError) as exc:
         out.problems.append(Problem(JSON_SYNTAX, f"cannot parse: {exc}", None, None))
         return out
-    try:
-        out.data, _ = _JsonWalker(text, out).value(0, ())
-    except RecursionError:
-        out.problems.append(Problem(JSON_SYNTAX, "JSON is too deeply nested", None, None))
+
+    def walk() -> None:
+        try:
+            out.data, _ = _JsonWalker(text, out).value(0, ())
+        except RecursionError:
+            out.problems.append(Problem(JSON_SYNTAX, "JSON is too deeply nested", None, None))
+
+    if odd:
+        walk()
+    else:
+        out.data = data
+        out._pending = walk
     return out
