@@ -17,7 +17,6 @@ SEC001's (and the gate's), never reported here.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterator
 
@@ -240,6 +239,8 @@ def check_unknown_keys(doc: Doc, project: Project) -> Iterator[Finding]:
                 ".mcp.json at the project root"
             )
         else:
+            import difflib  # only for an unknown key (a run without one never loads it)
+
             near = difflib.get_close_matches(key, SETTING_TYPES, n=1, cutoff=0.8)
             if not near:
                 continue

@@ -15,9 +15,7 @@ The key types are those of Codex's config schema (codex-rs/core/config.schema.js
 
 from __future__ import annotations
 
-import difflib
 import re
-import tomllib
 from collections.abc import Iterator
 
 from apc_tools.contract.checks.claude_settings import type_fault, type_name
@@ -179,6 +177,8 @@ _DECODE_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 def load(doc: Doc) -> dict[str, object] | None:
     """The decoded TOML of ``doc``, or None when it does not parse (CDX001 says why)."""
+    import tomllib  # only where a .codex/config.toml is checked (a run without one never loads it)
+
     try:
         return tomllib.loads(doc.text)
     except (tomllib.TOMLDecodeError, RecursionError):
@@ -210,6 +210,8 @@ def _at(rule: Rule, doc: Doc, path: tuple[str, ...], message: str) -> Finding:
 
 
 def check_syntax(doc: Doc, project: Project) -> Iterator[Finding]:
+    import tomllib
+
     try:
         tomllib.loads(doc.text)
     except tomllib.TOMLDecodeError as error:
@@ -247,6 +249,8 @@ def check_keys(doc: Doc, project: Project) -> Iterator[Finding]:
             )
             continue
         if key not in CONFIG_TYPES:
+            import difflib
+
             near = difflib.get_close_matches(key, CONFIG_TYPES, n=1, cutoff=0.85)
             if near:
                 yield _at(
