@@ -785,6 +785,12 @@ def find_secrets(text: str) -> list[Hit]:
 # by an Aho-Corasick automaton (``ahocorasick_rs``, a default dependency) instead of one
 # substring search per needle; without it each detector searches for its own needles.
 _SECRET_NEEDLES = tuple(sorted({n for d in SECRET_DETECTORS if d.prefixed for n in d.needles}))
+# each needle's detectors and the detectors without needles, by their index in SECRET_DETECTORS
+_BY_NEEDLE = {
+    n: tuple(i for i, d in enumerate(SECRET_DETECTORS) if d.prefixed and n in d.needles)
+    for n in _SECRET_NEEDLES
+}
+_UNPREFIXED = tuple(i for i, d in enumerate(SECRET_DETECTORS) if not d.prefixed)
 Finder = Callable[..., list[tuple[int, int, int]]]
 _finders: list[tuple[Finder, Finder, Finder] | None] = []
 
@@ -836,14 +842,19 @@ def _fast_secrets(text: str, in_bytes: Finder, in_text: Finder, hints: Finder) -
     for index, start, _end in in_bytes(data, True) if ascii_text else in_text(text, True):
         places.setdefault(_SECRET_NEEDLES[index], []).append(start)
     hits: list[Hit] = []
-    for detector in SECRET_DETECTORS:
+    # the detectors to try, in their order (the order of priority): those without needles, and
+    # those of the needles found (most texts hold none: no per-detector work for them)
+    tried = set(_UNPREFIXED)
+    for needle in places:
+        tried.update(_BY_NEEDLE[needle])
+    for index in sorted(tried):
+        detector = SECRET_DETECTORS[index]
         if not detector.prefixed:
             hits += _scan(detector, text)
             continue
         mine = [p for n in detector.needles for p in places.get(n, ())]
-        if mine:
-            mine.sort()
-            hits += _hits(detector, text, _matches_at(detector, text, mine))
+        mine.sort()
+        hits += _hits(detector, text, _matches_at(detector, text, mine))
     if not ascii_text:
         if _names_a_secret(text):
             hits += _scan(GENERIC_SECRET, text)
