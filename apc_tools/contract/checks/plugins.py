@@ -13,6 +13,7 @@ schema (schemas/plugin.schema.json); which keys cost the plugin and which are on
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -312,12 +313,21 @@ def _schema_findings(doc: Doc, data: Mapping[str, Any], name: str) -> Iterator[F
         yield _schema_finding(doc, error, name, _prefix_only(data, error))
 
 
+@functools.cache
+def _shaped_keys() -> frozenset[str]:
+    """The plugin schema's top-level keys of several shapes (``anyOf``)."""
+    from apc_tools.core.schemas import load_plugin_schema
+
+    properties = load_plugin_schema().get("properties", {})
+    return frozenset(k for k, v in properties.items() if isinstance(v, dict) and "anyOf" in v)
+
+
 def manifest_errors(data: Mapping[str, Any]) -> list[SchemaError]:
     """``data`` against the plugin schema; its ``anyOf`` keys explained by :func:`_shape_errors`."""
     from apc_tools.core.schemas import load_plugin_schema, schema_errors
 
     properties = load_plugin_schema().get("properties", {})
-    shaped = {k for k, v in properties.items() if isinstance(v, dict) and "anyOf" in v}
+    shaped = _shaped_keys()
     rest = {k: v for k, v in data.items() if k not in shaped}
     errors = schema_errors("plugin", rest)
     for key in sorted(shaped & set(data)):
@@ -461,17 +471,13 @@ def _unlisted_agents(
     wanted = {p for p in listed if p.endswith(".md")}
     folders = {posixpath.dirname(p) for p in wanted} | {"agents"}
     found: list[tuple[str, str]] = []  # (folder, file) of each unlisted agent
-    for rel in project.files:  # once, not once per folder (a catalog has thousands)
-        if not rel.endswith(".md") or not rel.startswith(root):
-            continue
-        rest = rel[len(root) :]
-        folder = posixpath.dirname(rest)
-        if (
-            folder in folders
-            and rest not in wanted
-            and not _DOCUMENT.match(posixpath.basename(rest))
-        ):
-            found.append((folder, rest))
+    by_folder = project.files_by_folder
+    for folder in folders:
+        where = (root + folder if folder else root).rstrip("/")
+        for file in by_folder.get(where, ()):
+            rest = f"{folder}/{file}" if folder else file
+            if file.endswith(".md") and rest not in wanted and not _DOCUMENT.match(file):
+                found.append((folder, rest))
     for _, rest in sorted(found):
         yield _at(
             NOT_LOADED,
