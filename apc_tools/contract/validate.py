@@ -344,6 +344,17 @@ def _run_digest(policy: Policy, profile: str) -> str:
     return digest.hexdigest()
 
 
+def _read_once(
+    root: Path, project: Project, seen: dict[str, bytes | Finding], rel: str
+) -> str | None:
+    """:func:`_text_of` that keeps the bytes it read in ``seen`` (for the file's own parse)."""
+    data = seen[rel] = io.read_bytes(root / rel, root, project.display_path(rel))
+    if isinstance(data, Finding):
+        return None
+    text = io.decode(data, rel)
+    return None if isinstance(text, Finding) else text.text
+
+
 def _load_batch(
     layouts: Sequence[_ProjectFiles],
     profile: str,
@@ -376,10 +387,15 @@ def _load_batch(
         raw.append(mine)
         top = os.fspath(one.root)
         given = gathered.kinds.get(top) if gathered else None
+        # the bytes of the files whose text decides the kinds (plugin manifests, marketplaces):
+        # read once, for the kinds and for their own parse
+        early_read: dict[str, bytes | Finding] = {}
         if given is not None:
             kinds = given
         else:
-            kinds = kinds_of(one.local, partial(_text_of, one.root), one.include)
+            kinds = kinds_of(
+                one.local, partial(_read_once, one.root, project, early_read), one.include
+            )
         prior = priors.get(top) if priors and gathered else None
         for rel in one.local:
             kind = kinds.get(rel)
@@ -387,7 +403,9 @@ def _load_batch(
                 continue
             shown = project.display_path(rel)
             got = gathered.data.get((top, rel)) if gathered else None
-            data = got if got is not None else io.read_bytes(one.root / rel, one.root, shown)
+            data = got if got is not None else early_read.get(rel)
+            if data is None:
+                data = io.read_bytes(one.root / rel, one.root, shown)
             known = prior.get(rel) if prior is not None and got is not None else None
             if known is not None and gathered and known[0] == gathered.digests.get((top, rel)):
                 _, entry, parsed, early = known
