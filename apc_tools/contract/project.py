@@ -14,7 +14,7 @@ import os
 import posixpath
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -153,6 +153,13 @@ _TOOL_FILES = {
 }
 
 
+# The folders one of which is among the parents of every kind :func:`kind_of_parts` finds by
+# its place (after the kinds found by name alone): most Markdown files of a tree are under none.
+_TOOL_FOLDERS = frozenset(
+    {".github", ".claude", ".apc", ".cursor", ".gemini", ".claude-plugin", ".vscode", ".codex"}
+)
+
+
 def classify(rel: str) -> str | None:
     """The kind of contract file at the POSIX path ``rel`` (relative to its project), or None."""
     name = rel[rel.rfind("/") + 1 :]
@@ -187,6 +194,8 @@ def kind_of_parts(parts: tuple[str, ...]) -> str | None:
         return INSTRUCTION_FILES[name]
     if name == EXTENSION_MANIFEST:
         return "gemini-extension"
+    if _TOOL_FOLDERS.isdisjoint(parents):  # every kind below lives under one of them
+        return None
     if name.endswith(".toml"):
         return "gemini-command" if _under(parents, (".gemini", "commands")) else None
     if parents[-1:] == (".github",) and name == "copilot-instructions.md":
@@ -245,6 +254,8 @@ def kinds_of(
     ``read`` gives the text of a file of the project (for plugin marketplaces), or None.
     """
     rels = list(rels)
+    if read is not None:  # each deciding file read once, however many passes ask for it
+        read = _once(read)
     kinds = {rel: kind for rel in rels if (kind := classify(rel)) is not None}
     kinds.update(plugin_kinds(rels, kinds, read))
     kinds.update(gemini_kinds(rels, kinds, read))
@@ -279,6 +290,17 @@ def kinds_of(
     return kinds
 
 
+def _once(read: Callable[[str], str | None]) -> Callable[[str], str | None]:
+    texts: dict[str, str | None] = {}
+
+    def once(rel: str) -> str | None:
+        if rel not in texts:
+            texts[rel] = read(rel)
+        return texts[rel]
+
+    return once
+
+
 def _plain(rel: str) -> bool:
     """``rel`` splits at ``/`` into non-empty parts, none of them ``.``."""
     return not (
@@ -307,8 +329,15 @@ def decides_kinds(rel: str) -> bool:
 
 def _json_object(read: Callable[[str], str | None], rel: str) -> dict[str, object] | None:
     text = read(rel)
+    return _decoded_object(text) if text else None
+
+
+@lru_cache(maxsize=8)  # a few texts (each at most 1 MiB) in a long-lived process
+def _decoded_object(text: str) -> dict[str, object] | None:
+    """``text`` decoded when it is a JSON object (a marketplace is read by two passes of
+    :func:`kinds_of`: decoded once). Shared between callers: read it, never change it."""
     try:
-        data = json.loads(text) if text else None
+        data = json.loads(text)
     except (ValueError, RecursionError):
         return None  # not JSON (or nested past the parser): its own kind reports it
     return data if isinstance(data, dict) else None
