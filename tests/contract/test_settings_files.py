@@ -139,6 +139,21 @@ def test_plugin_mcp_json_may_be_the_server_map(tmp_path: Path) -> None:
     assert _rules(found, ".mcp.json") == ["MCF002"]
 
 
+def test_an_empty_mcp_object_names_no_server(tmp_path: Path) -> None:
+    # seen in PsychQuant/psychquant-claude-plugins: plugins/*/.mcp.json is `{}`; nothing is lost
+    files = {
+        ".mcp.json": "{}\n",
+        "plugins/guide/.mcp.json": "{}",
+        ".cursor/mcp.json": "{ }",
+        ".vscode/mcp.json": "{}",
+    }
+    found = _run(tmp_path, files)
+    assert [f for f in found if f.path in files] == []
+    # an object with keys but no server map is still the finding it was
+    found = _run(tmp_path, {".mcp.json": '{"servers": {}}'})
+    assert _rules(found, ".mcp.json") == ["MCF002"]
+
+
 def test_vscode_reads_json_with_comments(tmp_path: Path) -> None:
     text = (
         '{\n  // a comment\n  "servers": {\n    "fs": {"command": "npx"}, /* no type */\n  },\n}\n'

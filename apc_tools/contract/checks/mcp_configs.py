@@ -168,8 +168,8 @@ def server_faults(server: object, dialect: Dialect) -> Iterator[tuple[JsonPath, 
 def check_servers(doc: Doc, project: Project) -> Iterator[Finding]:
     dialect = DIALECTS[doc.kind]
     meta = doc.meta
-    if meta is None or not isinstance(meta.data, dict):
-        return
+    if meta is None or not isinstance(meta.data, dict) or not meta.data:
+        return  # an empty object names no server: nothing is lost
     servers = meta.data.get(dialect.top)
     if servers is None and dialect is CLAUDE and "/" in doc.rel and _bare_map(meta.data):
         return  # a plugin's .mcp.json may be the server map itself (the plugin loader's form)
